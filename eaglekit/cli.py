@@ -1,0 +1,126 @@
+"""The `eaglekit` command: a thin click group. It parses options, builds a config and calls the library
+or a pipeline. Stage command groups live beside the code they drive and are imported lazily, so
+`eaglekit --help` stays fast and a group appears only once its module exists.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+
+import click
+
+from eaglekit import __version__
+
+# name -> (module, attribute, one-line help). A group is listed only when its module is present.
+STAGE_GROUPS = {
+    "beam": ("beam_jobs.commands", "beam", "Run the Beam data pipelines (clean, generate, featurize)."),
+    "data": ("eaglekit.data_commands", "data", "Inspect and verify feature shards."),
+    "train": ("eaglekit.train_commands", "train", "Train an EAGLE-3 draft head and export it."),
+    "serve": ("serving.commands", "serve", "Serve a target with its draft head (SGLang, vLLM, embedded)."),
+    "bench": ("serving.bench_commands", "bench", "Benchmark acceptance length, TPOT and throughput."),
+    "quickstart": ("eaglekit.quickstart", "quickstart", "Run the whole loop on embedded defaults."),
+}
+
+
+def _present(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        lazy = [name for name, (mod, _, _) in STAGE_GROUPS.items() if _present(mod)]
+        return sorted(set(super().list_commands(ctx)) | set(lazy))
+
+    def get_command(self, ctx, name):
+        if name in STAGE_GROUPS and name not in self.commands and _present(STAGE_GROUPS[name][0]):
+            module, attr, _ = STAGE_GROUPS[name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx, formatter):
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in STAGE_GROUPS and name not in self.commands:
+                rows.append((name, STAGE_GROUPS[name][2]))
+            else:
+                rows.append((name, self.commands[name].get_short_help_str(limit=70)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="eaglekit")
+def main():
+    """eaglekit: compliant synthetic data, training and serving for EAGLE-3 draft heads.
+
+    The loop: clean -> generate -> featurize (eaglekit beam run ...), inspect (eaglekit data inspect),
+    train (eaglekit train), serve (eaglekit serve) and bench (eaglekit bench).
+    """
+
+
+@main.group()
+def models():
+    """Target models: list the built-in ones, prepare the embedded SmolLM2."""
+
+
+@models.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def models_list(as_json):
+    """List built-in target models and whether they are ready to use."""
+    from eaglekit.models import describe_models
+    rows = describe_models()
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    table = Table("spec", "model", "layers", "hidden", "vocab", "ready", "where")
+    for r in rows:
+        ready = "yes" if r["prepared"] else ("no: eaglekit models prepare" if r["installed"] else f"no: {r['source']}")
+        table.add_row(r["spec"], r["model_id"], str(r["layers"]), str(r["hidden"]), str(r["vocab"]), ready, r["path"])
+    Console().print(table)
+
+
+@models.command("prepare")
+@click.option("--force", is_flag=True, help="Convert again even when the cache looks complete.")
+def models_prepare(force):
+    """Convert the embedded SmolLM2 GGUF once into a cached HF folder (later loads take seconds)."""
+    import time
+    from eaglekit.models import ModelError, prepare_embedded
+    start = time.time()
+    try:
+        from transformers.utils import logging as hf_logging
+        hf_logging.disable_progress_bar()
+        path = prepare_embedded(force=force)
+    except ModelError as err:
+        raise click.ClickException(str(err))
+    click.echo(f"embedded target ready at {path} ({time.time() - start:.1f}s)")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a report.")
+def doctor(as_json):
+    """Check the environment and say how to fix what is missing."""
+    from eaglekit.doctor import run_checks
+    checks = run_checks()
+    if as_json:
+        click.echo(json.dumps([c.__dict__ for c in checks], indent=1))
+    else:
+        from rich.console import Console
+        from rich.markup import escape
+        console = Console()
+        marks = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]", "info": "[blue]info[/]"}
+        for c in checks:
+            console.print(f"{marks[c.status]:>14}  [bold]{escape(c.name)}[/]: {escape(c.detail)}"
+                          + (f"\n{'':>8}fix: {escape(c.fix)}" if c.fix else ""))
+    if any(c.status == "fail" for c in checks):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

