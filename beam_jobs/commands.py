@@ -1,0 +1,43 @@
+"""`eaglekit beam ...`: the Beam entry points. `eaglekit beam run STAGE` runs one stage; each stage's
+click command lives in its own pipeline module and is imported only when used."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import click
+
+# stage -> (module, click command attribute, one-line help)
+STAGES = {
+    "clean": ("beam_jobs.clean", "clean_command", "Dedupe, decontaminate and PII-filter prompt sets."),
+    "generate": ("beam_jobs.generate", "generate_command", "Write target responses as exact token ids."),
+    "featurize": ("beam_jobs.featurize", "featurize_command", "Capture aux hidden states into Arrow shards."),
+}
+
+
+class StageGroup(click.Group):
+    def list_commands(self, ctx):
+        return [s for s, (mod, _, _) in STAGES.items() if importlib.util.find_spec(mod) is not None]
+
+    def get_command(self, ctx, name):
+        if name not in STAGES or importlib.util.find_spec(STAGES[name][0]) is None:
+            return None
+        module, attr, _ = STAGES[name]
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx, formatter):
+        rows = [(s, STAGES[s][2]) for s in self.list_commands(ctx)]
+        if rows:  # click refuses an empty definition list
+            with formatter.section("Stages"):
+                formatter.write_dl(rows)
+
+
+@click.group()
+def beam():
+    """Run the Beam data pipelines (DirectRunner locally, DataflowRunner at scale)."""
+
+
+@beam.group(cls=StageGroup)
+def run():
+    """Run one pipeline stage. Unknown --flags pass through to Beam (e.g. --project, --region,
+    --temp_location, --setup_file ./setup.py, --direct_num_workers 2)."""
