@@ -135,9 +135,15 @@ def prepare_embedded(force: bool = False) -> Path:
         (tmp / "eaglekit.json").write_text(json.dumps(
             {"model_id": EMBEDDED_ID, "revision": "gguf-sha256:" + file_sha256(gguf)[:16],
              "source": str(gguf)}, indent=1))
+        if out.exists() and not (force or not _is_prepared(out)):
+            return out  # another process finished converting while this one worked
         if out.exists():
             shutil.rmtree(out)
-        tmp.rename(out)  # atomic: a half-written cache never looks prepared
+        try:
+            tmp.rename(out)  # atomic: a half-written cache never looks prepared
+        except OSError:
+            if not _is_prepared(out):
+                raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
