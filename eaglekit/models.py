@@ -135,7 +135,7 @@ def prepare_embedded(force: bool = False) -> Path:
         (tmp / "eaglekit.json").write_text(json.dumps(
             {"model_id": EMBEDDED_ID, "revision": "gguf-sha256:" + file_sha256(gguf)[:16],
              "source": str(gguf)}, indent=1))
-        if out.exists() and not (force or not _is_prepared(out)):
+        if not force and _is_prepared(out):
             return out  # another process finished converting while this one worked
         if out.exists():
             shutil.rmtree(out)
