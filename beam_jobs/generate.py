@@ -1,0 +1,388 @@
+"""`eaglekit beam run generate`: answer clean prompts with the target model itself, keeping prompt and
+response as the exact token ids (never re-tokenised), plus sampling settings, finish reason and the
+generator's identity.
+
+Input: a clean output dir (`prompts-*.parquet`, schemas/prompt.json). Output: `conversations-*.parquet`
+(schemas/conversation.json), `dead_letters-*.jsonl`, `manifest.json` (written last, then the staging
+dir is renamed into place).
+
+Backends behind one interface (`generate(prompts: list[list[int]]) -> list[(ids, finish)]`):
+  hf      transformers in-process, left-padded batches of similar length, model loaded once per worker
+  openai  an OpenAI-compatible server asked for token ids: vLLM `/v1/completions` with
+          `return_token_ids`, or SGLang's native `/generate` (returns `output_ids`).
+Every assistant turn is regenerated: for a multi-turn prompt the user turns are replayed one by one.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Sequence
+
+import click
+import pyarrow.parquet as pq
+
+from eaglekit import __version__
+from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
+from eaglekit.contract import ContractError, arrow_schema, validate_schema
+
+STAGE = "generate"
+
+
+@dataclass
+class GenerateConfig:
+    input: str                          # clean output dir (prompts-*.parquet) or a glob of such files
+    output: str
+    target: str = "embedded"            # model spec (eaglekit.models); its tokenizer renders the prompts
+    backend: str = "hf"                 # hf | openai
+    api_base: str = "http://127.0.0.1:8000"
+    api_flavor: str = "vllm"            # vllm (/v1/completions + return_token_ids) | sglang (/generate)
+    api_model: str | None = None        # served model name (default: target model id)
+    api_timeout_s: float = 600.0
+    system_prompt: str | None = None    # used only when a prompt has no system message of its own
+    max_new_tokens: int = 256
+    max_prompt_tokens: int | None = None  # default: model context minus max_new_tokens
+    temperature: float = 0.0            # 0 = greedy
+    top_p: float = 1.0
+    top_k: int = 0                      # 0 = off
+    seed: int | None = None
+    batch_size: int = 8                 # sequences per generate() call (hf) / concurrent requests (openai)
+    max_turns: int = 8                  # user turns answered per conversation
+    dtype: str = "float32"
+    device: str = "cpu"
+    limit: int | None = None            # read at most this many prompts (smoke runs)
+
+    def sampling(self) -> dict:
+        return {"temperature": float(self.temperature), "top_p": float(self.top_p), "top_k": int(self.top_k),
+                "seed": self.seed, "max_new_tokens": int(self.max_new_tokens)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Backends
+
+class HFBackend:
+    """transformers generate(), left-padded batches."""
+    name = "hf"
+
+    def __init__(self, cfg: GenerateConfig):
+        import torch
+        from eaglekit.config import TargetConfig
+        from eaglekit.models import load_target
+        self.cfg = cfg
+        self.target = load_target(cfg.target, dtype=TargetConfig(dtype=cfg.dtype).torch_dtype(), device=cfg.device)
+        self.tokenizer = self.target.tokenizer
+        self.stop_ids = generation_stop_ids(self.tokenizer, self.target.model)
+        pad = self.tokenizer.pad_token_id
+        self.pad_id = int(pad if pad is not None else self.stop_ids[0])
+        self.model_id, self.revision = self.target.model_id, self.target.revision
+        self.context = int(getattr(self.target.config, "max_position_embeddings", 0) or 1 << 30)
+        self._torch = torch
+
+    def generate(self, prompts: Sequence[Sequence[int]]) -> list[tuple[list[int], str]]:
+        torch, cfg = self._torch, self.cfg
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for i, p in enumerate(prompts):  # left padding: every row's next token is at the same column
+            ids[i, width - len(p):] = torch.tensor(list(p), dtype=torch.long)
+            mask[i, width - len(p):] = 1
+        kwargs = dict(max_new_tokens=cfg.max_new_tokens, eos_token_id=self.stop_ids, pad_token_id=self.pad_id,
+                      do_sample=cfg.temperature > 0)
+        if cfg.temperature > 0:
+            kwargs.update(temperature=cfg.temperature, top_p=cfg.top_p, top_k=cfg.top_k or None)
+            if cfg.seed is not None:
+                torch.manual_seed(cfg.seed)
+        else:
+            kwargs.update(temperature=None, top_p=None, top_k=None)
+        device = self.target.model.device
+        with torch.no_grad():
+            out = self.target.model.generate(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs)
+        return [cut_at_stop(row.tolist(), self.stop_ids) for row in out[:, width:].cpu()]
+
+
+def cut_at_stop(new_ids: list[int], stop_ids: Sequence[int]) -> tuple[list[int], str]:
+    """Generated ids up to and including the first stop id ("stop"), else all of them ("length")."""
+    stops = set(int(s) for s in stop_ids)
+    for i, t in enumerate(new_ids):
+        if int(t) in stops:
+            return [int(x) for x in new_ids[: i + 1]], "stop"
+    return [int(x) for x in new_ids], "length"
+
+
+class OpenAIBackend:
+    """An OpenAI-compatible server that returns token ids (vLLM or SGLang)."""
+    name = "openai"
+
+    def __init__(self, cfg: GenerateConfig):
+        import httpx
+        from eaglekit.models import load_target
+        if cfg.api_flavor not in ("vllm", "sglang"):
+            raise click.UsageError(f"--api-flavor must be vllm or sglang, got {cfg.api_flavor!r}")
+        self.cfg = cfg
+        # The local copy of the target provides the tokenizer (template rendering) and provenance.
+        self.target = load_target(cfg.target)
+        self.tokenizer = self.target.tokenizer
+        self.stop_ids = generation_stop_ids(self.tokenizer, self.target.model)
+        self.model_id = cfg.api_model or self.target.model_id
+        self.revision = self.target.revision
+        self.context = int(getattr(self.target.config, "max_position_embeddings", 0) or 1 << 30)
+        self.client = httpx.Client(base_url=cfg.api_base.rstrip("/"), timeout=cfg.api_timeout_s)
+
+    def _one(self, prompt: Sequence[int]) -> tuple[list[int], str]:
+        cfg = self.cfg
+        if cfg.api_flavor == "vllm":
+            body = {"model": self.model_id, "prompt": list(prompt), "max_tokens": cfg.max_new_tokens,
+                    "temperature": cfg.temperature, "top_p": cfg.top_p, "return_token_ids": True,
+                    "skip_special_tokens": False}
+            if cfg.top_k:
+                body["top_k"] = cfg.top_k
+            if cfg.seed is not None:
+                body["seed"] = cfg.seed
+            r = self.client.post("/v1/completions", json=body)
+            r.raise_for_status()
+            choice = r.json()["choices"][0]
+            if choice.get("token_ids") is None:
+                raise RuntimeError("the server returned no token_ids: it needs vLLM >= 0.10.2 "
+                                   "(return_token_ids); for SGLang use --api-flavor sglang")
+            ids, finish = [int(t) for t in choice["token_ids"]], choice.get("finish_reason") or "stop"
+        else:
+            params = {"max_new_tokens": cfg.max_new_tokens, "temperature": cfg.temperature, "top_p": cfg.top_p,
+                      "skip_special_tokens": False}
+            if cfg.top_k:
+                params["top_k"] = cfg.top_k
+            if cfg.seed is not None:
+                params["sampling_seed"] = cfg.seed
+            r = self.client.post("/generate", json={"input_ids": list(prompt), "sampling_params": params})
+            r.raise_for_status()
+            data = r.json()
+            if data.get("output_ids") is None:
+                raise RuntimeError("the server returned no output_ids; is this SGLang's native /generate?")
+            ids = [int(t) for t in data["output_ids"]]
+            reason = (data.get("meta_info") or {}).get("finish_reason") or {}
+            finish = reason.get("type", "stop") if isinstance(reason, dict) else str(reason)
+            matched = reason.get("matched") if isinstance(reason, dict) else None
+            # SGLang reports the stop token it matched; keep it as the turn's generated end-of-turn id.
+            if finish == "stop" and isinstance(matched, int) and (not ids or ids[-1] != matched):
+                ids.append(matched)
+        return ids, ("length" if finish == "length" else "stop")
+
+    def generate(self, prompts: Sequence[Sequence[int]]) -> list[tuple[list[int], str]]:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=max(1, self.cfg.batch_size)) as pool:
+            return list(pool.map(self._one, prompts))
+
+
+def load_backend(cfg: GenerateConfig):
+    if cfg.backend == "hf":
+        return HFBackend(cfg)
+    if cfg.backend == "openai":
+        return OpenAIBackend(cfg)
+    raise click.UsageError(f"--backend must be hf or openai, got {cfg.backend!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversations
+
+def _dead(reason: str, rec: dict, detail: str) -> dict:
+    from beam_jobs.io import dead_letter
+    prov = rec.get("provenance") or {}
+    return {"dead": dead_letter(STAGE, reason, rec.get("id"), prov.get("file"), prov.get("record"), detail)}
+
+
+def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig) -> list[dict]:
+    """Answer every user turn of each record; one result per record: {"conv": row} or {"dead": letter}."""
+    states = []
+    results: dict[int, dict] = {}
+    max_prompt = cfg.max_prompt_tokens or max(1, backend.context - cfg.max_new_tokens)
+    for i, rec in enumerate(records):
+        try:
+            system, users = user_turns(rec["messages"])
+        except ChatError as err:
+            results[i] = _dead("bad_messages", rec, str(err))
+            continue
+        if system is None:
+            system = cfg.system_prompt
+        states.append({"i": i, "rec": rec, "system": system, "users": users[: cfg.max_turns],
+                       "prompts": [], "responses": [], "finish": None})
+    turn = 0
+    while True:
+        active = [s for s in states if s["i"] not in results and turn < len(s["users"]) and s["finish"] != "length"]
+        if not active:
+            break
+        todo = []
+        for s in active:
+            try:
+                p = next_prompt_ids(backend.tokenizer, s["system"], s["users"], s["responses"], backend.stop_ids)
+            except Exception as err:  # noqa: BLE001 - a template error is the record's problem
+                results[s["i"]] = _dead("template_error", s["rec"], f"{type(err).__name__}: {err}")
+                continue
+            total = sum(len(a) + len(b) for a, b in zip(s["prompts"], s["responses"])) + len(p)
+            if total > max_prompt:
+                if turn == 0:
+                    results[s["i"]] = _dead("prompt_too_long", s["rec"], f"{total} prompt tokens > {max_prompt}; "
+                                            f"raise --max-prompt-tokens or shorten the prompt")
+                else:
+                    s["users"] = s["users"][:turn]  # keep the turns that fit
+                continue
+            todo.append((s, p))
+        todo.sort(key=lambda sp: sum(map(len, sp[0]["prompts"] + sp[0]["responses"])) + len(sp[1]))
+        for start in range(0, len(todo), cfg.batch_size):
+            chunk = todo[start: start + cfg.batch_size]
+            full = [sum((a + b for a, b in zip(s["prompts"], s["responses"])), []) + p for s, p in chunk]
+            try:
+                outs = backend.generate(full)
+            except Exception as err:  # noqa: BLE001 - the records go to dead letters with the reason
+                for s, _ in chunk:
+                    results[s["i"]] = _dead("generation_error", s["rec"], f"{type(err).__name__}: {err}")
+                continue
+            for (s, p), (ids, finish) in zip(chunk, outs):
+                if not ids or all(t in backend.stop_ids for t in ids):
+                    results[s["i"]] = _dead("empty_response", s["rec"], f"turn {turn}: the target generated "
+                                            f"no content ({len(ids)} ids, finish={finish})")
+                    continue
+                s["prompts"].append(p)
+                s["responses"].append(ids)
+                s["finish"] = finish
+        turn += 1
+    for s in states:
+        if s["i"] in results:
+            continue
+        rec = s["rec"]
+        results[s["i"]] = {"conv": {
+            "id": rec["id"], "source": rec["source"], "category": rec.get("category"),
+            "messages": [{"role": m["role"], "content": m["content"]} for m in rec["messages"]],
+            "turns": [{"prompt_ids": p, "response_ids": r} for p, r in zip(s["prompts"], s["responses"])],
+            "finish_reason": s["finish"], "sampling": cfg.sampling(),
+            "generator": {"backend": backend.name, "model_id": backend.model_id, "revision": backend.revision}}}
+    return [results[i] for i in range(len(records))]
+
+
+def _run_handler(batch, backend, cfg):
+    return generate_batch(batch, backend, cfg)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pipeline
+
+def prompt_files(path: str) -> list[str]:
+    files = sorted(glob.glob(os.path.join(path, "prompts-*.parquet"))) if os.path.isdir(path) else sorted(glob.glob(path))
+    if not files:
+        raise click.UsageError(f"no prompts-*.parquet under {path!r}: point --input at a clean output dir "
+                               f"(eaglekit beam run clean --output DIR)")
+    for f in files:
+        validate_schema(pq.read_schema(f), "prompt", where=f)
+    return files
+
+
+def read_records(path: str, limit: int | None = None):
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=256):
+        for rec in batch.to_pylist():
+            yield rec
+
+
+def conversation_meta(backend) -> dict:
+    return {"eaglekit_version": __version__, **backend.target.metadata()}
+
+
+def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
+    import apache_beam as beam
+    from apache_beam.ml.inference.base import RunInference
+
+    from beam_jobs import io
+    from beam_jobs.handlers import LoadOnceHandler
+
+    files = prompt_files(cfg.input)
+    n_in_files = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    # Provenance for the output schema comes from the local target (tokenizer + template).
+    from eaglekit.models import load_target
+    local = load_target(cfg.target)
+    meta = {"eaglekit_version": __version__, **local.metadata()}
+    schema = arrow_schema("conversation", meta)
+    staging = io.staging_path(cfg.output)
+    os.makedirs(staging, exist_ok=True)
+    limit = cfg.limit
+
+    handler = LoadOnceHandler(cfg, load_backend, _run_handler, max_batch_size=max(cfg.batch_size * 4, 8),
+                              namespace="eaglekit.generate")
+    with beam.Pipeline(options=io.pipeline_options(runner, beam_args)) as p:
+        recs = p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(read_records)
+        if limit is not None:
+            recs = (recs | "Limit" >> beam.combiners.Sample.FixedSizeGlobally(limit)
+                    | "Flatten" >> beam.FlatMap(lambda xs: sorted(xs, key=lambda r: r["id"])))
+        results = recs | "Generate" >> RunInference(handler)
+        convs = results | "Convs" >> beam.FlatMap(lambda r: [r["conv"]] if "conv" in r else [])
+        dead = results | "Dead" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else [])
+        convs | "WriteConvs" >> beam.io.WriteToParquet(os.path.join(staging, "conversations"), schema,
+                                                      file_name_suffix=".parquet")
+        (dead | "DeadJson" >> beam.Map(json.dumps)
+         | "WriteDead" >> beam.io.WriteToText(os.path.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
+    count_in = n_in_files if limit is None else min(limit, n_in_files)
+    return finish_output(cfg, staging, count_in, asdict(cfg))
+
+
+def count_outputs(staging: str, prefix: str) -> tuple[int, dict[str, int]]:
+    out = sum(pq.ParquetFile(f).metadata.num_rows for f in glob.glob(os.path.join(staging, f"{prefix}-*.parquet")))
+    dropped: dict[str, int] = {}
+    for f in glob.glob(os.path.join(staging, "dead_letters-*.jsonl")):
+        with open(f) as fh:
+            for line in fh:
+                if line.strip():
+                    reason = json.loads(line)["reason"]
+                    dropped[reason] = dropped.get(reason, 0) + 1
+    return out, dropped
+
+
+def finish_output(cfg: GenerateConfig, staging: str, count_in: int, options: dict) -> dict:
+    from beam_jobs import io
+    out, dropped = count_outputs(staging, "conversations")
+    counts = {STAGE: io.stage_counts(count_in, out, dropped)}
+    io.check_counts(counts)
+    manifest = io.manifest_header(STAGE, options)
+    manifest.update({"counts": counts, "files": sorted(os.path.basename(f) for f in glob.glob(
+        os.path.join(staging, "conversations-*.parquet")))})
+    io.write_json(os.path.join(staging, "manifest.json"), manifest)
+    io.publish_output(staging, cfg.output)
+    return manifest
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+
+@click.command("generate", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--input", "input_", required=True, help="Clean output dir (prompts-*.parquet).")
+@click.option("--output", required=True, help="Output dir for conversations-*.parquet + manifest.json.")
+@click.option("--target", default="embedded", show_default=True, help="Target spec: embedded | tiny | folder | .gguf | hub id.")
+@click.option("--backend", type=click.Choice(["hf", "openai"]), default="hf", show_default=True)
+@click.option("--api-base", default="http://127.0.0.1:8000", show_default=True, help="openai backend: server URL.")
+@click.option("--api-flavor", type=click.Choice(["vllm", "sglang"]), default="vllm", show_default=True)
+@click.option("--api-model", default=None, help="openai backend: served model name.")
+@click.option("--system-prompt", default=None, help="System prompt for prompts that have none.")
+@click.option("--max-new-tokens", type=int, default=256, show_default=True)
+@click.option("--max-prompt-tokens", type=int, default=None)
+@click.option("--temperature", type=float, default=0.0, show_default=True, help="0 = greedy.")
+@click.option("--top-p", type=float, default=1.0, show_default=True)
+@click.option("--top-k", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--batch-size", type=int, default=8, show_default=True)
+@click.option("--max-turns", type=int, default=8, show_default=True)
+@click.option("--dtype", default="float32", show_default=True)
+@click.option("--device", default="cpu", show_default=True)
+@click.option("--limit", type=int, default=None, help="Answer at most N prompts (smoke runs).")
+@click.option("--runner", default="DirectRunner", show_default=True)
+@click.pass_context
+def generate_command(ctx, input_, output, target, backend, api_base, api_flavor, api_model, system_prompt,
+                     max_new_tokens, max_prompt_tokens, temperature, top_p, top_k, seed, batch_size, max_turns,
+                     dtype, device, limit, runner):
+    """Answer clean prompts with the target itself; store exact token ids."""
+    cfg = GenerateConfig(input=input_, output=output, target=target, backend=backend, api_base=api_base,
+                         api_flavor=api_flavor, api_model=api_model, system_prompt=system_prompt,
+                         max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens,
+                         temperature=temperature, top_p=top_p, top_k=top_k, seed=seed, batch_size=batch_size,
+                         max_turns=max_turns, dtype=dtype, device=device, limit=limit)
+    try:
+        manifest = run_generate(cfg, runner=runner, beam_args=ctx.args)
+    except ContractError as err:
+        raise click.ClickException(str(err)) from err
+    c = manifest["counts"][STAGE]
+    click.echo(f"generate: {c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']} -> {output}")
