@@ -1,0 +1,102 @@
+"""`eaglekit serve`: serve a target with its EAGLE-3 head through SGLang, vLLM or the embedded engine.
+
+Anything after `--` is passed to SGLang / vLLM unchanged.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from serving.launch import LaunchError, ServeConfig
+
+
+def _options(f):
+    opts = [
+        click.option("--model", default="embedded", show_default=True,
+                     help="Target: HF folder or hub id; 'embedded' (SmolLM2) or 'tiny' for the embedded backend."),
+        click.option("--draft", default=None, help="Exported EAGLE-3 head folder (SGLang format). None: no speculation."),
+        click.option("--backend", type=click.Choice(["auto", "sglang", "vllm", "embedded"]), default="auto",
+                     show_default=True, help="auto: sglang where a GPU is present, else embedded."),
+        click.option("--host", default="127.0.0.1", show_default=True),
+        click.option("--port", default=30000, show_default=True, type=int),
+        click.option("--num-steps", default=3, show_default=True, type=int, help="--speculative-num-steps"),
+        click.option("--topk", default=1, show_default=True, type=int,
+                     help="--speculative-eagle-topk (1: chain; >1: tree verified in one target pass)"),
+        click.option("--num-draft-tokens", default=None, type=int,
+                     help="--speculative-num-draft-tokens [default: num_steps+1 for a chain, else 8 (capped)]"),
+        click.option("--mem-fraction", default=None, type=float, help="--mem-fraction-static (vLLM: --gpu-memory-utilization)"),
+        click.option("--cuda-graph-max-bs", default=None, type=int, help="--cuda-graph-max-bs-decode"),
+        click.option("--max-running-requests", default=None, type=int),
+        click.option("--disable-overlap-schedule", is_flag=True, help="Turn SGLang's overlap scheduler off."),
+        click.option("--api-key", default=None, envvar="EAGLEKIT_API_KEY", help="Require this bearer key on /v1."),
+        click.option("--served-model-name", default=None),
+        click.option("--max-tokens-limit", default=2048, show_default=True, type=int,
+                     help="Embedded backend: largest max_tokens a request may ask for."),
+        click.option("--health-timeout", default=900.0, show_default=True, type=float),
+        click.option("--dry-run", is_flag=True, help="Print the exact command (and SGLang's resolved settings) and exit."),
+        click.argument("extra_args", nargs=-1, type=click.UNPROCESSED),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _config(params: dict) -> ServeConfig:
+    p = dict(params)
+    p.pop("dry_run", None)
+    steps, topk = p["num_steps"], p["topk"]
+    if p["num_draft_tokens"] is None:
+        p["num_draft_tokens"] = steps + 1 if topk == 1 else min(8, topk + (steps - 1) * topk * topk + 1)
+    p["extra_args"] = list(p["extra_args"])
+    p["cuda_graph_max_bs"] = p.pop("cuda_graph_max_bs")
+    return ServeConfig(**p)
+
+
+def serve_config_from_cli(argv: list[str]) -> ServeConfig:
+    """Parse `eaglekit serve` options without running anything (used by the SGLang parser check)."""
+    ctx = serve.make_context("serve", list(argv))
+    return _config(ctx.params)
+
+
+@click.command(context_settings={"ignore_unknown_options": False})
+@_options
+def serve(**params):
+    """Serve TARGET with an EAGLE-3 head: SGLang (GPU), vLLM (GPU, chain only) or the embedded engine (CPU/GPU).
+
+    \b
+    eaglekit serve --model meta-llama/Llama-3.1-8B-Instruct --draft out/head --topk 4 --num-draft-tokens 8
+    eaglekit serve --model embedded --draft out/head --backend embedded --port 8000
+    eaglekit serve --model /models/llama --draft out/head --dry-run -- --tp 2
+    """
+    dry = params["dry_run"]
+    try:
+        cfg = _config(params)
+        backend = cfg.resolved_backend()
+        from serving.launch import check_serve, dry_run, launch
+        if backend == "embedded":
+            errors, warnings = check_serve(cfg) if cfg.draft else ([], [])
+            for w in warnings:
+                click.echo(f"warning: {w}", err=True)
+            if errors:
+                raise LaunchError("the head does not fit this target:\n  - " + "\n  - ".join(errors))
+            if dry:
+                click.echo(f"embedded engine: model={cfg.model} draft={cfg.draft} steps={cfg.num_steps} "
+                           f"topk={cfg.topk} num_draft_tokens={cfg.num_draft_tokens} at http://{cfg.host}:{cfg.port}/v1")
+                return
+            from serving.server import serve_embedded
+            serve_embedded(cfg, echo=click.echo)
+            return
+        if dry:
+            errors, warnings = check_serve(cfg)
+            for w in warnings:
+                click.echo(f"# warning: {w}")
+            for e in errors:
+                click.echo(f"# ERROR: {e}")
+            dry_run(cfg, echo=click.echo)
+            if errors:
+                sys.exit(2)
+            return
+        sys.exit(launch(cfg, echo=click.echo))
+    except LaunchError as err:
+        raise click.ClickException(str(err))

@@ -1,0 +1,411 @@
+"""OpenAI-compatible HTTP API over the embedded engine (FastAPI): /v1/completions, /v1/chat/completions
+(both with streaming), /v1/models, /health, /metrics (Prometheus text, incl. mean acceptance length) and
+/server_info (SGLang's shape, so `eaglekit bench` reads acceptance the same way from both).
+
+One scheduler thread owns the engine and interleaves the steps of all running requests round-robin, so
+concurrent clients are served fairly and safely; each request decodes exactly as it would alone.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from serving.engine import EagleEngine, EngineError, Generation, SamplingParams
+
+
+class APIError(Exception):
+    def __init__(self, status: int, message: str, param: str | None = None, kind: str = "invalid_request_error"):
+        super().__init__(message)
+        self.status, self.message, self.param, self.kind = status, message, param, kind
+
+
+def _error(status: int, message: str, param=None, kind="invalid_request_error") -> JSONResponse:
+    return JSONResponse(status_code=status,
+                        content={"error": {"message": message, "type": kind, "param": param, "code": status}})
+
+
+# ---------------------------------------------------------------------------------------------
+# Request bodies (unknown fields are ignored, as OpenAI-compatible servers do)
+
+class _Common(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    model: str | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    temperature: float = Field(default=1.0, ge=0.0, le=2.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    n: int = Field(default=1, ge=1, le=1)
+    seed: int | None = None
+    stop: str | list[str] | None = None
+    stream: bool = False
+    stream_options: dict | None = None
+    ignore_eos: bool = False
+
+
+class CompletionRequest(_Common):
+    prompt: str | list[str] | list[int]
+    echo: bool = False
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: Literal["system", "user", "assistant", "tool", "developer"]
+    content: str | list[dict] | None = None
+
+
+class ChatRequest(_Common):
+    messages: list[ChatMessage] = Field(min_length=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scheduler
+
+@dataclass
+class _Job:
+    gen: Generation
+    loop: asyncio.AbstractEventLoop
+    out: asyncio.Queue
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+class Scheduler:
+    """Owns the engine; runs one step of every active request in turn on a single thread."""
+
+    def __init__(self, engine: EagleEngine, max_running: int = 64):
+        self.engine, self.max_running = engine, max_running
+        self.incoming: queue.Queue[_Job] = queue.Queue()
+        self.active: list[_Job] = []
+        self.failures = 0
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="eaglekit-scheduler", daemon=True)
+        self.thread.start()
+
+    def submit(self, job: _Job) -> None:
+        self.incoming.put(job)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(timeout=5)
+
+    @property
+    def waiting(self) -> int:
+        return self.incoming.qsize()
+
+    def _emit(self, job: _Job, item) -> None:
+        job.loop.call_soon_threadsafe(job.out.put_nowait, item)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            while len(self.active) < self.max_running:
+                try:
+                    self.active.append(self.incoming.get(timeout=0.05 if not self.active else 0))
+                except queue.Empty:
+                    break
+            for job in list(self.active):
+                if job.cancelled.is_set():
+                    self.active.remove(job)
+                    continue
+                try:
+                    new = self.engine.step(job.gen)
+                    if new:
+                        self._emit(job, new)
+                    if job.gen.finished:
+                        self._emit(job, None)
+                        self.active.remove(job)
+                except Exception as err:  # one bad request must not stop the others
+                    self.failures += 1
+                    self._emit(job, err)
+                    self.active.remove(job)
+
+
+# ---------------------------------------------------------------------------------------------
+# Incremental detokenisation and stop strings
+
+class _TextStream:
+    """Turns token chunks into text deltas; holds back partial UTF-8 and possible stop-string prefixes."""
+
+    def __init__(self, tokenizer, stops: list[str]):
+        self.tok, self.stops = tokenizer, [s for s in stops if s]
+        self.ids: list[int] = []
+        self.sent = 0
+        self.stopped = False
+
+    def push(self, ids: list[int], final: bool = False) -> str:
+        self.ids.extend(ids)
+        text = self.tok.decode(self.ids, skip_special_tokens=True)
+        for s in self.stops:
+            at = text.find(s)
+            if at >= 0:
+                text, self.stopped, final = text[:at], True, True
+        if not final:
+            if text.endswith("\ufffd"):
+                text = text.rstrip("\ufffd")
+            hold = max([len(s) - 1 for s in self.stops] + [0])
+            for k in range(min(hold, len(text)), 0, -1):
+                if any(s.startswith(text[-k:]) for s in self.stops):
+                    text = text[:-k]
+                    break
+        delta = text[self.sent:] if len(text) > self.sent else ""
+        self.sent = max(self.sent, len(text))
+        return delta
+
+
+# ---------------------------------------------------------------------------------------------
+# App
+
+def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str | None = None,
+               max_tokens_limit: int = 2048, max_running: int = 64) -> FastAPI:
+    app = FastAPI(title="eaglekit embedded EAGLE-3 server")
+    name = model_name or engine.target.model_id
+    context = int(getattr(engine.model.config, "max_position_embeddings", 2048) or 2048)
+    sched = Scheduler(engine, max_running=max_running)
+    app.state.scheduler, app.state.engine = sched, engine
+    counters = {"requests": 0, "errors_4xx": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    started = time.time()
+
+    @app.on_event("shutdown")
+    def _shutdown():
+        sched.stop()
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_req, exc: RequestValidationError):
+        counters["errors_4xx"] += 1
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or None
+        return _error(400, f"invalid request: {where or 'body'}: {first.get('msg', 'bad value')}", where)
+
+    @app.exception_handler(APIError)
+    async def _api_error(_req, exc: APIError):
+        counters["errors_4xx"] += 1
+        return _error(exc.status, exc.message, exc.param, exc.kind)
+
+    @app.middleware("http")
+    async def _auth(request: Request, call_next):
+        if api_key and request.url.path.startswith("/v1"):
+            if request.headers.get("authorization", "") != f"Bearer {api_key}":
+                counters["errors_4xx"] += 1
+                return _error(401, "missing or wrong API key (send 'Authorization: Bearer <key>')",
+                              kind="authentication_error")
+        return await call_next(request)
+
+    @app.get("/health")
+    def health():
+        return {"status": "ok"}
+
+    @app.get("/v1/models")
+    def models():
+        return {"object": "list", "data": [{"id": name, "object": "model", "created": int(started),
+                                            "owned_by": "eaglekit"}]}
+
+    def _metrics() -> dict:
+        s = engine.stats
+        return {"requests_finished": s["requests"], "running": len(sched.active), "waiting": sched.waiting,
+                "verify_steps": s["verify_steps"], "output_tokens": s["output_tokens"],
+                "mean_accept_length": engine.mean_accept_length(), "failures": sched.failures, **counters,
+                **engine.describe()}
+
+    @app.get("/metrics")
+    def metrics():
+        lines = []
+        for k, v in _metrics().items():
+            if isinstance(v, bool) or isinstance(v, (int, float)):
+                lines.append(f"# TYPE eaglekit_{k} gauge\neaglekit_{k} {float(v)}")
+        return PlainTextResponse("\n".join(lines) + "\n")
+
+    @app.get("/server_info")
+    def server_info():
+        return {"model": name, "internal_states": [{"avg_spec_accept_length": engine.mean_accept_length()}],
+                **_metrics()}
+
+    def _params(body: _Common, prompt_len: int) -> SamplingParams:
+        if body.model is not None and body.model != name:
+            raise APIError(404, f"model {body.model!r} is not served here; GET /v1/models lists {name!r}", "model",
+                           "not_found_error")
+        max_tokens = body.max_completion_tokens or body.max_tokens or min(256, max_tokens_limit)
+        if max_tokens > max_tokens_limit:
+            raise APIError(400, f"max_tokens {max_tokens} exceeds this server's limit of {max_tokens_limit}",
+                           "max_tokens")
+        if prompt_len + max_tokens > context:
+            raise APIError(400, f"prompt ({prompt_len} tokens) + max_tokens ({max_tokens}) exceeds the "
+                                f"context length {context}", "max_tokens")
+        return SamplingParams(max_new_tokens=max_tokens, temperature=body.temperature, top_p=body.top_p,
+                              seed=body.seed, ignore_eos=body.ignore_eos)
+
+    def _stops(body: _Common) -> list[str]:
+        return [body.stop] if isinstance(body.stop, str) else list(body.stop or [])
+
+    async def _run(prompt_ids: list[int], params: SamplingParams):
+        try:
+            gen = engine.start(prompt_ids, params)
+        except EngineError as err:
+            raise APIError(400, str(err))
+        job = _Job(gen, asyncio.get_running_loop(), asyncio.Queue())
+        sched.submit(job)
+        counters["requests"] += 1
+        counters["prompt_tokens"] += len(prompt_ids)
+        return job
+
+    async def _drain(job: _Job):
+        """Yield token chunks until the request finishes; cancel the job if the client goes away."""
+        try:
+            while True:
+                item = await job.out.get()
+                if item is None:
+                    return
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+        finally:
+            job.cancelled.set()
+
+    def _meta(gen: Generation) -> dict:
+        return {"spec_accept_length": gen.accept_length, "spec_verify_ct": gen.verify_steps,
+                "prompt_tokens": len(gen.prompt_ids), "completion_tokens": len(gen.output_ids)}
+
+    def _usage(gen: Generation) -> dict:
+        return {"prompt_tokens": len(gen.prompt_ids), "completion_tokens": len(gen.output_ids),
+                "total_tokens": len(gen.prompt_ids) + len(gen.output_ids)}
+
+    async def _respond(body: _Common, prompt_ids: list[int], chat: bool, echo_text: str = ""):
+        params = _params(body, len(prompt_ids))
+        job = await _run(prompt_ids, params)
+        text = _TextStream(engine.tokenizer, _stops(body))
+        rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:24]
+        created = int(time.time())
+        obj = "chat.completion" if chat else "text_completion"
+
+        def finish_reason():
+            return "stop" if text.stopped else (job.gen.finish_reason or "stop")
+
+        if not body.stream:
+            out = echo_text
+            async for chunk in _drain(job):
+                out += text.push(chunk)
+                if text.stopped:
+                    break
+            out += text.push([], final=True)
+            counters["completion_tokens"] += len(job.gen.output_ids)
+            choice = ({"index": 0, "message": {"role": "assistant", "content": out}, "finish_reason": finish_reason()}
+                      if chat else {"index": 0, "text": out, "logprobs": None, "finish_reason": finish_reason()})
+            return JSONResponse({"id": rid, "object": obj, "created": created, "model": name, "choices": [choice],
+                                 "usage": _usage(job.gen), "meta_info": _meta(job.gen)})
+
+        include_usage = bool((body.stream_options or {}).get("include_usage"))
+
+        def chunk(delta: str | None, reason=None, role=False) -> str:
+            if chat:
+                d = {"role": "assistant", "content": ""} if role else ({"content": delta} if delta is not None else {})
+                choice = {"index": 0, "delta": d, "finish_reason": reason}
+            else:
+                choice = {"index": 0, "text": delta or "", "logprobs": None, "finish_reason": reason}
+            payload = {"id": rid, "object": obj + (".chunk" if chat else ""), "created": created, "model": name,
+                       "choices": [choice]}
+            if reason is not None:
+                payload["meta_info"] = _meta(job.gen)
+            return f"data: {json.dumps(payload)}\n\n"
+
+        async def events():
+            try:
+                if chat:
+                    yield chunk(None, role=True)
+                elif echo_text:
+                    yield chunk(echo_text)
+                async for ids in _drain(job):
+                    delta = text.push(ids)
+                    if delta:
+                        yield chunk(delta)
+                    if text.stopped:
+                        break
+                tail = text.push([], final=True)
+                if tail:
+                    yield chunk(tail)
+                counters["completion_tokens"] += len(job.gen.output_ids)
+                yield chunk(None, reason=finish_reason())
+                if include_usage:
+                    yield f"data: {json.dumps({'id': rid, 'object': obj, 'created': created, 'model': name, 'choices': [], 'usage': _usage(job.gen)})}\n\n"
+            except Exception as err:  # headers are sent: report in-band, as OpenAI does
+                yield f"data: {json.dumps({'error': {'message': f'generation failed: {err}', 'code': 500}})}\n\n"
+            yield "data: [DONE]\n\n"
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    @app.post("/v1/completions")
+    async def completions(body: CompletionRequest):
+        p = body.prompt
+        if isinstance(p, list) and p and all(isinstance(x, str) for x in p):
+            if len(p) != 1:
+                raise APIError(400, "batched prompts are not supported: send one prompt per request", "prompt")
+            p = p[0]
+        if isinstance(p, str):
+            if not p:
+                raise APIError(400, "prompt is empty", "prompt")
+            ids = engine.tokenizer(p, add_special_tokens=False)["input_ids"]
+        else:
+            ids = [int(x) for x in p]
+            vocab = engine.model.config.vocab_size
+            if not ids or min(ids) < 0 or max(ids) >= vocab:
+                raise APIError(400, f"prompt token ids must be non-empty and within 0..{vocab - 1}", "prompt")
+        if not ids:
+            raise APIError(400, "prompt encodes to no tokens", "prompt")
+        echo = (p if isinstance(p, str) else engine.tokenizer.decode(ids)) if body.echo else ""
+        return await _respond(body, ids, chat=False, echo_text=echo)
+
+    @app.post("/v1/chat/completions")
+    async def chat(body: ChatRequest):
+        messages = []
+        for i, m in enumerate(body.messages):
+            content = m.content
+            if isinstance(content, list):  # OpenAI content parts: keep the text ones
+                if any(part.get("type") != "text" for part in content):
+                    raise APIError(400, f"messages[{i}]: only text content parts are supported", "messages")
+                content = "".join(part.get("text", "") for part in content)
+            messages.append({"role": "system" if m.role == "developer" else m.role, "content": content or ""})
+        try:
+            ids = engine.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+        except Exception as err:
+            raise APIError(400, f"cannot apply the chat template to these messages: {err}", "messages")
+        if hasattr(ids, "keys"):
+            ids = ids["input_ids"]
+        return await _respond(body, list(ids), chat=True)
+
+    return app
+
+
+def serve_embedded(cfg, echo=print) -> None:
+    """`eaglekit serve --backend embedded`: load target (+ head) and run the API with uvicorn."""
+    import uvicorn
+    engine = build_engine(cfg.model, cfg.draft, cfg.num_steps, cfg.topk, cfg.num_draft_tokens)
+    app = create_app(engine, cfg.served_model_name, cfg.api_key, cfg.max_tokens_limit,
+                     cfg.max_running_requests or 64)
+    echo(f"embedded EAGLE-3 engine: {json.dumps(engine.describe())}")
+    echo(f"OpenAI-compatible API at http://{cfg.host}:{cfg.port}/v1  (Ctrl-C stops it)")
+    uvicorn.run(app, host=cfg.host, port=cfg.port, log_level="warning")
+
+
+def build_engine(model: str, draft: str | None, steps: int, topk: int, num_draft_tokens: int) -> EagleEngine:
+    from eaglekit.models import load_target
+    target = load_target(model)
+    head = load_head(draft, target) if draft else None
+    return EagleEngine(target, head, steps, topk, num_draft_tokens)
+
+
+def load_head(path: str, target) -> Any:
+    """Load an exported head onto the target's embedding (eaglekit.export.load_head checks every tensor)."""
+    try:
+        from eaglekit.export import load_head as _load
+    except ImportError as err:
+        raise EngineError(f"cannot load {path}: eaglekit.export is not available ({err})") from err
+    head = _load(path, target)
+    p = next(target.model.parameters())
+    return head.to(device=p.device, dtype=p.dtype).eval()
