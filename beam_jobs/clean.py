@@ -1,0 +1,382 @@
+"""`eaglekit beam run clean`: raw prompt sets -> clean, deduplicated, decontaminated, PII-filtered prompt
+records (schemas/prompt.json), with dead letters and a manifest whose counts add up.
+
+Chain: read -> extract -> exact_dedupe -> near_dedupe -> decontaminate -> pii -> write. Every drop is a
+dead letter (id + reason, never text) and a count; survivors are chosen by provenance order (file,
+record, turn), so the output is the same whatever the runner or worker count. The run writes into a
+staging directory and publishes it atomically; manifest.json is written last.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import apache_beam as beam
+import click
+from apache_beam.io.filesystems import FileSystems
+
+from beam_jobs import io as bio
+from beam_jobs.dedupe import (NearDupConfig, band_keys, bucket_pairs, contamination_hits, exact_key, lsh_params,
+                              normalise, signature)
+from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig
+from beam_jobs.readers import ReaderConfig, file_format, read_file
+
+STAGE = "clean"
+STAGES = ("read", "extract", "exact_dedupe", "near_dedupe", "decontaminate", "pii")
+OUTPUT_FORMATS = ("parquet", "jsonl")
+
+
+@dataclass
+class CleanConfig:
+    """Everything `eaglekit beam run clean` does; the CLI builds exactly this."""
+    inputs: list[str]
+    output: str
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
+    near: NearDupConfig = field(default_factory=NearDupConfig)
+    near_dedupe: bool = True
+    decontaminate: list[str] = field(default_factory=list)   # evaluation prompt sets (any reader format)
+    decontam_threshold: float = 0.8
+    pii: PiiConfig = field(default_factory=PiiConfig)
+    pii_enabled: bool = True
+    pii_batch: int = 256                                     # prompts per PII batch (BatchElements max)
+    output_format: str = "parquet"
+
+    def __post_init__(self):
+        if not self.inputs:
+            raise ValueError("clean needs at least one --input")
+        if self.output_format not in OUTPUT_FORMATS:
+            raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, got {self.output_format!r}")
+        for t in (self.near.threshold, self.decontam_threshold):
+            if not 0.0 < t <= 1.0:
+                raise ValueError(f"similarity thresholds must be in (0, 1], got {t}")
+
+
+def _user_text(p: dict) -> str:
+    return p["messages"][-1]["content"]
+
+
+def _order(p: dict) -> tuple:
+    prov = p["provenance"]
+    return (prov["file"], prov["record"], prov["turn"])
+
+
+def _event(key: str, n: int = 1):
+    return beam.pvalue.TaggedOutput("event", (key, n))
+
+
+def _dead(stage: str, reason: str, p: dict, detail: str):
+    prov = p["provenance"]
+    return [beam.pvalue.TaggedOutput("dead", bio.dead_letter(stage, reason, p["id"], prov["file"], prov["record"], detail)),
+            _event(f"{stage}/dropped/{reason}")]
+
+
+class ReadPrompts(beam.DoFn):
+    def __init__(self, reader: ReaderConfig, checksums: dict[str, str]):
+        self.reader, self.checksums = reader, checksums
+
+    def process(self, path):
+        for kind, item in read_file(path, self.checksums.get(path), self.reader):
+            if kind == "prompt":
+                yield item
+            else:
+                yield beam.pvalue.TaggedOutput(kind, item)
+
+
+def keep_first(kv):
+    """Exact duplicates: the earliest prompt (provenance order) survives, the others are dead letters."""
+    _, group = kv
+    group = sorted(group, key=_order)
+    yield _event("exact_dedupe/in", len(group))
+    yield _event("exact_dedupe/out")
+    yield group[0]
+    for p in group[1:]:
+        yield from _dead("exact_dedupe", "exact_duplicate", p, f"exact duplicate (after normalisation) of {group[0]['id']}")
+
+
+class Sketch(beam.DoFn):
+    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, signature))."""
+    def __init__(self, near: NearDupConfig, threshold: float):
+        self.near, self.threshold = near, threshold
+
+    def process(self, p):
+        sig = signature(normalise(_user_text(p)), self.near)
+        bands, rows = lsh_params(self.threshold, self.near.num_perm)
+        yield (p["id"], p)
+        for key in band_keys(sig, bands, rows):
+            yield beam.pvalue.TaggedOutput("bands", (key, ("p", _order(p), p["id"], sig)))
+
+
+class SketchEval(beam.DoFn):
+    def __init__(self, near: NearDupConfig, threshold: float):
+        self.near, self.threshold = near, threshold
+
+    def process(self, p):
+        sig = signature(normalise(_user_text(p)), self.near)
+        bands, rows = lsh_params(self.threshold, self.near.num_perm)
+        ref = f"{os.path.basename(p['provenance']['file'])}:{p['provenance']['record']}"
+        for key in band_keys(sig, bands, rows):
+            yield (key, ("e", ref, sig))
+
+
+class Bucket(beam.DoFn):
+    """One LSH bucket -> ('near', (id, (rep_order, rep_id))) and ('contam', (id, eval_ref)) decisions."""
+    def __init__(self, near: NearDupConfig, near_on: bool, decontam_threshold: float):
+        self.near, self.near_on, self.decontam_threshold = near, near_on, decontam_threshold
+
+    def process(self, kv):
+        _, members = kv
+        prompts = [(m[1], m[2], m[3]) for m in members if m[0] == "p"]
+        evals = [(m[1], m[2]) for m in members if m[0] == "e"]
+        if self.near_on and len(prompts) > 1:
+            for pid, rep in bucket_pairs(prompts, self.near.threshold, self.near.max_group):
+                yield (pid, ("near", rep))
+        for pid, ref in contamination_hits(prompts, evals, self.decontam_threshold):
+            yield (pid, ("contam", ref))
+
+
+def decide_near(kv):
+    """Join a prompt with its bucket decisions: near duplicate (of the earliest similar representative),
+    contaminated (first eval match), or kept."""
+    _, joined = kv
+    prompts, marks = joined["prompt"], joined["marks"]
+    if not prompts:
+        return
+    p = prompts[0]
+    near = sorted(v for kind, v in marks if kind == "near")
+    contam = sorted(v for kind, v in marks if kind == "contam")
+    yield _event("near_dedupe/in")
+    if near:
+        yield from _dead("near_dedupe", "near_duplicate", p, f"near duplicate of {near[0][1]}")
+        return
+    yield _event("near_dedupe/out")
+    yield _event("decontaminate/in")
+    if contam:
+        yield from _dead("decontaminate", "contaminated", p, f"near duplicate of evaluation prompt {contam[0]}")
+        return
+    yield _event("decontaminate/out")
+    yield p
+
+
+class PiiDoFn(beam.DoFn):
+    """PII over a batch of prompts: the engine is built once per worker in setup(); one nlp.pipe per batch."""
+    def __init__(self, cfg: PiiConfig, enabled: bool = True):
+        self.cfg, self.enabled = cfg, enabled
+        self.filter = None
+
+    def setup(self):
+        if self.enabled:
+            from beam_jobs.pii import PiiFilter
+            self.filter = PiiFilter(self.cfg)
+
+    def process(self, batch):
+        batch = list(batch)
+        if not self.enabled:
+            for p in batch:
+                yield _event("pii/in")
+                yield _event("pii/out")
+                yield p
+            return
+        texts = [m["content"] for p in batch for m in p["messages"]]
+        results = iter(self.filter.process(texts))
+        for p in batch:
+            yield _event("pii/in")
+            found = [next(results) for _ in p["messages"]]
+            reasons = sorted(r.drop_reason for r in found if r.drop_reason)
+            counts: dict[str, int] = {}
+            for r in found:
+                for k, v in r.counts.items():
+                    counts[k] = counts.get(k, 0) + v
+            for k, v in sorted(counts.items()):
+                yield _event(f"pii_entities/{k}", v)
+            if reasons:
+                ents = ", ".join(sorted(counts))
+                yield from _dead("pii", reasons[0], p, f"holds PII ({ents}) under a drop policy")
+                continue
+            out = dict(p)
+            out["messages"] = [{"role": m["role"], "content": r.text} for m, r in zip(p["messages"], found)]
+            out["pii"] = [{"entity_type": k, "count": int(v)} for k, v in sorted(counts.items())]
+            yield _event("pii/out")
+            yield out
+
+
+def _sum_events(kvs: Iterable[tuple[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for k, v in kvs:
+        out[k] = out.get(k, 0) + int(v)
+    return out
+
+
+def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_files: list[str],
+                   checksums: dict[str, str], staging: str, schema) -> None:
+    read = (p | "ListInputs" >> beam.Create(files)
+              | "Read" >> beam.ParDo(ReadPrompts(cfg.reader, checksums)).with_outputs("dead", "event", main="prompts"))
+    exact = (read.prompts
+             | "ExactKey" >> beam.Map(lambda pr: (exact_key(normalise(_user_text(pr))), pr))
+             | "GroupExact" >> beam.GroupByKey()
+             | "KeepFirst" >> beam.FlatMap(keep_first).with_outputs("dead", "event", main="prompts"))
+    band_threshold = min(cfg.near.threshold, cfg.decontam_threshold)
+    sk = exact.prompts | "Sketch" >> beam.ParDo(Sketch(cfg.near, band_threshold)).with_outputs("bands", main="keyed")
+    band_sources = [sk.bands]
+    if eval_files:
+        eval_reader = dataclasses.replace(cfg.reader, all_user_turns=True, max_chars=10 ** 9)
+        evals = (p | "ListEvalSets" >> beam.Create(eval_files)
+                   | "ReadEval" >> beam.ParDo(ReadPrompts(eval_reader, {})).with_outputs("dead", "event", main="prompts"))
+        band_sources.append(evals.prompts | "SketchEval" >> beam.ParDo(SketchEval(cfg.near, band_threshold)))
+    marks = (band_sources | "AllBands" >> beam.Flatten()
+             | "GroupBands" >> beam.GroupByKey()
+             | "Buckets" >> beam.ParDo(Bucket(cfg.near, cfg.near_dedupe, cfg.decontam_threshold)))
+    near = ({"prompt": sk.keyed, "marks": marks} | "JoinMarks" >> beam.CoGroupByKey()
+            | "DecideNear" >> beam.FlatMap(decide_near).with_outputs("dead", "event", main="prompts"))
+    pii = (near.prompts
+           | "Batch" >> beam.BatchElements(min_batch_size=min(32, cfg.pii_batch), max_batch_size=cfg.pii_batch)
+           | "Pii" >> beam.ParDo(PiiDoFn(cfg.pii, cfg.pii_enabled)).with_outputs("dead", "event", main="prompts"))
+
+    prefix = FileSystems.join(staging, "prompts")
+    if cfg.output_format == "parquet":
+        _ = pii.prompts | "WritePrompts" >> beam.io.WriteToParquet(prefix, schema, file_name_suffix=".parquet")
+    else:
+        _ = (pii.prompts | "PromptJson" >> beam.Map(lambda r: json.dumps(r, ensure_ascii=False, sort_keys=True))
+             | "WritePrompts" >> beam.io.WriteToText(prefix, file_name_suffix=".jsonl"))
+    dead = [read.dead, exact.dead, near.dead, pii.dead]
+    _ = (dead | "AllDead" >> beam.Flatten()
+         | "DeadJson" >> beam.Map(lambda d: json.dumps(d, sort_keys=True))
+         | "WriteDead" >> beam.io.WriteToText(FileSystems.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
+    events = [read.event, exact.event, near.event, pii.event]
+    _ = (events | "AllEvents" >> beam.Flatten()
+         | "SumEvents" >> beam.CombinePerKey(sum)
+         | "EventList" >> beam.combiners.ToList()
+         | "EventJson" >> beam.Map(lambda kvs: json.dumps(_sum_events(kvs), sort_keys=True))
+         | "WriteEvents" >> beam.io.WriteToText(FileSystems.join(staging, "_events"), file_name_suffix=".json",
+                                                 num_shards=1, shard_name_template=""))
+
+
+def counts_from_events(events: dict[str, int]) -> tuple[dict, dict]:
+    """Per-stage {in, out, dropped{reason}} and PII entity counts from the summed pipeline events."""
+    stages: dict[str, dict] = {s: {"in": 0, "out": 0, "dropped": {}} for s in STAGES}
+    pii: dict[str, int] = {}
+    for key, n in events.items():
+        parts = key.split("/")
+        if parts[0] == "pii_entities":
+            pii[parts[1]] = n
+        elif parts[1] == "dropped":
+            stages[parts[0]]["dropped"][parts[2]] = n
+        else:
+            stages[parts[0]][parts[1]] = n
+    stages = {s: bio.stage_counts(c["in"], c["out"], c["dropped"]) for s, c in stages.items()}
+    return stages, dict(sorted(pii.items()))
+
+
+def _options(cfg: CleanConfig) -> dict:
+    d = dataclasses.asdict(cfg)
+    d.pop("inputs"), d.pop("output")
+    return json.loads(json.dumps(d, default=list))
+
+
+def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> dict:
+    """Run the clean pipeline and return the manifest (also written to `<output>/manifest.json`)."""
+    from eaglekit import __version__
+    from eaglekit.contract import arrow_schema
+
+    files = bio.expand_inputs(cfg.inputs)
+    eval_files = bio.expand_inputs(cfg.decontaminate) if cfg.decontaminate else []
+    for f in files + eval_files:
+        file_format(f)  # unknown extensions stop the run here, naming the file
+    checksums = {f: bio.file_sha256(f) for f in files}
+    schema = arrow_schema("prompt", {"eaglekit_version": __version__})
+    staging = bio.staging_path(cfg.output)
+    options = bio.pipeline_options(runner, beam_args)
+    with beam.Pipeline(options=options) as p:
+        build_pipeline(p, cfg, files, eval_files, checksums, staging, schema)
+
+    events_path = FileSystems.join(staging, "_events.json")
+    events = json.loads(bio.read_text(events_path) or "{}")
+    FileSystems.delete([events_path])
+    stages, pii = counts_from_events(events)
+    bio.check_counts(stages)
+    for a, b in zip(STAGES, STAGES[1:]):
+        if stages[a]["out"] != stages[b]["in"]:
+            raise AssertionError(f"stage {b!r} saw {stages[b]['in']} prompts but {a!r} passed {stages[a]['out']}")
+    outputs = sorted(m.path for r in FileSystems.match([FileSystems.join(staging, "*")]) for m in r.metadata_list)
+    dropped = {}
+    for s in stages.values():
+        for reason, n in s["dropped"].items():
+            dropped[reason] = dropped.get(reason, 0) + n
+    manifest = {
+        **bio.manifest_header(STAGE, _options(cfg)),
+        "runner": runner,
+        "inputs": [{"file": f, "sha256": checksums[f]} for f in files],
+        "decontaminate_sets": eval_files,
+        "counts": {"records_in": stages["read"]["in"], "prompts_in": stages["extract"]["in"],
+                   "prompts_out": stages["pii"]["out"], "dropped": dict(sorted(dropped.items()))},
+        "stages": stages,
+        "pii_entities": pii,
+        "files": [os.path.basename(o) for o in outputs],
+    }
+    local = "://" not in cfg.output
+    if local:
+        bio.write_json(FileSystems.join(staging, "manifest.json"), manifest)
+        bio.publish_output(staging, cfg.output)
+    else:  # object stores copy file by file: the manifest goes last, after everything else is in place
+        bio.publish_output(staging, cfg.output)
+        bio.write_json(FileSystems.join(cfg.output, "manifest.json"), manifest)
+    return manifest
+
+
+def _parse_policies(specs: Iterable[str]) -> dict[str, str]:
+    policies = dict(DEFAULT_POLICIES)
+    for spec in specs:
+        entity, sep, policy = spec.partition("=")
+        if not sep or policy not in (*POLICIES, "keep"):
+            raise click.BadParameter(f"{spec!r}: use ENTITY=drop, ENTITY=redact or ENTITY=keep (e.g. PERSON=drop)")
+        if policy == "keep":
+            policies.pop(entity.strip(), None)
+        else:
+            policies[entity.strip()] = policy
+    return policies
+
+
+@click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--input", "inputs", multiple=True, required=True, help="Prompt file, glob or gs:// path (repeatable).")
+@click.option("--output", required=True, help="Output directory (replaced atomically).")
+@click.option("--runner", default="DirectRunner", show_default=True, help="DirectRunner | DataflowRunner | ...")
+@click.option("--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default="parquet", show_default=True)
+@click.option("--all-turns", is_flag=True, help="Every user turn becomes its own prompt (default: the first).")
+@click.option("--prompt-field", multiple=True, help="Field(s) holding a flat prompt (default: prompt, text, instruction, question, input).")
+@click.option("--messages-field", multiple=True, help="Field(s) holding chat messages (default: conversations, messages).")
+@click.option("--category-field", default="category", show_default=True)
+@click.option("--source-name", default=None, help="Data set name (default: each file's stem).")
+@click.option("--max-chars", type=int, default=16000, show_default=True, help="Longer prompts become dead letters.")
+@click.option("--near-threshold", type=float, default=0.8, show_default=True, help="MinHash Jaccard threshold.")
+@click.option("--no-near-dedupe", is_flag=True)
+@click.option("--decontaminate", multiple=True, help="Evaluation prompt set(s) whose near duplicates are dropped.")
+@click.option("--decontam-threshold", type=float, default=0.8, show_default=True)
+@click.option("--pii-model", default=DEFAULT_MODEL, show_default=True, help="spaCy model for Presidio's NER.")
+@click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
+@click.option("--pii-threshold", type=float, default=0.3, show_default=True)
+@click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
+@click.pass_context
+def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,
+                  source_name, max_chars, near_threshold, no_near_dedupe, decontaminate, decontam_threshold,
+                  pii_model, pii_policy, pii_threshold, no_pii):
+    """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
+    reader = ReaderConfig(all_user_turns=all_turns, category_field=category_field, source_name=source_name,
+                          max_chars=max_chars)
+    if prompt_field:
+        reader.prompt_fields = tuple(prompt_field)
+    if messages_field:
+        reader.messages_fields = tuple(messages_field)
+    cfg = CleanConfig(inputs=list(inputs), output=output, reader=reader,
+                      near=NearDupConfig(threshold=near_threshold), near_dedupe=not no_near_dedupe,
+                      decontaminate=list(decontaminate), decontam_threshold=decontam_threshold,
+                      pii=PiiConfig(model=pii_model, policies=_parse_policies(pii_policy), score_threshold=pii_threshold),
+                      pii_enabled=not no_pii, output_format=output_format)
+    try:
+        manifest = run_clean(cfg, runner=runner, beam_args=tuple(ctx.args))
+    except (FileNotFoundError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    c = manifest["counts"]
+    click.echo(f"clean: {c['records_in']} records, {c['prompts_in']} prompts in, {c['prompts_out']} out; "
+               f"dropped {json.dumps(c['dropped'])}; wrote {output}")

