@@ -1,0 +1,359 @@
+"""`eaglekit beam run featurize`: one target forward pass over each conversation's exact ids, capturing
+the three aux-layer hidden states and the teacher signal, written as Arrow feature shards.
+
+Input: a generate output dir (`conversations-*.parquet`). Output: `shard-*.arrow` + `manifest.json`
+(eaglekit.shards layout) and `dead_letters-*.jsonl`, staged then renamed into place.
+
+What is captured (REFERENCE §1): aux states are HF `output_hidden_states[i]` for the hf-convention ids
+(input of decoder layer i, residual stream before any norm; id == L is the last layer's output before
+the final norm, which HF itself returns *after* the norm, so it is taken from a hook instead).
+Teacher: `final_hidden_prenorm` (hook on the final norm's input), `final_hidden_postnorm` (the model's
+last_hidden_state, after the norm) or `topk_logprobs` (top-k of the full-vocab log-softmax).
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import uuid
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import apache_beam as beam
+import click
+import pyarrow.parquet as pq
+import torch
+
+from eaglekit import __version__
+from eaglekit.chat import join_turns
+from eaglekit.contract import ContractError, require_same, validate_schema
+
+STAGE = "featurize"
+TEACHERS = ("final_hidden_prenorm", "final_hidden_postnorm", "topk_logprobs")
+CODEC_ALIASES = {"bf16": "bf16", "fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3"}
+
+
+@dataclass
+class FeaturizeConfig:
+    input: str                              # generate output dir (conversations-*.parquet)
+    output: str
+    target: str = "embedded"
+    aux_layer_ids: tuple[int, ...] | None = None  # None: EAGLE-3 defaults for the target
+    aux_layer_convention: str = "hf"        # convention of aux_layer_ids given here (stored ids are hf)
+    hidden_codec: str = "bf16"              # bf16 | fp8 (e4m3 + per-token scale)
+    teacher: str = "final_hidden_prenorm"   # final_hidden_prenorm | final_hidden_postnorm | topk_logprobs
+    topk: int = 32
+    max_length: int = 2048
+    overflow: str = "truncate"              # truncate | drop rows longer than max_length
+    batch_tokens: int = 4096                # padded tokens per forward pass
+    max_shard_tokens: int | None = None     # default: ~256 MB of features per shard
+    compression: str | None = "auto"        # auto | zstd | None
+    dtype: str = "float32"
+    device: str = "cpu"
+
+    def codec(self) -> str:
+        if self.hidden_codec not in CODEC_ALIASES:
+            raise click.UsageError(f"--codec must be bf16 or fp8, got {self.hidden_codec!r}")
+        return CODEC_ALIASES[self.hidden_codec]
+
+    def check(self) -> None:
+        self.codec()
+        if self.teacher not in TEACHERS:
+            raise click.UsageError(f"--teacher must be one of {', '.join(TEACHERS)}, got {self.teacher!r}")
+        if self.overflow not in ("truncate", "drop"):
+            raise click.UsageError(f"--overflow must be truncate or drop, got {self.overflow!r}")
+        if self.teacher == "topk_logprobs" and self.topk < 1:
+            raise click.UsageError("--topk must be >= 1")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows and the forward pass (plain functions: the pipeline and bench/featurize.py share them)
+
+def conversation_row(rec: dict, max_length: int, overflow: str) -> dict:
+    """{"row": {...ids, mask, truncated}} or {"dead": reason/detail} for one conversation record."""
+    from beam_jobs.io import dead_letter
+    turns = rec.get("turns") or []
+    r = join_turns([t["prompt_ids"] for t in turns], [t["response_ids"] for t in turns])
+    ids, mask, truncated = r.input_ids, r.loss_mask, False
+    if len(ids) > max_length:
+        if overflow == "drop":
+            return {"dead": dead_letter(STAGE, "too_long", rec.get("id"), detail=f"{len(ids)} tokens > "
+                                        f"--max-length {max_length} (use --overflow truncate to keep a prefix)")}
+        ids, mask, truncated = ids[:max_length], mask[:max_length], True
+    if not any(mask):
+        return {"dead": dead_letter(STAGE, "no_supervised_tokens", rec.get("id"),
+                                    detail=f"{len(ids)} tokens, none from a response (after truncation)")}
+    return {"row": {"id": rec["id"], "source": rec["source"], "category": rec.get("category"),
+                    "input_ids": ids, "loss_mask": mask, "truncated": truncated}}
+
+
+class FeatureExtractor:
+    """Runs the target over batches of rows and returns rows with aux/teacher tensors attached."""
+
+    def __init__(self, target, aux_hf: Sequence[int], teacher: str, topk: int = 32, batch_tokens: int = 4096):
+        self.target, self.model = target, target.model
+        self.aux_hf, self.teacher, self.topk, self.batch_tokens = tuple(aux_hf), teacher, int(topk), batch_tokens
+        self.L = int(target.config.num_hidden_layers)
+        self.pad_id = int(target.tokenizer.pad_token_id or 0)
+        self._prenorm = None
+        self.model.model.norm.register_forward_pre_hook(self._capture)
+
+    def _capture(self, module, args):
+        self._prenorm = args[0]
+
+    def forward(self, ids: torch.Tensor, attn: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Batched capture: {"aux_low/mid/high": [B,S,H], "teacher_hidden" [B,S,H] | "teacher_logits" [B,S,V]}."""
+        with torch.no_grad():
+            out = self.model.model(input_ids=ids, attention_mask=attn, output_hidden_states=True, use_cache=False)
+            prenorm = self._prenorm
+            hs = out.hidden_states
+            res = {name: (prenorm if i == self.L else hs[i])
+                   for name, i in zip(("aux_low", "aux_mid", "aux_high"), self.aux_hf)}
+            if self.teacher == "final_hidden_prenorm":
+                res["teacher_hidden"] = prenorm
+            elif self.teacher == "final_hidden_postnorm":
+                res["teacher_hidden"] = out.last_hidden_state
+            else:
+                res["teacher_logits"] = self.model.lm_head(out.last_hidden_state)
+        self._prenorm = None
+        return res
+
+    def batches(self, rows: Sequence[dict]) -> list[list[dict]]:
+        """Rows sorted by length and cut so each padded batch holds <= batch_tokens tokens."""
+        out, cur, width = [], [], 0
+        for row in sorted(rows, key=lambda r: len(r["input_ids"])):
+            w = max(width, len(row["input_ids"]))
+            if cur and w * (len(cur) + 1) > self.batch_tokens:
+                out.append(cur)
+                cur, w = [], len(row["input_ids"])
+            cur.append(row)
+            width = w
+        if cur:
+            out.append(cur)
+        return out
+
+    def __call__(self, rows: Sequence[dict]) -> list[dict]:
+        """Feature rows (input order not kept). Teacher top-k is computed per row (the vocab axis is big)."""
+        results = []
+        device = self.model.device
+        for batch in self.batches(rows):
+            width = max(len(r["input_ids"]) for r in batch)
+            ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
+            attn = torch.zeros((len(batch), width), dtype=torch.long)
+            for i, r in enumerate(batch):  # right padding: positions of real tokens are 0..S-1
+                ids[i, : len(r["input_ids"])] = torch.tensor(r["input_ids"], dtype=torch.long)
+                attn[i, : len(r["input_ids"])] = 1
+            feats = self.forward(ids.to(device), attn.to(device))
+            for i, r in enumerate(batch):
+                S = len(r["input_ids"])
+                row = dict(r)
+                for name, t in feats.items():
+                    row[name] = t[i, :S].float().cpu()
+                if "teacher_logits" in row:
+                    from eaglekit.codecs import topk_teacher
+                    row["topk_ids"], row["topk_logprobs"] = topk_teacher(row.pop("teacher_logits"), self.topk)
+                results.append(row)
+        return results
+
+
+def nonfinite(row: dict) -> str | None:
+    for name in ("aux_low", "aux_mid", "aux_high", "teacher_hidden"):
+        t = row.get(name)
+        if t is not None and not torch.isfinite(t).all():
+            return name
+    return None
+
+
+def feature_meta(target, cfg: FeaturizeConfig) -> dict:
+    from eaglekit.models import aux_layers, default_aux_layers
+    L = int(target.config.num_hidden_layers)
+    aux = default_aux_layers(L) if cfg.aux_layer_ids is None else \
+        aux_layers(cfg.aux_layer_ids, cfg.aux_layer_convention, L)
+    return {"eaglekit_version": __version__, **target.metadata(), "num_hidden_layers": L,
+            "hidden_size": int(target.config.hidden_size), "vocab_size": int(target.config.vocab_size),
+            "aux_layer_ids": list(aux.hf), "aux_layer_convention": "hf", "hidden_codec": cfg.codec(),
+            "teacher_kind": cfg.teacher, "teacher_topk": int(cfg.topk) if cfg.teacher == "topk_logprobs" else 0,
+            "max_length": int(cfg.max_length)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Beam pieces
+
+def _load_extractor(cfg: FeaturizeConfig) -> FeatureExtractor:
+    from eaglekit.config import TargetConfig
+    from eaglekit.models import load_target
+    target = load_target(cfg.target, dtype=TargetConfig(dtype=cfg.dtype).torch_dtype(), device=cfg.device)
+    meta = feature_meta(target, cfg)
+    return FeatureExtractor(target, meta["aux_layer_ids"], cfg.teacher, cfg.topk, cfg.batch_tokens)
+
+
+def _run_extractor(batch, extractor: FeatureExtractor, cfg):
+    from beam_jobs.io import dead_letter
+    try:
+        rows = extractor(batch)
+    except Exception as err:  # noqa: BLE001 - the batch's records become dead letters with the reason
+        return [{"dead": dead_letter(STAGE, "forward_error", r["id"], detail=f"{type(err).__name__}: {err}")}
+                for r in batch]
+    out = []
+    for row in rows:
+        bad = nonfinite(row)
+        out.append({"dead": dead_letter(STAGE, "nonfinite_hidden", row["id"], detail=f"NaN/Inf in {bad}")}
+                   if bad else {"row": row})
+    return out
+
+
+class WriteShardsFn(beam.DoFn):
+    """Writes a bundle's rows into its own shards; the bundle's shard list goes to `.parts/` last, so
+    shards of a failed (retried) bundle are never listed."""
+
+    def __init__(self, staging: str, meta: dict, max_shard_tokens, compression):
+        self.staging, self.meta = staging, meta
+        self.max_shard_tokens, self.compression = max_shard_tokens, compression
+
+    def start_bundle(self):
+        from eaglekit.shards import ShardWriter
+        self.writer = ShardWriter(self.staging, self.meta, self.max_shard_tokens, compression=self.compression)
+        self.truncated = 0
+
+    def process(self, row):
+        self.truncated += int(bool(row.get("truncated")))
+        self.writer.add(row)
+
+    def finish_bundle(self):
+        shards = self.writer.close()
+        parts = os.path.join(self.staging, ".parts")
+        os.makedirs(parts, exist_ok=True)
+        tmp = os.path.join(parts, f".{self.writer.tag}.tmp")
+        with open(tmp, "w") as f:
+            json.dump({"shards": shards, "truncated": self.truncated}, f)
+        os.replace(tmp, os.path.join(parts, f"{self.writer.tag}.json"))
+
+
+def conversation_files(path: str) -> list[str]:
+    files = sorted(glob.glob(os.path.join(path, "conversations-*.parquet"))) if os.path.isdir(path) \
+        else sorted(glob.glob(path))
+    if not files:
+        raise click.UsageError(f"no conversations-*.parquet under {path!r}: point --input at a generate "
+                               f"output dir (eaglekit beam run generate --output DIR)")
+    return files
+
+
+def check_inputs(files: list[str], target_meta: dict) -> int:
+    """Validate each conversation file against the contract and the target; return the row count."""
+    n = 0
+    for f in files:
+        meta = validate_schema(pq.read_schema(f), "conversation", where=f)
+        require_same(target_meta, meta, ("tokenizer_hash", "chat_template_hash"), where=f,
+                     fix="featurize with the target (and tokenizer) that generated these conversations (--target)")
+        n += pq.ParquetFile(f).metadata.num_rows
+    return n
+
+
+def _read(path: str):
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=256, columns=["id", "source", "category", "turns"]):
+        yield from batch.to_pylist()
+
+
+def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
+    from apache_beam.ml.inference.base import RunInference
+
+    from beam_jobs import io
+    from beam_jobs.handlers import LoadOnceHandler
+    from eaglekit.models import load_target
+    from eaglekit.shards import build_manifest, write_manifest
+
+    cfg.check()
+    files = conversation_files(cfg.input)
+    target = load_target(cfg.target)
+    meta = feature_meta(target, cfg)
+    count_in = check_inputs(files, target.metadata())
+    del target
+    staging = io.staging_path(cfg.output)
+    os.makedirs(staging, exist_ok=True)
+    handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64,
+                              namespace="eaglekit.featurize")
+    max_len, overflow = cfg.max_length, cfg.overflow
+    with beam.Pipeline(options=io.pipeline_options(runner, beam_args)) as p:
+        prepared = (p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(_read)
+                    | "Rows" >> beam.Map(conversation_row, max_len, overflow))
+        rows = prepared | "Ok" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
+        results = rows | "Forward" >> RunInference(handler)
+        feats = results | "Feats" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
+        feats | "WriteShards" >> beam.ParDo(WriteShardsFn(staging, meta, cfg.max_shard_tokens, cfg.compression))
+        dead = ((prepared | "Dead0" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []),
+                 results | "Dead1" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []))
+                | beam.Flatten())
+        (dead | "DeadJson" >> beam.Map(json.dumps)
+         | "WriteDead" >> beam.io.WriteToText(os.path.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
+    shards, truncated = [], 0
+    parts = os.path.join(staging, ".parts")
+    for part in sorted(glob.glob(os.path.join(parts, "*.json"))):
+        info = json.load(open(part))
+        shards.extend(info["shards"])
+        truncated += info["truncated"]
+    listed = {s["file"] for s in shards}
+    for f in glob.glob(os.path.join(staging, "shard-*.arrow")) + glob.glob(os.path.join(staging, ".tmp-shard-*")):
+        if os.path.basename(f) not in listed:  # left by a failed bundle: never part of the output
+            os.remove(f)
+    shutil.rmtree(parts, ignore_errors=True)
+    dropped: dict[str, int] = {}
+    for f in glob.glob(os.path.join(staging, "dead_letters-*.jsonl")):
+        for line in open(f):
+            if line.strip():
+                reason = json.loads(line)["reason"]
+                dropped[reason] = dropped.get(reason, 0) + 1
+    out = sum(s["rows"] for s in shards)
+    counts = {STAGE: io.stage_counts(count_in, out, dropped)}
+    io.check_counts(counts)
+    options = asdict(cfg)
+    manifest = build_manifest(meta, shards, {**io.manifest_header(STAGE, options), "counts": counts,
+                                             "truncated": truncated, "run": uuid.uuid4().hex[:8]})
+    write_manifest(staging, manifest)
+    io.publish_output(staging, cfg.output)
+    return manifest
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+
+def _ids(value):
+    if not value:
+        return None
+    return tuple(int(v) for v in value.split(","))
+
+
+@click.command("featurize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--input", "input_", required=True, help="Generate output dir (conversations-*.parquet).")
+@click.option("--output", required=True, help="Output dir for shard-*.arrow + manifest.json.")
+@click.option("--target", default="embedded", show_default=True)
+@click.option("--aux-layers", default=None, help="Three comma-separated layer ids (default: EAGLE-3's).")
+@click.option("--aux-convention", type=click.Choice(["hf", "sglang"]), default="hf", show_default=True,
+              help="Convention of --aux-layers (hf = output_hidden_states index; sglang = hf - 1).")
+@click.option("--codec", type=click.Choice(["bf16", "fp8"]), default="bf16", show_default=True)
+@click.option("--teacher", type=click.Choice(list(TEACHERS)), default="final_hidden_prenorm", show_default=True)
+@click.option("--topk", type=int, default=32, show_default=True)
+@click.option("--max-length", type=int, default=2048, show_default=True)
+@click.option("--overflow", type=click.Choice(["truncate", "drop"]), default="truncate", show_default=True)
+@click.option("--batch-tokens", type=int, default=4096, show_default=True)
+@click.option("--max-shard-tokens", type=int, default=None)
+@click.option("--compression", type=click.Choice(["auto", "zstd", "none"]), default="auto", show_default=True)
+@click.option("--dtype", default="float32", show_default=True)
+@click.option("--device", default="cpu", show_default=True)
+@click.option("--runner", default="DirectRunner", show_default=True)
+@click.pass_context
+def featurize_command(ctx, input_, output, target, aux_layers, aux_convention, codec, teacher, topk, max_length,
+                      overflow, batch_tokens, max_shard_tokens, compression, dtype, device, runner):
+    """Capture aux hidden states and the teacher into Arrow shards."""
+    cfg = FeaturizeConfig(input=input_, output=output, target=target, aux_layer_ids=_ids(aux_layers),
+                          aux_layer_convention=aux_convention, hidden_codec=codec, teacher=teacher, topk=topk,
+                          max_length=max_length, overflow=overflow, batch_tokens=batch_tokens,
+                          max_shard_tokens=max_shard_tokens, compression=None if compression == "none" else compression,
+                          dtype=dtype, device=device)
+    try:
+        manifest = run_featurize(cfg, runner=runner, beam_args=ctx.args)
+    except ContractError as err:
+        raise click.ClickException(str(err)) from err
+    c = manifest["counts"][STAGE]
+    click.echo(f"featurize: {c['in']} conversations -> {c['out']} rows, {manifest['num_tokens']} tokens in "
+               f"{len(manifest['shards'])} shard(s), dropped {c['dropped']}, truncated {manifest['truncated']} -> {output}")
