@@ -1,0 +1,709 @@
+"""Train an EAGLE-3 draft head on feature shards: streamed, packed batches; training-time-test unroll;
+soft cross-entropy against the target restricted to the draft vocabulary; DDP under torchrun;
+checkpoints that resume exactly (model, optimizer, scheduler, step, data position, RNG).
+
+Label alignment (REFERENCE §4). Position t holds the target's aux states after token x_t. Step k of the
+unroll at row t feeds token x_{t+k+1} at rotary position t+k and predicts x_{t+k+2}; its teacher is the
+target's next-token distribution at position t+k+1; it is supervised iff loss_mask[t+k+2] (same
+document). So the first and the last supervised tokens of every answer are predicted, nothing else.
+Attention at step k: causal over step-0 keys of the same document plus the same-row key of steps 1..k.
+
+Loss = Σ_k w^k · Σ_t CE_k(t) / Σ_t mask_k(t), the mask sum taken over the whole global batch (all
+ranks), so 2 processes compute exactly the gradient one process computes on the same global batch.
+Positions whose target argmax is outside the draft vocabulary are left out of the loss but count as
+misses in the accuracies (a draft cannot propose them).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import queue
+import random
+import shutil
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterator, NamedTuple
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from safetensors.torch import load_file, save_file
+from torch import Tensor, nn
+
+from eaglekit.contract import ContractError, require_same
+from eaglekit.draft import DraftConfig, Eagle3Draft
+from eaglekit.vocab import build_vocab, count_supervised
+
+
+class TrainError(RuntimeError):
+    """A training run cannot start or continue; the message says what to do."""
+
+
+@dataclass
+class TrainConfig:
+    data: str                                  # features directory (manifest.json + shard-*.arrow)
+    target: str = "embedded"                   # target spec (eaglekit.models.load_target)
+    out: str = "runs/draft"
+    eval_data: str | None = None               # separate held-out features; else a hash split of `data`
+    heldout_fraction: float = 0.05
+    eval_max_rows: int = 256                   # held-out conversations evaluated each time
+    draft_vocab_size: int | None = None        # None: smallest size reaching vocab_coverage
+    vocab_coverage: float = 0.99
+    ttt_steps: int = 7
+    step_weight: float = 0.8                   # weight of step k is step_weight**k (1.0 = uniform)
+    seq_len: int = 2048                        # tokens per packed row
+    batch_size: int = 1                        # packed rows per process per optimizer step
+    epochs: float = 1.0
+    max_steps: int | None = None               # overrides epochs
+    lr: float = 1e-4
+    warmup_ratio: float = 0.015
+    min_lr_ratio: float = 0.0
+    weight_decay: float = 0.0
+    grad_clip: float = 0.5
+    seed: int = 0
+    log_every: int = 10
+    eval_every: int = 200
+    save_every: int = 200
+    keep_checkpoints: int = 2
+    nan_policy: str = "skip"                   # skip | stop
+    resume: bool = False
+    device: str = "auto"                       # auto | cpu | cuda
+    prefetch: int = 4                          # batches prepared ahead by the loader thread
+    progress: bool = True
+    stop_after: int | None = None              # stop (as if killed) after this step; the schedule is unchanged
+
+
+class Cursor(NamedTuple):
+    """Data position: first token not yet consumed (epoch, shard, row within shard, token offset)."""
+    epoch: int = 0
+    shard: int = 0
+    row: int = 0
+    offset: int = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Data: stream rows, pack them into fixed-length rows, prefetch in a thread.
+
+def is_heldout(row_id: str, fraction: float) -> bool:
+    h = int(hashlib.sha1(row_id.encode()).hexdigest()[:8], 16)
+    return h % 100000 < fraction * 100000
+
+
+def iter_docs(ds, start: Cursor, keep, loop: bool = True):
+    """(cursor of the row, FeatureRow) from `start` on; loops over epochs when `loop`."""
+    rows_per_shard = [int(s["rows"]) for s in ds.manifest["shards"]]
+    epoch, si, ri, off = start
+    while True:
+        for row in ds.iter_rows(si, ri):
+            while ri >= rows_per_shard[si]:  # iter_rows moved on to the next non-empty shard
+                si, ri = si + 1, 0
+            if keep(row.id):
+                yield Cursor(epoch, si, ri, off), row
+            ri, off = ri + 1, 0
+        if not loop:
+            return
+        epoch, si, ri, off = epoch + 1, 0, 0, 0
+
+
+def pack(docs, seq_len: int, meta: dict):
+    """Greedy packing of documents (split into <= seq_len chunks) into rows of exactly seq_len tokens.
+    Yields (row dict of tensors, cursor of the first token not in this or an earlier row)."""
+    pieces, fill = [], 0
+    cur = None
+    for cur, row in docs:
+        n_tok, off = len(row.input_ids), cur.offset
+        while off < n_tok:
+            n = min(seq_len, n_tok - off)
+            if fill + n > seq_len:
+                yield _make_row(pieces, seq_len, meta), cur._replace(offset=off)
+                pieces, fill = [], 0
+            pieces.append((row, off, n))
+            fill, off = fill + n, off + n
+    if pieces:  # only reached by a finite stream
+        yield _make_row(pieces, seq_len, meta), None
+
+
+def _make_row(pieces, L: int, meta: dict) -> dict:
+    H = int(meta["hidden_size"])
+    topk = meta["teacher_kind"] == "topk_logprobs"
+    k = int(meta["teacher_topk"])
+    out = {"ids": torch.zeros(L, dtype=torch.long), "mask": torch.zeros(L, dtype=torch.bool),
+           "seg": torch.full((L,), -1, dtype=torch.long), "pos": torch.zeros(L, dtype=torch.long),
+           "aux": torch.zeros(L, 3 * H)}
+    if topk:
+        out["topk_ids"], out["topk_lp"] = torch.zeros(L, k, dtype=torch.long), torch.full((L, k), -math.inf)
+    else:
+        out["teacher"] = torch.zeros(L, H)
+    at = 0
+    for i, (row, off, n) in enumerate(pieces):
+        sl, src = slice(at, at + n), slice(off, off + n)
+        out["ids"][sl], out["mask"][sl], out["aux"][sl] = row.input_ids[src], row.loss_mask[src], row.aux[src]
+        out["seg"][sl], out["pos"][sl] = i, torch.arange(off, off + n)
+        if topk:
+            out["topk_ids"][sl], out["topk_lp"][sl] = row.topk_ids[src], row.topk_logprobs[src]
+        else:
+            out["teacher"][sl] = row.teacher_hidden[src]
+        at += n
+    out["doc_ids"] = [row.id for row, _, _ in pieces]
+    return out
+
+
+def collate(rows: list[dict]) -> dict:
+    out = {k: torch.stack([r[k] for r in rows]) for k in rows[0] if k != "doc_ids"}
+    out["doc_ids"] = [d for r in rows for d in r["doc_ids"]]
+    return out
+
+
+def global_batches(packed, per_rank: int, world: int, rank: int, empty_row):
+    """Group packed rows into global batches; yield (this rank's batch, cursor after the global batch)."""
+    group, cursor = [], None
+    for row, cursor in packed:
+        group.append(row)
+        if len(group) == per_rank * world:
+            yield collate(group[rank * per_rank:(rank + 1) * per_rank]), cursor
+            group = []
+    if group:  # finite stream: pad the last global batch with empty rows so every rank steps
+        group += [empty_row() for _ in range(per_rank * world - len(group))]
+        yield collate(group[rank * per_rank:(rank + 1) * per_rank]), cursor
+
+
+def prefetch(it, depth: int):
+    """Run an iterator in a background thread (decoding overlaps the step); re-raise its errors here."""
+    if depth <= 0:
+        yield from it
+        return
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    end = object()
+
+    def work():
+        try:
+            for item in it:
+                while not stop.is_set():
+                    try:
+                        q.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put(end)
+        except BaseException as err:  # noqa: BLE001 - handed to the consumer
+            q.put(err)
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    try:
+        while True:
+            item = q.get()
+            if item is end:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+
+
+# ---------------------------------------------------------------------------------------------
+# Teacher targets and the training-time-test unroll
+
+def shift(x: Tensor, n: int, fill) -> Tensor:
+    """out[:, t] = x[:, t+n] (fill beyond the end)."""
+    out = torch.full_like(x, fill)
+    if n < x.shape[1]:
+        out[:, : x.shape[1] - n] = x[:, n:]
+    return out
+
+
+class Teacher:
+    """Turns a batch's teacher signal into draft-vocabulary targets (no grad, frozen target parts)."""
+
+    def __init__(self, kind: str, draft: Eagle3Draft, norm: nn.Module | None, lm_head: nn.Module | None,
+                 chunk: int = 1024):
+        self.kind, self.norm, self.lm_head, self.chunk = kind, norm, lm_head, chunk
+        ids = draft.draft_ids()
+        self.draft_ids = ids
+        self.to_draft = torch.full((draft.cfg.vocab_size,), -1, dtype=torch.long, device=ids.device)
+        self.to_draft[ids] = torch.arange(ids.numel(), device=ids.device)
+
+    @torch.no_grad()
+    def __call__(self, batch: dict) -> tuple[dict, Tensor]:
+        """({"probs"} dense [B,L,Dv] or {"idx","p"} sparse [B,L,k]; target argmax as draft id [B,L], -1 if OOV)."""
+        if self.kind == "topk_logprobs":
+            tids, lp = batch["topk_ids"], batch["topk_lp"]
+            idx = self.to_draft[tids]
+            p = lp.float().exp() * (idx >= 0)
+            p = p / p.sum(-1, keepdim=True).clamp_min(1e-20)  # renormalise over ids the draft can emit
+            return {"idx": idx.clamp_min(0), "p": p}, self.to_draft[tids[..., 0]]
+        h = batch["teacher"]
+        B, L, _ = h.shape
+        flat = h.reshape(B * L, -1)
+        probs, arg = [], []
+        for s in range(0, B * L, self.chunk):
+            x = flat[s:s + self.chunk]
+            if self.kind == "final_hidden_prenorm":
+                x = self.norm(x)
+            logits = self.lm_head(x.to(self.lm_head.weight.dtype)).float()
+            arg.append(logits.argmax(-1))
+            probs.append(torch.softmax(logits[:, self.draft_ids], -1))
+        probs = torch.cat(probs).view(B, L, -1)
+        return {"probs": probs}, self.to_draft[torch.cat(arg)].view(B, L)
+
+
+def step_masks(batch: dict, tgt: Tensor, K: int) -> tuple[Tensor, Tensor, Tensor]:
+    """Per step k: supervised positions sup [K,B,L], loss positions (sup and target argmax in the draft
+    vocabulary) lmask [K,B,L], and the target draft id tgt_k [K,B,L]."""
+    mask, seg = batch["mask"], batch["seg"]
+    sups, tgts = [], []
+    for k in range(K):
+        same = (shift(seg, k + 2, -2) == seg) & (seg >= 0)
+        sups.append(shift(mask, k + 2, False) & same)
+        tgts.append(shift(tgt, k + 1, -1))
+    sup, tgt_k = torch.stack(sups), torch.stack(tgts)
+    return sup, sup & (tgt_k >= 0), tgt_k
+
+
+def ttt_bias(seg: Tensor, k: int, dtype=torch.float32) -> Tensor:
+    """[B,1,L,(k+1)L] additive bias for step k: causal same-document over step-0 keys, then the
+    same-row key of each step 1..k. Padding rows see themselves (keeps softmax finite)."""
+    L = seg.shape[1]
+    eye = torch.eye(L, dtype=torch.bool, device=seg.device)
+    base = (seg[:, :, None] == seg[:, None, :]) & torch.ones(L, L, dtype=torch.bool, device=seg.device).tril()
+    allowed = torch.cat([base | eye] + [eye.expand_as(base)] * k, dim=2)
+    return torch.zeros(allowed.shape, dtype=dtype, device=seg.device).masked_fill(~allowed, float("-inf"))[:, None]
+
+
+class TTTModel(nn.Module):
+    """The unrolled training-time test around the draft head: one forward = the whole loss (so DDP
+    sees one forward per backward)."""
+
+    def __init__(self, draft: Eagle3Draft, steps: int, step_weight: float):
+        super().__init__()
+        self.draft, self.steps, self.step_weight = draft, steps, step_weight
+
+    def forward(self, batch: dict, target: dict, sup: Tensor, lmask: Tensor, tgt: Tensor, denom: Tensor,
+                scale: float = 1.0):
+        """Returns (loss, stats [K,5]: loss_sum, supervised, correct, chain_prev, chain)."""
+        d = self.draft
+        hidden = d.fuse(batch["aux"].to(d.fc.weight.dtype))
+        past, chain = None, None
+        loss = hidden.new_zeros((), dtype=torch.float32)
+        stats = []
+        for k in range(self.steps):
+            ids_k = shift(batch["ids"], k + 1, 0)
+            bias = ttt_bias(batch["seg"], k, dtype=hidden.dtype)
+            hidden, logits, past = d(hidden, ids_k, batch["pos"] + k, bias, past)
+            logq = F.log_softmax(logits.float(), dim=-1)
+            if "probs" in target:
+                ce = -(shift(target["probs"], k + 1, 0.0) * logq).sum(-1)
+            else:
+                idx, p = shift(target["idx"], k + 1, 0), shift(target["p"], k + 1, 0.0)
+                ce = -(p * logq.gather(-1, idx)).sum(-1)
+            lm = lmask[k].float()
+            loss_sum = (ce * lm).sum()
+            # The 0-weighted term keeps every parameter in the graph when a step has no supervised
+            # position (DDP needs a gradient for each parameter on every rank).
+            loss = loss + 0.0 * logits.float().mean()
+            if denom[k] > 0:
+                loss = loss + (self.step_weight ** k) * loss_sum / denom[k] * scale
+            with torch.no_grad():
+                correct = (logits.argmax(-1) == tgt[k]) & sup[k]
+                prev = sup[k] if chain is None else chain & sup[k]
+                chain = correct if chain is None else chain & correct
+                stats.append(torch.stack([loss_sum.detach(), sup[k].sum().float(), correct.sum().float(),
+                                          prev.sum().float(), chain.sum().float()]))
+        return loss, torch.stack(stats)
+
+
+def summarize(stats: Tensor, lmask_count: Tensor | None = None) -> dict:
+    """Per-step loss/acc/conditional acc and the simulated acceptance length from summed stats."""
+    s = stats.double().cpu()
+    K = s.shape[0]
+    acc = [float(s[k, 2] / s[k, 1]) if s[k, 1] > 0 else 0.0 for k in range(K)]
+    cacc = [float(s[k, 4] / s[k, 3]) if s[k, 3] > 0 else 0.0 for k in range(K)]
+    out = {"acc": acc, "cacc": cacc}
+    if lmask_count is not None:
+        lc = lmask_count.double().cpu()
+        out["loss_k"] = [float(s[k, 0] / lc[k]) if lc[k] > 0 else 0.0 for k in range(K)]
+    sim, prod = 0.0, 1.0
+    for c in cacc:
+        prod *= c
+        sim += prod
+    out["sim_accept_len"] = sim          # expected accepted draft tokens per chain of K (Σ_k Π_{j≤k} cacc_j)
+    out["sim_tau"] = 1.0 + sim           # + the bonus token: comparable with SGLang's spec_accept_length
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Setup helpers
+
+def check_shards(meta: dict, target, where: str) -> None:
+    """Refuse shards made from another target/tokenizer (REFERENCE §1: ids in one explicit convention)."""
+    from eaglekit.models import ModelError, aux_layers
+    c = target.config
+    expected = {**target.metadata(), "hidden_size": int(c.hidden_size), "vocab_size": int(c.vocab_size),
+                "num_hidden_layers": int(c.num_hidden_layers)}
+    require_same(expected, meta, ("tokenizer_hash", "hidden_size", "vocab_size", "num_hidden_layers"), where=where,
+                 fix=f"these shards were made from {meta.get('target_model_id')!r}; train with that target "
+                     f"(--target) or re-run featurize with this one")
+    try:
+        aux_layers(meta["aux_layer_ids"], meta["aux_layer_convention"], c.num_hidden_layers)
+    except ModelError as err:
+        raise ContractError(f"{where}: {err}") from err
+
+
+def aux_ids_hf(meta: dict) -> tuple[int, int, int]:
+    ids = tuple(int(v) for v in meta["aux_layer_ids"])
+    return ids if meta["aux_layer_convention"] == "hf" else tuple(v + 1 for v in ids)
+
+
+def lr_lambda(total: int, warmup: int, min_ratio: float):
+    def f(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        t = min(1.0, (step - warmup) / max(1, total - warmup))
+        return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * t))
+    return f
+
+
+def count_packed_rows(ds, keep, seq_len: int) -> int:
+    """Rows one epoch packs into (same greedy rule as `pack`, on lengths only)."""
+    rows, fill = 0, 0
+    for _, batch in ds.iter_tables(0):
+        ids = batch.column(batch.schema.names.index("id")).to_pylist()
+        offs = batch.column(batch.schema.names.index("input_ids")).offsets.to_numpy()
+        for i, rid in enumerate(ids):
+            if not keep(rid):
+                continue
+            left = int(offs[i + 1] - offs[i])
+            while left > 0:
+                n = min(seq_len, left)
+                if fill + n > seq_len:
+                    rows, fill = rows + 1, 0
+                fill, left = fill + n, left - n
+    return rows + (1 if fill else 0)
+
+
+def _dist_info():
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    if dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def _all_sum(t: Tensor) -> Tensor:
+    if dist.is_initialized():
+        dist.all_reduce(t)
+    return t
+
+
+def _rng_state() -> dict:
+    return {"torch": torch.get_rng_state(), "python": random.getstate(), "numpy": np.random.get_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
+
+
+def _set_rng_state(s: dict) -> None:
+    torch.set_rng_state(s["torch"])
+    random.setstate(s["python"])
+    np.random.set_state(s["numpy"])
+    if s.get("cuda") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(s["cuda"])
+
+
+def save_checkpoint(path: Path, draft: Eagle3Draft, info: dict, opt=None, sched=None, state: dict | None = None):
+    """Write a checkpoint directory atomically (temp dir + rename)."""
+    tmp = path.with_name(f".tmp-{path.name}-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    save_file({k: v.detach().cpu().contiguous() for k, v in draft.state_dict().items()}, str(tmp / "model.safetensors"))
+    (tmp / "draft.json").write_text(json.dumps(info, indent=1))
+    if opt is not None:
+        torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict(), "rng": _rng_state(),
+                    "state": state}, tmp / "trainer.pt")
+        (tmp / "trainer_state.json").write_text(json.dumps(state, indent=1))
+    if path.exists():
+        shutil.rmtree(path)
+    os.replace(tmp, path)
+
+
+def load_draft(checkpoint_dir, embed_tokens: nn.Embedding) -> tuple[Eagle3Draft, dict]:
+    """A trained draft head from a checkpoint directory (fp32 weights + draft.json)."""
+    ckpt = Path(checkpoint_dir)
+    if not (ckpt / "draft.json").is_file():
+        raise TrainError(f"{ckpt}: not an eaglekit checkpoint (no draft.json); give a run's best/ or "
+                         f"checkpoints/step-* directory")
+    info = json.loads((ckpt / "draft.json").read_text())
+    draft = Eagle3Draft(DraftConfig.from_dict(info["draft_config"]), embed_tokens)
+    draft.load_state_dict(load_file(str(ckpt / "model.safetensors")), strict=True)
+    return draft, info
+
+
+def latest_checkpoint(out: Path) -> Path | None:
+    steps = sorted((out / "checkpoints").glob("step-*"))
+    return steps[-1] if steps else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+
+def train(cfg: TrainConfig, target=None) -> dict:
+    """Run (or resume) a training run; returns the summary also written to <out>/summary.json.
+    `target` (an eaglekit.models.Target) may be given to skip loading `cfg.target`."""
+    from eaglekit.models import load_target
+    from eaglekit.shards import open_features
+
+    rank, world = _dist_info()
+    if cfg.device == "auto":
+        device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
+    else:
+        device = torch.device(cfg.device)
+    use_bf16 = device.type == "cuda"
+    if cfg.nan_policy not in ("skip", "stop"):
+        raise TrainError(f"nan_policy must be 'skip' or 'stop', got {cfg.nan_policy!r}")
+    out = Path(cfg.out)
+    torch.manual_seed(cfg.seed)
+
+    ds = open_features(cfg.data)
+    meta = ds.meta
+    if ds.num_rows == 0 or ds.num_tokens == 0:
+        raise TrainError(f"{cfg.data}: the features directory holds no rows; check the featurize "
+                         f"run's manifest and dead letters, then re-run it")
+    own_target = target is None
+    target = load_target(cfg.target) if own_target else target
+    check_shards(meta, target, where=cfg.data)
+    eval_ds = None
+    if cfg.eval_data:
+        eval_ds = open_features(cfg.eval_data)
+        check_shards(eval_ds.meta, target, where=cfg.eval_data)
+        require_same(meta, eval_ds.meta, ("teacher_kind", "teacher_topk", "aux_layer_ids", "aux_layer_convention"),
+                     where=cfg.eval_data, fix="evaluate on shards from the same featurize settings")
+    frac = 0.0 if cfg.eval_data else cfg.heldout_fraction
+    keep_train = (lambda rid: not is_heldout(rid, frac)) if frac > 0 else (lambda rid: True)
+    keep_eval = (lambda rid: is_heldout(rid, frac)) if not cfg.eval_data else (lambda rid: True)
+
+    # Only the embedding (draft input), final norm and lm_head (teacher) of the target are needed.
+    tm = target.model
+    tm.requires_grad_(False)
+    embed, norm, lm_head = tm.get_input_embeddings().to(device), tm.model.norm.to(device), tm.lm_head.to(device)
+    if own_target:
+        tm.model.layers = nn.ModuleList()
+
+    resume_from = latest_checkpoint(out) if out.exists() else None
+    if resume_from is not None and not cfg.resume:
+        raise TrainError(f"{out} already holds checkpoints ({resume_from.name}); pass --resume to continue "
+                         f"that run or choose a new --out")
+    if cfg.resume and resume_from is not None:
+        draft, info = load_draft(resume_from, embed)
+        vocab_report, total_steps = info["vocab"], info["total_steps"]
+    else:
+        counts = count_supervised(ds, int(target.config.vocab_size), keep_train)
+        try:
+            vocab = build_vocab(counts, cfg.draft_vocab_size, None if cfg.draft_vocab_size else cfg.vocab_coverage)
+        except ValueError as err:
+            raise TrainError(f"{cfg.data}: {err}") from err
+        vocab_report = vocab.report()
+        draft = Eagle3Draft(DraftConfig.from_target(target.config, vocab.size, aux_ids_hf(meta)), embed)
+        draft.set_vocab(vocab.draft_ids)
+        rows = count_packed_rows(ds, keep_train, cfg.seq_len)
+        per_epoch = math.ceil(rows / (cfg.batch_size * world))
+        if per_epoch == 0:
+            raise TrainError(f"{cfg.data}: no training rows left after the held-out split; add data or lower "
+                             f"--heldout-fraction")
+        total_steps = int(cfg.max_steps or math.ceil(cfg.epochs * per_epoch))
+    draft.to(device)
+    info = {"draft_config": draft.cfg.to_dict(), "vocab": vocab_report, "total_steps": total_steps,
+            "train_config": asdict(cfg), "data_meta": meta, "target": target.metadata()}
+
+    model = TTTModel(draft, cfg.ttt_steps, cfg.step_weight)
+    ddp = model
+    if world > 1:
+        ddp = nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    opt = torch.optim.AdamW(draft.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
+    warmup = max(1, int(cfg.warmup_ratio * total_steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(total_steps, warmup, cfg.min_lr_ratio))
+    teacher = Teacher(meta["teacher_kind"], draft, norm, lm_head)
+
+    step, cursor, best = 0, Cursor(), {"sim_accept_len": -1.0, "step": None}
+    counters = {"skipped_nan": 0, "tokens": 0}
+    if cfg.resume and resume_from is not None:
+        ck = torch.load(resume_from / "trainer.pt", weights_only=False)
+        opt.load_state_dict(ck["optimizer"])
+        sched.load_state_dict(ck["scheduler"])
+        _set_rng_state(ck["rng"])
+        st = ck["state"]
+        step, cursor, best, counters = st["step"], Cursor(*st["cursor"]), st["best"], st["counters"]
+
+    if rank == 0:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "vocab.json").write_text(json.dumps(vocab_report, indent=1))
+    metrics_f = open(out / "metrics.jsonl", "a") if rank == 0 else None
+    tb = _tensorboard(out) if rank == 0 else None
+
+    def log(rec: dict) -> None:
+        if metrics_f is not None:
+            metrics_f.write(json.dumps(rec) + "\n")
+            metrics_f.flush()
+        if tb is not None:
+            for key, v in rec.items():
+                if isinstance(v, (int, float)) and key != "step":
+                    tb.add_scalar(key, v, rec["step"])
+
+    def empty_row():
+        return _make_row([], cfg.seq_len, meta) | {"doc_ids": []}
+
+    def to_dev(b):
+        return {k: (v.to(device, non_blocking=True) if isinstance(v, Tensor) else v) for k, v in b.items()}
+
+    def run_batch(b: dict, train_mode: bool):
+        target_sig, tgt = teacher(b)
+        sup, lmask, tgt_k = step_masks(b, tgt, cfg.ttt_steps)
+        denom = _all_sum(lmask.sum(dim=(1, 2)).float())
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
+            loss, stats = (ddp if train_mode else model)(b, target_sig, sup, lmask, tgt_k, denom, float(world))
+        return loss, stats, denom
+
+    def evaluate() -> dict:
+        src = eval_ds or ds
+        docs = iter_docs(src, Cursor(), keep_eval, loop=False)
+        docs = (d for i, d in enumerate(docs) if i < cfg.eval_max_rows)
+        total, n_tok = None, 0
+        model.eval()
+        with torch.no_grad():
+            for b, _ in global_batches(pack(docs, cfg.seq_len, meta), cfg.batch_size, 1, 0, empty_row):
+                b = to_dev(b)
+                _, stats, _ = run_batch(b, False)
+                total = stats if total is None else total + stats
+                n_tok += int((b["seg"] >= 0).sum())
+        model.train()
+        if total is None:
+            return {}
+        return summarize(total) | {"eval_tokens": n_tok}
+
+    data = iter_docs(ds, cursor, keep_train)
+    batches = prefetch(global_batches(pack(data, cfg.seq_len, meta), cfg.batch_size, world, rank, empty_row),
+                       cfg.prefetch)
+    progress = _progress(cfg.progress and rank == 0, total_steps, step)
+    agg, agg_l, t0, tok0 = None, None, time.perf_counter(), counters["tokens"]
+    summary = {"stopped_early": False}
+    model.train()
+    try:
+        while step < total_steps:
+            b, next_cursor = next(batches)
+            b = to_dev(b)
+            bad = torch.tensor([0.0 if _finite(b) else 1.0], device=device)
+            if _all_sum(bad).item() > 0:
+                counters["skipped_nan"] += 1
+                if cfg.nan_policy == "stop":
+                    raise TrainError(f"non-finite values in a batch holding rows {b['doc_ids'][:8]}; check those "
+                                     f"rows (`eaglekit data inspect`), or pass --nan-policy skip to skip such batches")
+                cursor, step = next_cursor, step + 1
+                sched.step()
+                continue
+            loss, stats, denom = run_batch(b, True)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            gnorm = torch.nn.utils.clip_grad_norm_(draft.parameters(), cfg.grad_clip)
+            if torch.isfinite(gnorm):
+                opt.step()
+            else:
+                counters["skipped_nan"] += 1
+                if cfg.nan_policy == "stop":
+                    raise TrainError(f"step {step}: non-finite gradient (lr {sched.get_last_lr()[0]:.2e}); lower "
+                                     f"--lr or pass --nan-policy skip")
+            sched.step()
+            step, cursor = step + 1, next_cursor
+            stats = _all_sum(stats.detach().clone())
+            n_tok = int(_all_sum(torch.tensor([float((b["seg"] >= 0).sum())], device=device)).item())
+            counters["tokens"] += n_tok
+            agg = stats if agg is None else agg + stats
+            agg_l = denom if agg_l is None else agg_l + denom
+            if step % cfg.log_every == 0 or step == total_steps:
+                s = summarize(agg, agg_l)
+                dt = time.perf_counter() - t0
+                loss_w = sum(cfg.step_weight ** k * v for k, v in enumerate(s["loss_k"]))
+                rec = {"step": step, "lr": sched.get_last_lr()[0], "loss": loss_w,
+                       "tokens": counters["tokens"], "tok_s": (counters["tokens"] - tok0) / max(dt, 1e-9),
+                       "skipped_nan": counters["skipped_nan"], "grad_norm": float(gnorm)} | s
+                log(rec)
+                progress.update(step, rec)
+                agg, agg_l, t0, tok0 = None, None, time.perf_counter(), counters["tokens"]
+            do_eval = step % cfg.eval_every == 0 or step == total_steps
+            if do_eval:
+                ev = evaluate()
+                if ev:
+                    log({"step": step, "eval": True} | ev)
+                    if ev["sim_accept_len"] > best["sim_accept_len"]:
+                        best = {"sim_accept_len": ev["sim_accept_len"], "step": step, "eval": ev}
+                        if rank == 0:
+                            save_checkpoint(out / "best", draft, info | {"step": step, "eval": ev})
+            if step % cfg.save_every == 0 or step == total_steps:
+                if rank == 0:
+                    state = {"step": step, "cursor": list(cursor), "best": best, "counters": counters}
+                    save_checkpoint(out / "checkpoints" / f"step-{step:08d}", draft, info | {"step": step},
+                                    opt, sched, state)
+                    for old in sorted((out / "checkpoints").glob("step-*"))[: -cfg.keep_checkpoints]:
+                        shutil.rmtree(old, ignore_errors=True)
+                if dist.is_initialized():
+                    dist.barrier()
+            if cfg.stop_after is not None and step >= cfg.stop_after and step < total_steps:
+                summary["stopped_early"] = True
+                break
+    finally:
+        progress.close()
+        batches.close()
+        if metrics_f is not None:
+            metrics_f.close()
+        if tb is not None:
+            tb.close()
+    if best["step"] is None and rank == 0 and not summary["stopped_early"]:
+        # No held-out rows: the last weights are the result.
+        save_checkpoint(out / "best", draft, info | {"step": step, "eval": None})
+    summary.update({"step": step, "total_steps": total_steps, "best_checkpoint": str(out / "best"),
+                    "best_step": best["step"], "sim_accept_len": best["sim_accept_len"] if best["step"] else None,
+                    "best_eval": best.get("eval"), "vocab": vocab_report, "skipped_nan": counters["skipped_nan"],
+                    "tokens": counters["tokens"], "world_size": world})
+    if rank == 0:
+        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _finite(b: dict) -> bool:
+    return all(bool(torch.isfinite(b[k]).all()) for k in ("aux", "teacher") if k in b) and \
+        ("topk_lp" not in b or not bool(torch.isnan(b["topk_lp"]).any()))
+
+
+def _tensorboard(out: Path):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+        return SummaryWriter(str(out / "tb"))
+    except Exception:  # noqa: BLE001 - TensorBoard is optional
+        return None
+
+
+class _progress:
+    """A rich progress bar (or nothing) showing step, loss, step-0 accuracy and tokens/s."""
+
+    def __init__(self, enabled: bool, total: int, start: int):
+        self.p = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            self.p = Progress(TextColumn("train"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                              TextColumn("{task.fields[info]}"), transient=False)
+            self.task = self.p.add_task("train", total=total, completed=start, info="")
+            self.p.start()
+
+    def update(self, step: int, rec: dict) -> None:
+        if self.p is not None:
+            info = f"loss {rec['loss']:.3f} acc0 {rec['acc'][0]:.3f} {rec['tok_s']:.0f} tok/s"
+            self.p.update(self.task, completed=step, info=info)
+
+    def close(self) -> None:
+        if self.p is not None:
+            self.p.stop()
