@@ -121,15 +121,15 @@ def check_head(head_dir, target_config: dict | None) -> tuple[list[str], list[st
     arch = cfg.get("architectures") or []
     if "LlamaForCausalLMEagle3" not in arch:
         errors.append(f"config.json architectures is {arch}, SGLang needs ['LlamaForCausalLMEagle3']")
-    if "draft_vocab_size" not in cfg:
+    if cfg.get("draft_vocab_size") is None:
         errors.append("config.json lacks draft_vocab_size (SGLang fails with AttributeError)")
     if cfg.get("tie_word_embeddings", True):
         errors.append("config.json must set tie_word_embeddings: false")
     if cfg.get("num_hidden_layers", 1) != 1:
         errors.append(f"num_hidden_layers is {cfg.get('num_hidden_layers')}, an EAGLE-3 head has 1")
-    H = int(cfg.get("hidden_size", 0))
-    V = int(cfg.get("vocab_size", 0))
-    Vd = int(cfg.get("draft_vocab_size", V))
+    H = int(cfg.get("hidden_size") or 0)
+    V = int(cfg.get("vocab_size") or 0)
+    Vd = int(cfg.get("draft_vocab_size") or V)
     Ht = int(cfg.get("target_hidden_size") or H)
     if target_config is not None:
         t_h, t_v = int(target_config["hidden_size"]), int(target_config["vocab_size"])
