@@ -166,17 +166,20 @@ class _TextStream:
 
 def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str | None = None,
                max_tokens_limit: int = 2048, max_running: int = 64) -> FastAPI:
-    app = FastAPI(title="eaglekit embedded EAGLE-3 server")
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        yield
+        sched.stop()
+
+    app = FastAPI(title="eaglekit embedded EAGLE-3 server", lifespan=lifespan)
     name = model_name or engine.target.model_id
     context = int(getattr(engine.model.config, "max_position_embeddings", 2048) or 2048)
     sched = Scheduler(engine, max_running=max_running)
     app.state.scheduler, app.state.engine = sched, engine
     counters = {"requests": 0, "errors_4xx": 0, "prompt_tokens": 0, "completion_tokens": 0}
     started = time.time()
-
-    @app.on_event("shutdown")
-    def _shutdown():
-        sched.stop()
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_req, exc: RequestValidationError):
