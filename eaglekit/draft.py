@@ -181,6 +181,9 @@ class Eagle3Draft(nn.Module):
         draft_ids = torch.as_tensor(draft_ids, dtype=torch.long, device=self.d2t.device)
         if draft_ids.numel() != self.cfg.draft_vocab_size:
             raise ValueError(f"draft vocabulary has {draft_ids.numel()} ids, the head {self.cfg.draft_vocab_size}")
+        if draft_ids.min() < 0 or draft_ids.max() >= self.cfg.vocab_size or not bool((draft_ids.diff() > 0).all()):
+            raise ValueError(f"draft ids must be distinct, ascending and inside the target vocabulary "
+                             f"(0..{self.cfg.vocab_size - 1})")
         self.d2t.copy_(draft_ids - torch.arange(draft_ids.numel(), device=draft_ids.device))
         self.t2d.zero_()
         self.t2d[draft_ids] = True

@@ -287,18 +287,23 @@ class TTTModel(nn.Module):
         super().__init__()
         self.draft, self.steps, self.step_weight = draft, steps, step_weight
 
-    def forward(self, batch: dict, target: dict, sup: Tensor, lmask: Tensor, tgt: Tensor, denom: Tensor,
-                scale: float = 1.0):
-        """Returns (loss, stats [K,5]: loss_sum, supervised, correct, chain_prev, chain)."""
+    def unroll(self, batch: dict) -> Iterator[Tensor]:
+        """Draft logits [B,L,Dv] of each step k = 0..K-1 (see the module docstring for alignment)."""
         d = self.draft
         hidden = d.fuse(batch["aux"].to(d.fc.weight.dtype))
-        past, chain = None, None
-        loss = hidden.new_zeros((), dtype=torch.float32)
-        stats = []
+        past = None
         for k in range(self.steps):
             ids_k = shift(batch["ids"], k + 1, 0)
             bias = ttt_bias(batch["seg"], k, dtype=hidden.dtype)
             hidden, logits, past = d(hidden, ids_k, batch["pos"] + k, bias, past)
+            yield logits
+
+    def forward(self, batch: dict, target: dict, sup: Tensor, lmask: Tensor, tgt: Tensor, denom: Tensor,
+                scale: float = 1.0):
+        """Returns (loss, stats [K,5]: loss_sum, supervised, correct, chain_prev, chain)."""
+        loss = batch["aux"].new_zeros((), dtype=torch.float32)
+        chain, stats = None, []
+        for k, logits in enumerate(self.unroll(batch)):
             logq = F.log_softmax(logits.float(), dim=-1)
             if "probs" in target:
                 ce = -(shift(target["probs"], k + 1, 0.0) * logq).sum(-1)

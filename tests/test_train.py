@@ -1,0 +1,189 @@
+"""The trainer: TTT attention mask, label alignment, the unroll equals chain drafting, overfitting,
+resume equality, DDP equality, clear errors."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from test_train_data import ANSWERS, feature_meta, feature_rows, make_shards
+
+from eaglekit.contract import ContractError
+from eaglekit.draft import DraftConfig, Eagle3Draft, causal_bias
+from eaglekit.models import tiny_llama
+from eaglekit.shards import open_features, write_feature_shards
+from eaglekit.train import (Cursor, TrainConfig, TrainError, TTTModel, iter_docs, pack, collate, step_masks,
+                            train, ttt_bias)
+
+
+@pytest.fixture(scope="module")
+def sharp_target():
+    """The tiny target with a scaled lm_head: a peaked teacher, so accuracy can approach 1."""
+    t = tiny_llama()
+    with torch.no_grad():
+        t.model.lm_head.weight.mul_(40.0)
+    return t
+
+
+@pytest.fixture(scope="module")
+def sharp_shards(tmp_path_factory, sharp_target):
+    return make_shards(tmp_path_factory.mktemp("sharp"), sharp_target)
+
+
+def small_cfg(data, out, **kw):
+    base = dict(data=str(data), target="tiny", out=str(out), seq_len=48, batch_size=2, ttt_steps=3,
+                draft_vocab_size=512, heldout_fraction=0.0, lr=3e-3, log_every=1, eval_every=1000,
+                save_every=1000, progress=False, prefetch=2)
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def test_ttt_bias_toy_case():
+    seg = torch.tensor([[0, 0, 0, 1, -1]])
+    allowed = ttt_bias(seg, 2)[0, 0] == 0
+    block0 = torch.tensor([[1, 0, 0, 0, 0],
+                           [1, 1, 0, 0, 0],
+                           [1, 1, 1, 0, 0],
+                           [0, 0, 0, 1, 0],    # a new document does not see the previous one
+                           [0, 0, 0, 0, 1]],   # padding sees only itself
+                          dtype=torch.bool)
+    eye = torch.eye(5, dtype=torch.bool)
+    assert allowed.shape == (5, 15)
+    assert torch.equal(allowed, torch.cat([block0, eye, eye], dim=1))
+    assert torch.equal(ttt_bias(seg, 0)[0, 0] == 0, block0)
+
+
+def test_label_alignment_first_and_last_supervised(tmp_path, tiny_target):
+    ds = open_features(make_shards(tmp_path, tiny_target, pairs=ANSWERS[:3]))
+    rows = list(pack(iter_docs(ds, Cursor(), lambda r: True, loop=False), 128, ds.meta))
+    b = collate([r for r, _ in rows])
+    assert b["seg"].max() >= 1  # several documents packed into one row
+    tgt = torch.randint(0, 512, b["ids"].shape)
+    K = 3
+    sup, lmask, tgt_k = step_masks(b, tgt, K)
+    for k in range(K):
+        predicted = {(int(i), int(t) + k + 2) for i, t in sup[k].nonzero().tolist()}
+        want = set()
+        for i in range(b["ids"].shape[0]):
+            for p in b["mask"][i].nonzero().squeeze(1).tolist():
+                if p - k - 2 >= 0 and b["seg"][i, p - k - 2] == b["seg"][i, p]:
+                    want.add((i, p))
+        assert predicted == want, k
+        # the teacher of position t at step k is the target's distribution at t+k+1
+        assert torch.equal(tgt_k[k][:, : -(k + 1)], tgt[:, k + 1:])
+    # step 0 predicts every supervised token of each answer, the first and the last included
+    for i in range(b["ids"].shape[0]):
+        for s in b["seg"][i].unique().tolist():
+            pos = ((b["seg"][i] == s) & b["mask"][i]).nonzero().squeeze(1)
+            if s < 0 or pos.numel() == 0:
+                continue
+            got = (sup[0][i].nonzero().squeeze(1) + 2)
+            got = got[b["seg"][i, got - 2] == s]
+            assert got.tolist() == pos.tolist()
+    assert torch.equal(lmask, sup)  # full draft vocabulary: every supervised position is in the loss
+
+
+def test_unroll_equals_chain_drafting(tiny_target):
+    """Step k of the TTT unroll at row t == drafting k tokens after position t with a KV cache."""
+    torch.manual_seed(0)
+    draft = Eagle3Draft(DraftConfig.from_target(tiny_target.config, 512), tiny_target.model.get_input_embeddings())
+    L, K = 10, 4
+    b = {"ids": torch.randint(0, 512, (1, L)), "aux": torch.randn(1, L, 192),
+         "seg": torch.tensor([[0] * 7 + [1] * 3]), "pos": torch.tensor([list(range(7)) + list(range(3))])}
+    with torch.no_grad():
+        steps = list(TTTModel(draft, K, 0.8).unroll(b))
+        for t in range(0, 6 - K + 1):
+            h = draft.fuse(b["aux"][:, : t + 1])
+            out, logits, kv = draft(h, b["ids"][:, 1: t + 2], b["pos"][:, : t + 1], causal_bias(t + 1))
+            assert torch.allclose(logits[0, -1], steps[0][0, t], atol=1e-5)
+            hid = out[:, -1:]
+            for k in range(1, K):
+                n = kv[0].shape[2] + 1
+                hid, logits, kv = draft(hid, b["ids"][:, t + k + 1: t + k + 2], b["pos"][:, t: t + 1] + k,
+                                        torch.zeros(1, 1, 1, n), kv)
+                assert torch.allclose(logits[0, 0], steps[k][0, t], atol=1e-5), (t, k)
+
+
+def test_overfit_drives_step0_accuracy_near_one(tmp_path, sharp_target, sharp_shards):
+    cfg = small_cfg(sharp_shards, tmp_path / "run", max_steps=300, lr=1e-2, warmup_ratio=0.0,
+                    eval_data=str(sharp_shards), eval_every=300)
+    s = train(cfg, target=sharp_target)
+    assert s["best_eval"]["acc"][0] > 0.95, s["best_eval"]
+    assert s["sim_accept_len"] > 1.0
+    recs = [json.loads(x) for x in open(tmp_path / "run" / "metrics.jsonl")]
+    train_recs = [r for r in recs if not r.get("eval")]
+    assert train_recs[-1]["loss"] < train_recs[0]["loss"]
+    assert (tmp_path / "run" / "best" / "model.safetensors").is_file()
+
+
+def test_topk_teacher_trains(tmp_path, sharp_target):
+    data = make_shards(tmp_path, sharp_target, teacher_kind="topk_logprobs", topk=8)
+    s = train(small_cfg(data, tmp_path / "run", max_steps=300, lr=1e-2, warmup_ratio=0.0, eval_data=str(data),
+                        eval_every=300), target=sharp_target)
+    assert s["best_eval"]["acc"][0] > 0.9, s["best_eval"]
+
+
+def test_resume_equals_uninterrupted(tmp_path, tiny_target, sharp_shards):
+    full = train(small_cfg(sharp_shards, tmp_path / "full", max_steps=8, save_every=3), target=tiny_target)
+    part = small_cfg(sharp_shards, tmp_path / "part", max_steps=8, save_every=3, stop_after=5)
+    first = train(part, target=tiny_target)
+    assert first["stopped_early"] and first["step"] == 5
+    with pytest.raises(TrainError, match="--resume"):
+        train(part, target=tiny_target)
+    part.resume, part.stop_after = True, None
+    second = train(part, target=tiny_target)   # continues from the step-3 checkpoint
+    assert second["step"] == full["step"] == 8
+    a = load_file(tmp_path / "full" / "checkpoints" / "step-00000008" / "model.safetensors")
+    b = load_file(tmp_path / "part" / "checkpoints" / "step-00000008" / "model.safetensors")
+    for k in a:
+        assert torch.allclose(a[k].float(), b[k].float(), atol=1e-6), k
+    loss = lambda p: {r["step"]: r["loss"] for r in map(json.loads, open(p / "metrics.jsonl")) if not r.get("eval")}  # noqa: E731
+    lf, lp = loss(tmp_path / "full"), loss(tmp_path / "part")
+    assert set(lf) == set(lp) and all(abs(lf[s] - lp[s]) < 1e-5 for s in lf)
+
+
+def test_ddp_two_gloo_processes_equal_single_process(tmp_path, tiny_target, sharp_shards):
+    common = ["--data", str(sharp_shards), "--target", "tiny", "--seq-len", "48", "--ttt-steps", "2",
+              "--draft-vocab-size", "512", "--heldout-fraction", "0", "--max-steps", "4", "--lr", "3e-3",
+              "--no-progress", "--prefetch", "0"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
+                    "29517", "-m", "eaglekit.cli", "train", *common, "--batch-size", "1", "--out",
+                    str(tmp_path / "ddp")], check=True, env=env, capture_output=True, timeout=240)
+    single = small_cfg(sharp_shards, tmp_path / "one", ttt_steps=2, max_steps=4, batch_size=2, prefetch=0)
+    train(single, target=tiny_target)
+    a = load_file(tmp_path / "ddp" / "checkpoints" / "step-00000004" / "model.safetensors")
+    b = load_file(tmp_path / "one" / "checkpoints" / "step-00000004" / "model.safetensors")
+    for k in a:
+        assert torch.allclose(a[k].float(), b[k].float(), atol=1e-5), k
+    summary = json.loads((tmp_path / "ddp" / "summary.json").read_text())
+    assert summary["world_size"] == 2
+
+
+def test_refuses_shards_from_another_target(tmp_path, sharp_shards):
+    with pytest.raises(ContractError, match="hidden_size"):
+        train(small_cfg(sharp_shards, tmp_path / "run", target="tiny:hidden=32", max_steps=1))
+
+
+def test_empty_shards_clear_error(tmp_path, tiny_target):
+    empty = tmp_path / "empty"
+    write_feature_shards(empty, feature_meta(tiny_target), [])
+    with pytest.raises(TrainError, match="no rows"):
+        train(small_cfg(empty, tmp_path / "run", max_steps=1), target=tiny_target)
+
+
+def test_nan_rows_skipped_or_stopped(tmp_path, tiny_target):
+    rows = list(feature_rows(tiny_target, ANSWERS[:4]))
+    rows[1]["aux_mid"] = rows[1]["aux_mid"].clone()
+    rows[1]["aux_mid"][2, 3] = float("nan")
+    data = tmp_path / "nan"
+    write_feature_shards(data, feature_meta(tiny_target), rows)
+    s = train(small_cfg(data, tmp_path / "skip", seq_len=32, batch_size=1, max_steps=6), target=tiny_target)
+    assert s["skipped_nan"] >= 1 and s["step"] == 6
+    with pytest.raises(TrainError, match="row-1"):
+        train(small_cfg(data, tmp_path / "stop", seq_len=32, batch_size=1, max_steps=6, nan_policy="stop"),
+              target=tiny_target)
