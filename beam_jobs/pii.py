@@ -6,6 +6,7 @@ recognizers, so a batch costs one NER pass instead of one full-pipeline `analyze
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -52,6 +53,25 @@ _ADDRESS_RE = (
 _PO_BOX_RE = r"\b(?:P\.?\s?O\.?\s*Box|Post\s+Office\s+Box)\s+\d{1,7}\b"
 
 
+def import_presidio():
+    """Import presidio_analyzer without its optional transformers/torch back ends: they are never used
+    here and importing them costs ~6 s per worker. Only modules not yet imported are hidden, and only
+    while Presidio imports, so later `import torch` works as usual."""
+    import sys
+    if "presidio_analyzer.nlp_engine" in sys.modules:
+        return sys.modules["presidio_analyzer"]
+    hidden = [m for m in ("transformers", "torch") if m not in sys.modules]
+    for m in hidden:
+        sys.modules[m] = None  # makes `import m` raise ImportError, which Presidio treats as "not installed"
+    try:
+        import presidio_analyzer
+        import presidio_analyzer.nlp_engine  # noqa: F401
+    finally:
+        for m in hidden:
+            sys.modules.pop(m, None)
+    return presidio_analyzer
+
+
 @dataclass
 class PiiConfig:
     """How PII is found and handled. `policies` maps Presidio entity types to `drop` or `redact`;
@@ -71,6 +91,7 @@ class PiiConfig:
 def street_address_recognizer():
     """A pattern recognizer for street addresses (number + name + USPS suffix, optional unit; PO boxes).
     Presidio ships none; context words lift borderline matches."""
+    import_presidio()
     from presidio_analyzer import Pattern, PatternRecognizer
     return PatternRecognizer(
         supported_entity="STREET_ADDRESS", name="StreetAddressRecognizer",
@@ -112,6 +133,7 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
 def _nlp_engine(model: str, fast: bool):
     """A Presidio spaCy NLP engine on a local model. `fast` loads only the NER component and uses
     lower-cased tokens as lemmas (context words still match; the lemmatizer needs the tagger)."""
+    import_presidio()
     from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
     import spacy
 
@@ -134,10 +156,17 @@ def _nlp_engine(model: str, fast: bool):
 
 def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str = "en"):
     """The AnalyzerEngine: explicit spaCy engine, Presidio's predefined recognizers + street addresses."""
+    import_presidio()
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     nlp_engine = _nlp_engine(model, fast)
     registry = RecognizerRegistry(supported_languages=[language])
-    registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
+    log = logging.getLogger("presidio-analyzer")
+    level = log.level
+    log.setLevel(logging.ERROR)  # it warns once per recognizer of every other language
+    try:
+        registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
+    finally:
+        log.setLevel(level)
     registry.add_recognizer(street_address_recognizer())
     registry.remove_recognizer("CreditCardRecognizer", language=language)
     registry.add_recognizer(credit_card_recognizer())

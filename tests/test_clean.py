@@ -1,0 +1,186 @@
+"""Tests of the clean stage: readers and dead letters, counts, exact/near dedupe determinism across
+DirectRunner modes, decontamination, PII policies, manifest, atomic output, CLI pass-through."""
+import glob
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from beam_jobs.clean import CleanConfig, clean_command, run_clean
+from beam_jobs.dedupe import NearDupConfig, normalise, signature, similarity
+from beam_jobs.readers import ReaderConfig, read_file
+from eaglekit.contract import validate_schema
+
+LONG_A = ("Explain the difference between a list and a tuple in Python, with an example of when each one "
+          "is the better choice for storing records.")
+LONG_B = ("Write a limerick about a cat who learns to play the piano at midnight and wakes up the whole "
+          "apartment building with its music.")
+LONG_C = "Describe how photosynthesis converts sunlight into chemical energy in plant cells, step by step."
+
+
+def _write_jsonl(path, rows, raw_lines=()):
+    with open(path, "wb") as f:
+        for r in rows:
+            f.write((json.dumps(r) + "\n").encode())
+        for line in raw_lines:
+            f.write(line + b"\n")
+    return str(path)
+
+
+def _items(path, cfg=None):
+    items = list(read_file(str(path), None, cfg or ReaderConfig()))
+    return [i for k, i in items if k == "prompt"], [i for k, i in items if k == "dead"]
+
+
+def _outputs(out):
+    rows = [r for fn in sorted(glob.glob(os.path.join(out, "prompts-*.parquet"))) for r in pq.read_table(fn).to_pylist()]
+    dead = [json.loads(line) for fn in sorted(glob.glob(os.path.join(out, "dead_letters-*.jsonl"))) for line in open(fn)]
+    return sorted(rows, key=lambda r: r["id"]), sorted(dead, key=lambda d: (d["id"], d["reason"]))
+
+
+def test_jsonl_reader_dead_letter_reasons(tmp_path):
+    path = _write_jsonl(tmp_path / "a.jsonl", [{"prompt": "hello there", "category": "chat"}, {"foo": 1}, {"prompt": ""},
+                                              {"prompt": "x" * 50}, [1, 2]],
+                        raw_lines=[b"{not json", b'{"prompt": "caf\xe9"}', b'{"prompt": "lone \\udc80 surrogate"}'])
+    prompts, dead = _items(path, ReaderConfig(max_chars=40))
+    assert [p["messages"][-1]["content"] for p in prompts] == ["hello there"]
+    assert prompts[0]["category"] == "chat" and prompts[0]["provenance"]["record"] == 0
+    reasons = {(d["record"], d["reason"]) for d in dead}
+    assert reasons == {(1, "no_user_turn"), (2, "empty_prompt"), (3, "prompt_too_long"), (4, "not_an_object"),
+                       (5, "malformed_json"), (6, "invalid_utf8"), (7, "invalid_utf8")}
+    assert all("xxxx" not in d["detail"] and "hello" not in d["detail"] for d in dead)  # never the text
+
+
+def test_sharegpt_json_and_parquet_readers(tmp_path):
+    convs = [{"conversations": [{"from": "system", "value": "Be brief."}, {"from": "human", "value": "first question"},
+                                {"from": "gpt", "value": "answer"}, {"from": "human", "value": "second question"}]},
+             {"messages": [{"role": "user", "content": "role/content style"}], "category": "qa"},
+             {"messages": [{"role": "assistant", "content": "no user here"}]}]
+    (tmp_path / "s.json").write_text(json.dumps(convs))
+    prompts, dead = _items(tmp_path / "s.json")
+    assert [p["messages"] for p in prompts] == [[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "first question"}],
+                                               [{"role": "user", "content": "role/content style"}]]
+    assert [d["reason"] for d in dead] == ["no_user_turn"]
+    every, _ = _items(tmp_path / "s.json", ReaderConfig(all_user_turns=True))
+    assert [(p["provenance"]["record"], p["provenance"]["turn"]) for p in every] == [(0, 0), (0, 1), (1, 0)]
+    assert len({p["id"] for p in every}) == 3
+
+    pq.write_table(pa.table({"question": ["from parquet", None], "topic": ["t1", "t2"]}), tmp_path / "p.parquet")
+    prompts, dead = _items(tmp_path / "p.parquet", ReaderConfig(prompt_fields=("question",), category_field="topic"))
+    assert [(p["messages"][-1]["content"], p["category"], p["source"]) for p in prompts] == [("from parquet", "t1", "p")]
+    assert [d["reason"] for d in dead] == ["no_user_turn"]
+    (tmp_path / "bad.parquet").write_bytes(b"not a parquet file")
+    _, dead = _items(tmp_path / "bad.parquet")
+    assert [d["reason"] for d in dead] == ["unreadable_file"]
+
+
+def test_minhash_similarity_orders_pairs():
+    cfg = NearDupConfig()
+    a, b, c = (signature(normalise(t), cfg) for t in (LONG_A, LONG_A.replace("better", "best"), LONG_B))
+    assert similarity(a, b) >= 0.8 > similarity(a, c)
+
+
+@pytest.fixture(scope="module")
+def dedupe_input(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dedupe")
+    rows = [{"prompt": LONG_A}, {"prompt": LONG_B}, {"prompt": "  " + LONG_A.upper()},   # exact dup after normalising
+            {"prompt": LONG_A.replace("better", "best")},                               # near dup of record 0
+            {"prompt": LONG_C}, {"prompt": LONG_B + "!"}]
+    _write_jsonl(d / "b.jsonl", rows[3:], raw_lines=[b"oops"])
+    _write_jsonl(d / "a.jsonl", rows[:3])
+    return d
+
+
+def _run(src, out, **kw):
+    beam_args = kw.pop("beam_args", ())
+    cfg = CleanConfig(inputs=[os.path.join(src, "*.jsonl")], output=str(out), pii_enabled=False, **kw)
+    return run_clean(cfg, beam_args=beam_args)
+
+
+def test_dedupe_counts_manifest_and_atomic_output(dedupe_input, tmp_path):
+    out = tmp_path / "out"
+    m = _run(dedupe_input, out)
+    rows, dead = _outputs(out)
+    texts = sorted(r["messages"][-1]["content"] for r in rows)
+    assert texts == sorted([LONG_A, LONG_B, LONG_C])          # survivors: earliest by (file, record, turn)
+    assert {d["reason"] for d in dead} == {"exact_duplicate", "near_duplicate", "malformed_json"}
+    assert m["counts"]["dropped"] == {"exact_duplicate": 1, "malformed_json": 1, "near_duplicate": 2}
+    assert m["counts"]["records_in"] == 7 and m["counts"]["prompts_out"] == 3
+    for s in m["stages"].values():
+        assert s["in"] == s["out"] + sum(s["dropped"].values())
+    assert [i["sha256"] for i in m["inputs"]] and all(len(i["sha256"]) == 64 for i in m["inputs"])
+    assert json.load(open(out / "manifest.json")) == m
+    validate_schema(pq.read_schema(glob.glob(str(out / "prompts-*.parquet"))[0]), "prompt")
+    # a second run replaces the output whole; no staging directories are left behind
+    _run(dedupe_input, out, near_dedupe=False)
+    assert len(_outputs(out)[0]) == 5  # the two near duplicates now survive
+    assert sorted(os.listdir(tmp_path)) == ["out"]
+
+
+@pytest.mark.slow
+def test_multiprocessing_runner_gives_same_output(dedupe_input, tmp_path):
+    _run(dedupe_input, tmp_path / "a")
+    _run(dedupe_input, tmp_path / "b", beam_args=["--direct_running_mode=multi_processing", "--direct_num_workers=2"])
+    assert _outputs(tmp_path / "a") == _outputs(tmp_path / "b")
+
+
+def test_decontamination_drops_eval_near_duplicates(dedupe_input, tmp_path):
+    ev = _write_jsonl(tmp_path / "eval.jsonl", [{"question": LONG_C.replace("step by step", "step-by-step")}])
+    m = _run(dedupe_input, tmp_path / "out", decontaminate=[ev])
+    rows, dead = _outputs(tmp_path / "out")
+    assert LONG_C not in [r["messages"][-1]["content"] for r in rows]
+    assert [d["reason"] for d in dead if d["stage"] == "decontaminate"] == ["contaminated"]
+    assert m["stages"]["decontaminate"]["dropped"] == {"contaminated": 1}
+
+
+@pytest.fixture(scope="module")
+def pii_filter():
+    from beam_jobs.pii import PiiConfig, PiiFilter
+    return PiiFilter(PiiConfig())
+
+
+def test_pii_default_redacts_every_safe_type(pii_filter):
+    text = ("I am John Smith, email john.smith@example.com, phone (415) 555-2671, card 4111 1111 1111 1111, "
+            "IBAN GB82WEST12345698765432, SSN 078-05-1121, IP 192.168.10.20, I live at 1600 Pennsylvania Avenue, "
+            "my driver license is D1234567.")
+    r = pii_filter.process([text])[0]
+    for value in ("John Smith", "john.smith@example.com", "555-2671", "4111 1111", "GB82WEST", "078-05-1121",
+                  "192.168.10.20", "1600 Pennsylvania", "D1234567"):
+        assert value not in r.text, value
+    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS",
+            "STREET_ADDRESS"} <= set(r.counts)
+    assert "<PERSON>" in r.text and r.drop_reason is None
+    clean = pii_filter.process(["What is the capital of France?"])[0]
+    assert clean.text == "What is the capital of France?" and clean.counts == {}
+
+
+def test_pii_drop_policy_and_pipeline(tmp_path):
+    src = _write_jsonl(tmp_path / "p.jsonl", [{"prompt": "Email me at jane.doe@example.org about the report"},
+                                             {"prompt": "Please tell Mary Johnson the meeting moved"},
+                                             {"prompt": "How do rainbows form?"}])
+    from beam_jobs.pii import DEFAULT_POLICIES, PiiConfig
+    cfg = CleanConfig(inputs=[src], output=str(tmp_path / "out"),
+                      pii=PiiConfig(policies={**DEFAULT_POLICIES, "EMAIL_ADDRESS": "drop"}))
+    m = run_clean(cfg)
+    rows, dead = _outputs(tmp_path / "out")
+    assert [d["reason"] for d in dead] == ["pii_EMAIL_ADDRESS"] and "jane" not in json.dumps(dead)
+    by_record = {r["provenance"]["record"]: r for r in rows}
+    assert by_record[1]["messages"][-1]["content"] == "Please tell <PERSON> the meeting moved"
+    assert by_record[1]["pii"] == [{"entity_type": "PERSON", "count": 1}]
+    assert by_record[2]["pii"] == []
+    assert m["pii_entities"]["EMAIL_ADDRESS"] == 1 and m["pii_entities"]["PERSON"] >= 1  # dropped prompts count too
+    assert m["stages"]["pii"] == {"in": 3, "out": 2, "dropped": {"pii_EMAIL_ADDRESS": 1}}
+
+
+def test_cli_passes_beam_flags_and_reports_missing_input(dedupe_input, tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(clean_command, ["--input", str(dedupe_input / "*.jsonl"), "--output", str(tmp_path / "o"),
+                                        "--no-pii", "--format", "jsonl", "--direct_num_workers=1"])
+    assert res.exit_code == 0, res.output
+    assert json.load(open(tmp_path / "o" / "manifest.json"))["counts"]["prompts_out"] == 3
+    assert glob.glob(str(tmp_path / "o" / "prompts-*.jsonl"))
+    res = runner.invoke(clean_command, ["--input", str(tmp_path / "missing*.jsonl"), "--output", str(tmp_path / "x")])
+    assert res.exit_code != 0 and "no input matches" in res.output
