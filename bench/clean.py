@@ -68,7 +68,7 @@ def near_edit(text: str, rng) -> str:
         words[i] = rng.choice(["really", "quite", "very", "the", "some"])
     else:
         words.insert(i, rng.choice(["please", "kindly", "now"]))
-    return " ".join(words).rstrip(".!?") + rng.choice(["!", "?", " please."])
+    return " ".join(words)
 
 
 def make_data(n: int, seed: int = 0):
@@ -162,14 +162,14 @@ def main(argv=None):
     family = {i for pair in truth["near"] | truth["exact"] for i in pair}
     near_precision = len(dropped_near & family) / max(1, len(dropped_near))
     pii_checked = {i: v for i, v in truth["pii"].items() if i in kept}
-    leaks = {i: v for i, (kind, v) in pii_checked.items() if v in kept[i]}
+    leaks = {i: (kind, v) for i, (kind, v) in pii_checked.items() if v in kept[i]}
     pii_recall = 1 - len(leaks) / max(1, len(pii_checked))
     pipe_rate, base_rate = n / pipe_s, bn / base_s
     figures = {
         "n": n, "pipeline_s": round(pipe_s, 2), "pipeline_prompts_per_s": round(pipe_rate, 1),
         "baseline_n": bn, "baseline_s": round(base_s, 2), "baseline_prompts_per_s": round(base_rate, 1),
         "prompts_out": manifest["counts"]["prompts_out"], "dropped": manifest["counts"]["dropped"],
-        "pii_prompts_checked": len(pii_checked), "pii_leaks_by_type": sorted({v[0] for v in leaks.values()}),
+        "pii_prompts_checked": len(pii_checked), "pii_leaks": sorted(leaks.values()),
         "exact_dup_recall": round(exact_recall, 4), "near_dup_dropped": len(dropped_near),
         "pii_entities": manifest["pii_entities"], "beam_args": args.beam_args,
     }
