@@ -103,7 +103,7 @@ class FeatureExtractor:
         self._prenorm = args[0]
 
     def forward(self, ids: torch.Tensor, attn: torch.Tensor) -> dict[str, torch.Tensor]:
-        """Batched capture: {"aux_low/mid/high": [B,S,H], "teacher_hidden" [B,S,H] | "teacher_logits" [B,S,V]}."""
+        """Batched capture: {"aux_low/mid/high": [B,S,H], "teacher_hidden" [B,S,H] | "topk_ids"/"topk_logprobs" [B,S,k]}."""
         with torch.no_grad():
             out = self.model.model(input_ids=ids, attention_mask=attn, output_hidden_states=True, use_cache=False)
             prenorm = self._prenorm
@@ -115,7 +115,12 @@ class FeatureExtractor:
             elif self.teacher == "final_hidden_postnorm":
                 res["teacher_hidden"] = out.last_hidden_state
             else:
-                res["teacher_logits"] = self.model.lm_head(out.last_hidden_state)
+                # top-k of the logits minus their logsumexp = top-k of the log-softmax, without
+                # writing a full [B,S,V] log-softmax (the vocab axis dominates this path's cost)
+                logits = self.model.lm_head(out.last_hidden_state).float()
+                values, ids = logits.topk(self.topk, dim=-1)
+                res["topk_logprobs"] = values - torch.logsumexp(logits, dim=-1, keepdim=True)
+                res["topk_ids"] = ids
         self._prenorm = None
         return res
 
@@ -134,7 +139,7 @@ class FeatureExtractor:
         return out
 
     def __call__(self, rows: Sequence[dict]) -> list[dict]:
-        """Feature rows (input order not kept). Teacher top-k is computed per row (the vocab axis is big)."""
+        """Feature rows with tensors attached (sorted by length, not in input order)."""
         results = []
         device = self.model.device
         for batch in self.batches(rows):
@@ -149,10 +154,7 @@ class FeatureExtractor:
                 S = len(r["input_ids"])
                 row = dict(r)
                 for name, t in feats.items():
-                    row[name] = t[i, :S].float().cpu()
-                if "teacher_logits" in row:
-                    from eaglekit.codecs import topk_teacher
-                    row["topk_ids"], row["topk_logprobs"] = topk_teacher(row.pop("teacher_logits"), self.topk)
+                    row[name] = t[i, :S].cpu() if name == "topk_ids" else t[i, :S].float().cpu()
                 results.append(row)
         return results
 
