@@ -17,7 +17,7 @@ from __future__ import annotations
 import glob
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import click
@@ -275,7 +275,7 @@ def prompt_files(path: str) -> list[str]:
     return files
 
 
-def read_records(path: str, limit: int | None = None):
+def read_records(path: str):
     for batch in pq.ParquetFile(path).iter_batches(batch_size=256):
         for rec in batch.to_pylist():
             yield rec
