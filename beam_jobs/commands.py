@@ -16,10 +16,24 @@ STAGES = {
 
 
 class StageGroup(click.Group):
+    def parse_args(self, ctx, args):
+        # `eaglekit beam run --config run.yaml ...` runs every stage: route it to the config command.
+        if args and args[0] not in STAGES and any(a == "--config" or a.startswith("--config=") for a in args):
+            args = ["config", *args]
+        return super().parse_args(ctx, args)
+
+    def get_help(self, ctx):
+        from beam_jobs.pipeline import describe_config
+        return super().get_help(ctx) + "\n\nConfig file keys (eaglekit beam run --config run.yaml):\n" + \
+            "\n".join("  " + line for line in describe_config().splitlines())
+
     def list_commands(self, ctx):
         return [s for s, (mod, _, _) in STAGES.items() if importlib.util.find_spec(mod) is not None]
 
     def get_command(self, ctx, name):
+        if name == "config":
+            from beam_jobs.pipeline import config_command
+            return config_command
         if name not in STAGES or importlib.util.find_spec(STAGES[name][0]) is None:
             return None
         module, attr, _ = STAGES[name]
@@ -39,5 +53,8 @@ def beam():
 
 @beam.group(cls=StageGroup)
 def run():
-    """Run one pipeline stage. Unknown --flags pass through to Beam (e.g. --project, --region,
-    --temp_location, --setup_file ./setup.py, --direct_num_workers 2)."""
+    """Run one pipeline stage, or all of them with --config run.yaml.
+
+    Unknown --flags pass through to Beam (e.g. --project, --region, --temp_location,
+    --setup_file ./setup.py, --direct_running_mode multi_processing --direct_num_workers 2).
+    """

@@ -51,6 +51,7 @@ class FeaturizeConfig:
     compression: str | None = "auto"        # auto | zstd | None
     dtype: str = "float32"
     device: str = "cpu"
+    accelerator: str | None = None      # Beam resource hint for the model step (Dataflow GPU workers), e.g. type:nvidia-l4;count:1;install-nvidia-driver
 
     def codec(self) -> str:
         if self.hidden_codec not in CODEC_ALIASES:
@@ -280,7 +281,10 @@ def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=
         prepared = (p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(_read)
                     | "Rows" >> beam.Map(conversation_row, max_len, overflow))
         rows = prepared | "Ok" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
-        results = rows | "Forward" >> RunInference(handler)
+        model_step = RunInference(handler)
+        if cfg.accelerator:  # only the model step asks for GPU workers; the rest stays on CPU
+            model_step = model_step.with_resource_hints(accelerator=cfg.accelerator)
+        results = rows | "Forward" >> model_step
         feats = results | "Feats" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
         feats | "WriteShards" >> beam.ParDo(WriteShardsFn(staging, meta, cfg.max_shard_tokens, cfg.compression))
         dead = ((prepared | "Dead0" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []),

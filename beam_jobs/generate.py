@@ -52,6 +52,7 @@ class GenerateConfig:
     dtype: str = "float32"
     device: str = "cpu"
     limit: int | None = None            # read at most this many prompts (smoke runs)
+    accelerator: str | None = None      # Beam resource hint for the model step (Dataflow GPU workers), e.g. type:nvidia-l4;count:1;install-nvidia-driver
 
     def sampling(self) -> dict:
         return {"temperature": float(self.temperature), "top_p": float(self.top_p), "top_k": int(self.top_k),
@@ -310,7 +311,10 @@ def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()
         if limit is not None:
             recs = (recs | "Limit" >> beam.combiners.Sample.FixedSizeGlobally(limit)
                     | "Flatten" >> beam.FlatMap(lambda xs: sorted(xs, key=lambda r: r["id"])))
-        results = recs | "Generate" >> RunInference(handler)
+        model_step = RunInference(handler)
+        if cfg.accelerator:  # only the model step asks for GPU workers; the rest stays on CPU
+            model_step = model_step.with_resource_hints(accelerator=cfg.accelerator)
+        results = recs | "Generate" >> model_step
         convs = results | "Convs" >> beam.FlatMap(lambda r: [r["conv"]] if "conv" in r else [])
         dead = results | "Dead" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else [])
         convs | "WriteConvs" >> beam.io.WriteToParquet(os.path.join(staging, "conversations"), schema,
