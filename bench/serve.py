@@ -1,0 +1,162 @@
+"""Benchmark: embedded EAGLE-3 engine vs plain greedy decoding of the same target on the same prompts, in
+the same run; mean acceptance length for the chain (3,1,4) and a tree setting; and the HTTP server under
+32 concurrent streaming clients (0 failures, outputs identical to sequential requests).
+
+  python bench/serve.py [--quick] [--head DIR] [--target embedded]
+
+Without --head it measures with an UNTRAINED, randomly initialised head and says so: acceptance ~1 and a
+speed-up below 1 are then the honest result. Ends with one JSON line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+from serving.bench import BUILTIN_PROMPTS, _encode, run_embedded  # noqa: E402
+from serving.engine import EagleEngine  # noqa: E402
+
+
+def decode_rate(records) -> float:
+    """Decode tokens/s over all requests: tokens after the first / time after the first token."""
+    toks = sum(r["tokens"] - 1 for r in records)
+    secs = sum(r["latency"] - r["ttft"] for r in records)
+    return toks / secs if secs else 0.0
+
+
+def measure(target, head, prompts, cats, setting, max_tokens):
+    engine = EagleEngine(target, head, *setting) if head is not None else EagleEngine(target, None)
+    recs, outs, wall = run_embedded(engine, prompts, cats, 1, max_tokens)
+    return {"decode_tok_s": decode_rate(recs), "e2e_tok_s": sum(r["tokens"] for r in recs) / wall,
+            "accept_length": engine.mean_accept_length() or None, "outputs": outs}
+
+
+def concurrency_check(target, head, setting, n_clients, max_tokens) -> dict:
+    import openai
+    import uvicorn
+
+    from serving.server import create_app
+    engine = EagleEngine(target, head, *setting)
+    app = create_app(engine, model_name="bench", max_tokens_limit=max_tokens)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    th = threading.Thread(target=server.run, daemon=True)
+    th.start()
+    while not server.started:
+        time.sleep(0.05)
+    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="none", max_retries=0, timeout=600)
+    questions = [f"Question {i}: {q}" for i, q in enumerate(
+        [q for qs in BUILTIN_PROMPTS.values() for q in qs] * 3)][:n_clients]
+
+    def stream(q):
+        try:
+            out = []
+            for ch in client.chat.completions.create(model="bench", messages=[{"role": "user", "content": q}],
+                                                     max_tokens=max_tokens, temperature=0, stream=True,
+                                                     extra_body={"ignore_eos": True}):
+                if ch.choices and ch.choices[0].delta.content:
+                    out.append(ch.choices[0].delta.content)
+            return "".join(out)
+        except Exception as err:  # counted as a failed request
+            return err
+
+    t0 = time.perf_counter()
+    sequential = [stream(q) for q in questions]
+    t_seq = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(n_clients) as pool:
+        concurrent = list(pool.map(stream, questions))
+    t_conc = time.perf_counter() - t0
+    server.should_exit = True
+    th.join(timeout=10)
+    failed = sum(isinstance(x, Exception) for x in sequential + concurrent)
+    same = sum(a == b for a, b in zip(sequential, concurrent) if not isinstance(a, Exception))
+    return {"clients": n_clients, "failed": failed, "identical": same, "sequential_s": t_seq,
+            "concurrent_s": t_conc}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="< 1 minute: fewer prompts and tokens")
+    ap.add_argument("--head", default=None, help="exported head (eaglekit train export); default: untrained head")
+    ap.add_argument("--target", default="embedded")
+    ap.add_argument("--tree", default="5,4,8", help="tree setting STEPS,TOPK,NUM_DRAFT_TOKENS")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    from eaglekit.models import load_target
+    target = load_target(args.target)
+    if args.head:
+        from serving.server import load_head
+        head, head_kind = load_head(args.head, target), f"trained ({args.head})"
+    else:
+        from serving.testing import random_head
+        head, head_kind = random_head(target, draft_vocab_size=min(8192, target.model.config.vocab_size)), \
+            "UNTRAINED random init"
+        print("NOTE: no --head given: measuring with an UNTRAINED randomly initialised head. Acceptance ~1 and a "
+              "speed-up below 1 are the expected, honest result; pass --head DIR from `eaglekit train export`.",
+              file=sys.stderr)
+    n_prompts, max_tokens = (3, 24) if args.quick else (10, 64)
+    items = [{"category": c, "messages": [{"role": "user", "content": q}]}
+             for i in range(3) for c, qs in BUILTIN_PROMPTS.items() for q in qs[i:i + 1]][:n_prompts]
+    prompts = [_encode(target.tokenizer, it) for it in items]
+    cats = [it["category"] for it in items]
+    chain, tree = (3, 1, 4), tuple(int(x) for x in args.tree.split(","))
+    base = measure(target, None, prompts, cats, None, max_tokens)
+    print(f"baseline greedy: {base['decode_tok_s']:.1f} tok/s decode", file=sys.stderr)
+    runs = {}
+    for name, s in (("chain", chain), ("tree", tree)):
+        runs[name] = measure(target, head, prompts, cats, s, max_tokens)
+        runs[name]["identical_to_greedy"] = runs[name]["outputs"] == base["outputs"]
+        print(f"{name} {s}: {runs[name]['decode_tok_s']:.1f} tok/s, accept {runs[name]['accept_length']:.2f}, "
+              f"identical={runs[name]['identical_to_greedy']}", file=sys.stderr)
+    best = max(runs, key=lambda k: runs[k]["decode_tok_s"])
+    speedup = runs[best]["decode_tok_s"] / base["decode_tok_s"]
+    # the 32-client check: on the tiny target in --quick mode (SmolLM2 would take minutes at 2 cores)
+    conc_target = load_target("tiny") if args.quick else target
+    if args.quick:
+        from serving.testing import random_head
+        conc_head = random_head(conc_target)
+    else:
+        conc_head = head
+    conc = concurrency_check(conc_target, conc_head, chain, 32, 8 if args.quick else 16)
+    print(f"32 streaming clients on {conc_target.model_id}: {conc}", file=sys.stderr)
+    figures = {
+        "head": head_kind, "target": target.model_id, "prompts": len(prompts), "max_tokens": max_tokens,
+        "baseline_decode_tok_s": round(base["decode_tok_s"], 2),
+        "chain_3_1_4": {"decode_tok_s": round(runs["chain"]["decode_tok_s"], 2),
+                        "accept_length": round(runs["chain"]["accept_length"], 3),
+                        "speedup": round(runs["chain"]["decode_tok_s"] / base["decode_tok_s"], 3),
+                        "identical_to_greedy": runs["chain"]["identical_to_greedy"]},
+        f"tree_{'_'.join(map(str, tree))}": {"decode_tok_s": round(runs["tree"]["decode_tok_s"], 2),
+                                             "accept_length": round(runs["tree"]["accept_length"], 3),
+                                             "speedup": round(runs["tree"]["decode_tok_s"] / base["decode_tok_s"], 3),
+                                             "identical_to_greedy": runs["tree"]["identical_to_greedy"]},
+        "best_setting": best, "concurrency_target": conc_target.model_id, **{f"concurrency_{k}": v for k, v in conc.items()},
+        "gpu": "not measured (no GPU lent to this run)" if not torch.cuda.is_available() else torch.cuda.get_device_name(),
+    }
+    print(json.dumps({"bench": "serve", "targets": {
+        "decode_speedup_vs_greedy": {"value": round(speedup, 3), "op": ">=", "goal": 2.0},
+        "concurrent_32_failed": {"value": conc["failed"], "op": "<=", "goal": 0},
+        "concurrent_32_identical_to_sequential": {"value": conc["identical"], "op": ">=", "goal": 32},
+        "greedy_identical": {"value": int(runs["chain"]["identical_to_greedy"] and runs["tree"]["identical_to_greedy"]),
+                             "op": ">=", "goal": 1}},
+        "figures": figures}))
+
+
+if __name__ == "__main__":
+    main()
