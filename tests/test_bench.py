@@ -1,0 +1,59 @@
+"""`eaglekit bench`: report JSON with acceptance, TPOT, speed-up and crossover, PNG plots, and the
+endpoint path against a live embedded server."""
+import json
+import socket
+import threading
+import time
+
+import uvicorn
+from click.testing import CliRunner
+
+from serving.bench import BenchConfig, run_bench
+from serving.bench_commands import bench
+from serving.engine import EagleEngine
+from serving.server import create_app
+from serving.testing import random_head
+
+
+def test_bench_embedded_cli_writes_json_and_png(tmp_path):
+    r = CliRunner().invoke(bench, ["--model", "tiny", "--num-prompts", "3", "--max-tokens", "6", "--setting", "2,1,3",
+                                   "--setting", "2,2,4", "--concurrency", "1", "--concurrency", "2",
+                                   "--output", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    runs = report["runs"]
+    assert {json.dumps(r["setting"]) for r in runs} == {'"baseline"', "[2, 1, 3]", "[2, 2, 4]"}
+    eagle = [r for r in runs if r["setting"] != "baseline"]
+    assert all(r["identical_to_baseline"] and r["speedup"] > 0 and r["accept_length"] >= 1 for r in eagle)
+    assert all(r["tpot_median_ms"] > 0 and r["failed"] == 0 for r in runs)
+    assert set(runs[0]["per_category"]) == {"chat", "code", "math"}
+    assert "UNTRAINED" in report["head"] and "crossover_concurrency" in report
+    for png in ("concurrency.png", "categories.png"):
+        assert (tmp_path / "out" / png).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bench_against_endpoint(tiny_target, tmp_path):
+    engine = EagleEngine(tiny_target, random_head(tiny_target), 2, 1, 3)
+    app = create_app(engine, model_name="tiny")
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    while not srv.started:
+        time.sleep(0.05)
+    try:
+        prompts = tmp_path / "p.jsonl"
+        prompts.write_text('{"prompt": "What is", "category": "a"}\n{"messages": [{"role": "user", "content": "Hi"}], '
+                           '"category": "b"}\n')
+        url = f"http://127.0.0.1:{port}/v1"
+        rep = run_bench(BenchConfig(model="tiny", endpoint=url, baseline_endpoint=url, prompts=str(prompts),
+                                    max_tokens=5, concurrency=[2], output=None))
+    finally:
+        srv.should_exit = True
+        th.join(timeout=10)
+    ep = next(r for r in rep["runs"] if r["setting"] == "endpoint")
+    assert ep["failed"] == 0 and ep["output_tokens"] == 10 and ep["accept_length"] == 1.0
+    assert set(ep["per_category"]) == {"a", "b"} and "speedup" in ep
