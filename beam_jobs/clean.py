@@ -20,7 +20,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from beam_jobs import io as bio
 from beam_jobs.dedupe import (NearDupConfig, band_keys, bucket_pairs, contamination_hits, exact_key, lsh_params,
-                              normalise, signature)
+                              normalise, shingles, signature)
 from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 
@@ -96,17 +96,25 @@ def keep_first(kv):
         yield from _dead("exact_dedupe", "exact_duplicate", p, f"exact duplicate (after normalisation) of {group[0]['id']}")
 
 
+def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, Any, list[str]]:
+    """(normalised text, LSH band keys): the text travels with the band entries so that candidates
+    can be verified with the exact shingle Jaccard inside the bucket."""
+    norm = normalise(text)
+    sig = signature(norm, near, shingles(norm, near))
+    bands, rows = lsh_params(threshold, near.num_perm, near.lsh_recall)
+    return norm, sig, band_keys(sig, bands, rows)
+
+
 class Sketch(beam.DoFn):
-    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, signature))."""
+    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, signature, normalised text))."""
     def __init__(self, near: NearDupConfig, threshold: float):
         self.near, self.threshold = near, threshold
 
     def process(self, p):
-        sig = signature(normalise(_user_text(p)), self.near)
-        bands, rows = lsh_params(self.threshold, self.near.num_perm)
+        norm, sig, keys = _sketch(_user_text(p), self.near, self.threshold)
         yield (p["id"], p)
-        for key in band_keys(sig, bands, rows):
-            yield beam.pvalue.TaggedOutput("bands", (key, ("p", _order(p), p["id"], sig)))
+        for key in keys:
+            yield beam.pvalue.TaggedOutput("bands", (key, ("p", _order(p), p["id"], sig, norm)))
 
 
 class SketchEval(beam.DoFn):
@@ -114,26 +122,26 @@ class SketchEval(beam.DoFn):
         self.near, self.threshold = near, threshold
 
     def process(self, p):
-        sig = signature(normalise(_user_text(p)), self.near)
-        bands, rows = lsh_params(self.threshold, self.near.num_perm)
+        norm, sig, keys = _sketch(_user_text(p), self.near, self.threshold)
         ref = f"{os.path.basename(p['provenance']['file'])}:{p['provenance']['record']}"
-        for key in band_keys(sig, bands, rows):
-            yield (key, ("e", ref, sig))
+        for key in keys:
+            yield (key, ("e", ref, sig, norm))
 
 
 class Bucket(beam.DoFn):
-    """One LSH bucket -> ('near', (id, (rep_order, rep_id))) and ('contam', (id, eval_ref)) decisions."""
+    """One LSH bucket -> ('near', (id, (rep_order, rep_id))) and ('contam', (id, eval_ref)) decisions,
+    each verified with the exact shingle Jaccard."""
     def __init__(self, near: NearDupConfig, near_on: bool, decontam_threshold: float):
         self.near, self.near_on, self.decontam_threshold = near, near_on, decontam_threshold
 
     def process(self, kv):
         _, members = kv
-        prompts = [(m[1], m[2], m[3]) for m in members if m[0] == "p"]
-        evals = [(m[1], m[2]) for m in members if m[0] == "e"]
+        prompts = [m[1:] for m in members if m[0] == "p"]
+        evals = [m[1:] for m in members if m[0] == "e"]
         if self.near_on and len(prompts) > 1:
-            for pid, rep in bucket_pairs(prompts, self.near.threshold, self.near.max_group):
+            for pid, rep in bucket_pairs(prompts, self.near):
                 yield (pid, ("near", rep))
-        for pid, ref in contamination_hits(prompts, evals, self.decontam_threshold):
+        for pid, ref in contamination_hits(prompts, evals, self.near, self.decontam_threshold):
             yield (pid, ("contam", ref))
 
 

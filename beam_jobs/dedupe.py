@@ -1,8 +1,11 @@
 """Normalisation, exact-dedupe keys and MinHash-LSH helpers for the clean stage (datasketch sketches).
 
 Normalisation (NFKC, case-fold, collapsed whitespace) is for hashing only; the kept text is the original.
-Near duplicates: character n-gram shingles (short prompts have too few word n-grams), a MinHash per
-prompt, LSH band keys whose collisions are verified against the estimated Jaccard similarity.
+Near duplicates: shingles (character 3-grams by default: a one-word edit of a short prompt keeps most of
+its 3-grams, while word n-grams of a 20-word prompt lose a large share of theirs), a MinHash per prompt,
+and LSH band keys. The bands are sized for recall at the threshold (a pair exactly at it collides with
+probability >= `lsh_recall`), so they yield extra candidates; every candidate is then verified with the
+exact Jaccard similarity of the two shingle sets, so the MinHash estimate never decides on its own.
 """
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from functools import lru_cache
 import numpy as np
 
 _WS = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+SHINGLE_KINDS = ("char", "word")
 
 
 def normalise(text: str) -> str:
@@ -27,11 +32,21 @@ def exact_key(norm: str) -> str:
 
 @dataclass
 class NearDupConfig:
-    threshold: float = 0.8        # estimated Jaccard at or above which two prompts are near duplicates
-    num_perm: int = 128
-    ngram: int = 5                # character shingle length
+    threshold: float = 0.8        # exact Jaccard of the shingle sets at or above which two prompts are near duplicates
+    num_perm: int = 128           # MinHash permutations (candidate generation only; pairs are verified exactly)
+    shingle: str = "char"         # shingle kind: char (n-grams of characters) or word (n-grams of words)
+    ngram: int = 3                # shingle length (characters or words)
     seed: int = 1
+    lsh_recall: float = 0.995     # LSH bands are chosen so a pair at the threshold becomes a candidate with this probability
     max_group: int = 1000         # representatives compared per LSH bucket (bounds the pairwise work)
+
+    def __post_init__(self):
+        if self.shingle not in SHINGLE_KINDS:
+            raise ValueError(f"near.shingle must be one of {SHINGLE_KINDS}, got {self.shingle!r}")
+        if self.ngram < 1 or self.num_perm < 2:
+            raise ValueError("near.ngram must be >= 1 and near.num_perm >= 2")
+        if not 0.0 < self.lsh_recall < 1.0:
+            raise ValueError(f"near.lsh_recall must be in (0, 1), got {self.lsh_recall}")
 
 
 @lru_cache(maxsize=8)
@@ -40,26 +55,50 @@ def _template(num_perm: int, seed: int):
     return MinHash(num_perm=num_perm, seed=seed)
 
 
+def collision_probability(j: float, bands: int, rows: int) -> float:
+    """Probability that two sets of Jaccard `j` share at least one LSH band."""
+    return 1.0 - (1.0 - j ** rows) ** bands
+
+
 @lru_cache(maxsize=16)
-def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
-    """(bands, rows) minimising false positives + negatives at `threshold` (datasketch's optimiser)."""
-    from datasketch import MinHashLSH
-    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-    return lsh.b, lsh.r
+def lsh_params(threshold: float, num_perm: int, recall: float = 0.995) -> tuple[int, int]:
+    """(bands, rows): the most rows per band (fewest spurious candidates) such that a pair exactly at
+    `threshold` still collides with probability >= `recall`. (datasketch's optimiser balances false
+    positives against false negatives instead: at 0.8 with 128 permutations it catches a pair at the
+    threshold only 40% of the time, and the exact verification below makes false positives cheap.)"""
+    best = (num_perm, 1)
+    for rows in range(1, num_perm + 1):
+        bands = num_perm // rows
+        if collision_probability(threshold, bands, rows) >= recall:
+            best = (bands, rows)
+    return best
 
 
-def shingles(norm: str, n: int) -> list[bytes]:
+def shingles(norm: str, cfg: NearDupConfig) -> set[str]:
+    """The shingle set of a normalised text; a text shorter than one shingle is its own single shingle."""
+    n = cfg.ngram
+    if cfg.shingle == "word":
+        words = _WORD.findall(norm) or [norm]
+        return {" ".join(words[i:i + n]) for i in range(max(1, len(words) - n + 1))}
     if len(norm) <= n:
-        return [norm.encode("utf-8")]
-    return list({norm[i:i + n].encode("utf-8") for i in range(len(norm) - n + 1)})
+        return {norm}
+    return {norm[i:i + n] for i in range(len(norm) - n + 1)}
 
 
-def signature(norm: str, cfg: NearDupConfig) -> np.ndarray:
+def jaccard(a: set, b: set) -> float:
+    if not a and not b:
+        return 1.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+def signature(norm: str, cfg: NearDupConfig, shingle_set: set[str] | None = None) -> np.ndarray:
     """MinHash hash values (uint32 under datasketch's affine32 scheme)."""
     from datasketch import MinHash
     t = _template(cfg.num_perm, cfg.seed)
     m = MinHash(num_perm=cfg.num_perm, seed=cfg.seed, permutations=t.permutations, scheme=t.scheme)
-    m.update_batch(shingles(norm, cfg.ngram))
+    s = shingle_set if shingle_set is not None else shingles(norm, cfg)
+    m.update_batch([x.encode("utf-8") for x in sorted(s)])
     return m.hashvalues.astype(np.uint32)
 
 
@@ -69,41 +108,72 @@ def band_keys(sig: np.ndarray, bands: int, rows: int) -> list[str]:
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """MinHash estimate of the Jaccard similarity (used to pre-screen candidates, never to decide)."""
     return float(np.mean(a == b))
 
 
-def bucket_pairs(members: list[tuple], threshold: float, max_group: int) -> list[tuple[str, tuple]]:
-    """Near-duplicate decisions inside one LSH bucket. `members` are (order, id, sig); in `order`
-    each member is compared with the bucket's representatives so far (vectorised) and either becomes
-    one or is paired with the earliest similar one. Returns (dup_id, (rep_order, rep_id)) pairs;
-    deterministic whatever the order the runner delivered the members in."""
+def _screen(num_perm: int) -> float:
+    """How far below the threshold a MinHash estimate may fall and still be verified: 5 standard
+    deviations of the estimate at J=0.5 (its widest), so the screen drops a true pair with probability
+    < 1e-6 while sparing the exact check for clearly different prompts."""
+    return 5 * (0.25 / num_perm) ** 0.5
+
+
+class _Shingles:
+    """Shingle sets computed on first use: most bucket members never reach the exact check."""
+    def __init__(self, cfg: NearDupConfig):
+        self.cfg, self.cache = cfg, {}
+
+    def __call__(self, key, norm: str) -> set[str]:
+        s = self.cache.get(key)
+        if s is None:
+            s = self.cache[key] = shingles(norm, self.cfg)
+        return s
+
+
+def bucket_pairs(members: list[tuple], cfg: NearDupConfig) -> list[tuple[str, tuple]]:
+    """Near-duplicate decisions inside one LSH bucket. `members` are (order, id, sig, norm); in `order`
+    each member is compared with the bucket's representatives so far and either becomes one or is
+    paired with the earliest representative whose exact shingle Jaccard reaches the threshold (the
+    MinHash estimate only pre-screens, vectorised). Returns (dup_id, (rep_order, rep_id)) pairs;
+    deterministic whatever order the runner delivered the members in."""
     members = sorted(members, key=lambda m: (m[0], m[1]))
+    floor = cfg.threshold - _screen(cfg.num_perm)
+    sh = _Shingles(cfg)
     reps: list[tuple] = []
     rep_sigs = None
     out = []
-    for order, pid, sig in members:
+    for order, pid, sig, norm in members:
+        rep = None
         if rep_sigs is not None:
-            sims = (rep_sigs == sig).mean(axis=1)
-            hit = np.nonzero(sims >= threshold)[0]
-            if hit.size:
-                r = reps[int(hit[0])]
-                out.append((pid, (r[0], r[1])))
-                continue
-        if len(reps) < max_group:
-            reps.append((order, pid))
+            for k in np.nonzero((rep_sigs == sig).mean(axis=1) >= floor)[0]:
+                r = reps[int(k)]
+                if jaccard(sh(pid, norm), sh(r[1], r[2])) >= cfg.threshold:
+                    rep = r
+                    break
+        if rep is not None:
+            out.append((pid, (rep[0], rep[1])))
+        elif len(reps) < cfg.max_group:
+            reps.append((order, pid, norm))
             rep_sigs = sig[None, :] if rep_sigs is None else np.vstack([rep_sigs, sig[None, :]])
     return out
 
 
-def contamination_hits(prompts: list[tuple], evals: list[tuple], threshold: float) -> list[tuple[str, str]]:
-    """(prompt_id, eval_id) for prompts in one bucket whose similarity to an eval prompt >= threshold."""
+def contamination_hits(prompts: list[tuple], evals: list[tuple], cfg: NearDupConfig,
+                       threshold: float) -> list[tuple[str, str]]:
+    """(prompt_id, eval_ref) for prompts (order, id, sig, norm) in one bucket whose exact shingle Jaccard
+    with an eval prompt (ref, sig, norm) reaches `threshold`; the first such eval by ref."""
     if not prompts or not evals:
         return []
     evals = sorted(evals, key=lambda e: e[0])
     esigs = np.stack([e[1] for e in evals])
+    floor = threshold - _screen(cfg.num_perm)
+    sh = _Shingles(cfg)
     out = []
-    for _, pid, sig in prompts:
-        hit = np.nonzero((esigs == sig).mean(axis=1) >= threshold)[0]
-        if hit.size:
-            out.append((pid, evals[int(hit[0])][0]))
+    for _, pid, sig, norm in sorted(prompts, key=lambda m: (m[0], m[1])):
+        for k in np.nonzero((esigs == sig).mean(axis=1) >= floor)[0]:
+            ref, _, enorm = evals[int(k)]
+            if jaccard(sh(("p", pid), norm), sh(("e", ref), enorm)) >= threshold:
+                out.append((pid, ref))
+                break
     return out
