@@ -95,7 +95,9 @@ def main():
     ap.add_argument("--head", default=None, help="exported head (eaglekit train export); default: untrained head")
     ap.add_argument("--target", default="embedded")
     ap.add_argument("--tree", default="5,4,8", help="tree setting STEPS,TOPK,NUM_DRAFT_TOKENS")
-    ap.add_argument("--threads", type=int, default=2)
+    # 1 thread: on a shared 2-core box, 2-thread GEMMs on multi-token verify passes stall (measured 2.2 s vs
+    # 0.075 s per step under load) while the 1-token baseline barely notices: that would not be a fair race
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     from eaglekit.models import load_target
