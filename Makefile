@@ -20,8 +20,7 @@ $(VENV)/.installed: setup.cfg pyproject.toml setup.py
 	touch $@
 
 demo: setup
-	$(EK) doctor
-	$(EK) models list
+	$(EK) quickstart --workdir runs/quickstart
 
 test: setup
 	$(PY) -m pytest
