@@ -16,11 +16,12 @@ from typing import Any, Iterable
 
 import apache_beam as beam
 import click
+import numpy as np
 from apache_beam.io.filesystems import FileSystems
 
 from beam_jobs import io as bio
 from beam_jobs.dedupe import (NearDupConfig, band_keys, bucket_pairs, contamination_hits, exact_key, lsh_params,
-                              normalise, shingles, signature)
+                              normalise, signature)
 from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 
@@ -100,13 +101,14 @@ def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, Any,
     """(normalised text, LSH band keys): the text travels with the band entries so that candidates
     can be verified with the exact shingle Jaccard inside the bucket."""
     norm = normalise(text)
-    sig = signature(norm, near, shingles(norm, near))
+    sig = signature(norm, near)
     bands, rows = lsh_params(threshold, near.num_perm, near.lsh_recall)
-    return norm, sig, band_keys(sig, bands, rows)
+    # bytes, not an ndarray: Beam's fast coder encodes bytes natively but pickles arrays, once per band
+    return norm, sig.tobytes(), band_keys(sig, bands, rows)
 
 
 class Sketch(beam.DoFn):
-    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, signature, normalised text))."""
+    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, signature bytes, normalised text))."""
     def __init__(self, near: NearDupConfig, threshold: float):
         self.near, self.threshold = near, threshold
 
@@ -136,8 +138,8 @@ class Bucket(beam.DoFn):
 
     def process(self, kv):
         _, members = kv
-        prompts = [m[1:] for m in members if m[0] == "p"]
-        evals = [m[1:] for m in members if m[0] == "e"]
+        prompts = [(m[1], m[2], np.frombuffer(m[3], np.uint32), m[4]) for m in members if m[0] == "p"]
+        evals = [(m[1], np.frombuffer(m[2], np.uint32), m[3]) for m in members if m[0] == "e"]
         if self.near_on and len(prompts) > 1:
             for pid, rep in bucket_pairs(prompts, self.near):
                 yield (pid, ("near", rep))

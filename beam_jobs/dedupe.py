@@ -1,4 +1,4 @@
-"""Normalisation, exact-dedupe keys and MinHash-LSH helpers for the clean stage (datasketch sketches).
+"""Normalisation, exact-dedupe keys and MinHash-LSH helpers for the clean stage (numpy-vectorised sketches).
 
 Normalisation (NFKC, case-fold, collapsed whitespace) is for hashing only; the kept text is the original.
 Near duplicates: shingles (character 3-grams by default: a one-word edit of a short prompt keeps most of
@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,12 +48,6 @@ class NearDupConfig:
             raise ValueError("near.ngram must be >= 1 and near.num_perm >= 2")
         if not 0.0 < self.lsh_recall < 1.0:
             raise ValueError(f"near.lsh_recall must be in (0, 1), got {self.lsh_recall}")
-
-
-@lru_cache(maxsize=8)
-def _template(num_perm: int, seed: int):
-    from datasketch import MinHash
-    return MinHash(num_perm=num_perm, seed=seed)
 
 
 def collision_probability(j: float, bands: int, rows: int) -> float:
@@ -92,14 +87,60 @@ def jaccard(a: set, b: set) -> float:
     return inter / (len(a) + len(b) - inter)
 
 
-def signature(norm: str, cfg: NearDupConfig, shingle_set: set[str] | None = None) -> np.ndarray:
-    """MinHash hash values (uint32 under datasketch's affine32 scheme)."""
-    from datasketch import MinHash
-    t = _template(cfg.num_perm, cfg.seed)
-    m = MinHash(num_perm=cfg.num_perm, seed=cfg.seed, permutations=t.permutations, scheme=t.scheme)
-    s = shingle_set if shingle_set is not None else shingles(norm, cfg)
-    m.update_batch([x.encode("utf-8") for x in sorted(s)])
-    return m.hashvalues.astype(np.uint32)
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: spreads polynomial n-gram codes over all 64 bits (uint64, wrapping)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _ngram_codes(units: np.ndarray, n: int) -> np.ndarray:
+    """64-bit codes of every n-gram of `units` (code points or word hashes), vectorised."""
+    if len(units) <= n:
+        n = max(1, len(units))
+        units = units if len(units) else np.zeros(1, np.uint64)
+    m = len(units) - n + 1
+    code = np.zeros(m, np.uint64)
+    for k in range(n):  # Horner over the window; uint64 arithmetic wraps, which is what a hash wants
+        code = code * np.uint64(1_000_003) + units[k:k + m]
+    return _mix64(code)
+
+
+def shingle_codes(norm: str, cfg: NearDupConfig) -> np.ndarray:
+    """The distinct 64-bit codes of the text's shingles (same shingles as `shingles`)."""
+    if cfg.shingle == "word":
+        words = _WORD.findall(norm) or [norm]
+        units = np.array([zlib.crc32(w.encode("utf-8")) for w in words], np.uint64)
+    else:
+        units = np.frombuffer(norm.encode("utf-32-le"), np.uint32).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return np.unique(_ngram_codes(units, cfg.ngram))
+
+
+@lru_cache(maxsize=8)
+def _permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Multiply-add-shift hash functions ((a*x + b) mod 2^64) >> 32, one per permutation."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    a = rng.integers(1, 2 ** 63, num_perm, dtype=np.uint64, endpoint=False) | np.uint64(1)
+    b = rng.integers(0, 2 ** 63, num_perm, dtype=np.uint64, endpoint=False)
+    return a[:, None], b[:, None]
+
+
+def signature(norm: str, cfg: NearDupConfig, codes: np.ndarray | None = None) -> np.ndarray:
+    """MinHash signature (uint32 per permutation), vectorised over shingles and permutations with numpy
+    (datasketch hashes shingle by shingle in Python, which dominated the sketch stage)."""
+    codes = shingle_codes(norm, cfg) if codes is None else codes
+    a, b = _permutations(cfg.num_perm, cfg.seed)
+    x = (codes >> np.uint64(32)) ^ (codes & np.uint64(0xFFFFFFFF))   # fold to 32 bits for multiply-shift
+    out = np.empty(cfg.num_perm, np.uint32)
+    step = max(1, (1 << 20) // cfg.num_perm)                   # bounds the (perm x shingle) block
+    with np.errstate(over="ignore"):
+        for i in range(0, len(x), step):
+            block = ((a * x[None, i:i + step] + b) >> np.uint64(32)).astype(np.uint32).min(axis=1)
+            out = block if i == 0 else np.minimum(out, block)
+    return out
 
 
 def band_keys(sig: np.ndarray, bands: int, rows: int) -> list[str]:

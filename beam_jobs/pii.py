@@ -207,24 +207,45 @@ def apply_policy(text: str, results, policies: dict[str, str]) -> PiiResult:
 
 
 class PiiFilter:
-    """Batched PII analysis: one `nlp.pipe` over the batch, then Presidio's recognizers per text on the
-    precomputed artifacts."""
+    """Batched PII analysis: one `nlp.pipe` (NER only) over the batch. NER-backed entities (PERSON, ...)
+    are read straight off `doc.ents` through Presidio's own label mapping and scores; Presidio's
+    `analyze()` (pattern recognizers, context enhancement, on precomputed artifacts) runs only for texts
+    where a pattern entity's exact precondition holds (digits, '@', ...), so most texts never pay for
+    building NlpArtifacts or for the recognizer loop."""
 
     def __init__(self, cfg: PiiConfig):
         self.cfg = cfg
         self.analyzer = build_analyzer(cfg.model, fast=True, language=cfg.language)
+        from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # after build_analyzer's fast import
         self.entities = sorted(cfg.policies)
+        # entities that only the spaCy recognizer finds take the direct path; any entity another
+        # recognizer also covers (PHONE_NUMBER, ...) stays on the Presidio path
+        registry = self.analyzer.registry
+        self.ner_entities = [e for e in self.entities if all(
+            isinstance(r, SpacyRecognizer) for r in registry.get_recognizers(cfg.language, entities=[e]))]
+        self.pattern_entities = [e for e in self.entities if e not in self.ner_entities]
+
+    def _ner_results(self, doc) -> list:
+        """What Presidio's SpacyRecognizer would report for `doc` (same mapping, ignore list and score)."""
+        from presidio_analyzer import RecognizerResult
+        engine = self.analyzer.nlp_engine
+        ents, scores = engine._get_updated_entities(engine._get_entities(doc), engine._get_scores_for_entities(doc))
+        return [RecognizerResult(e.label_, e.start_char, e.end_char, score)
+                for e, score in zip(ents, scores)
+                if e.label_ in self.ner_entities and score >= self.cfg.score_threshold]
 
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
         texts = list(texts)
         engine = self.analyzer.nlp_engine
+        nlp = engine.nlp[self.cfg.language]
         out = []
-        for text, artifacts in engine.process_batch(texts, self.cfg.language, batch_size=self.cfg.batch_size):
-            entities = entities_for(text, self.entities)
-            if not entities:
-                out.append(PiiResult(text, {}, None))
-                continue
-            results = self.analyzer.analyze(text, language=self.cfg.language, entities=entities,
-                                            nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
-            out.append(apply_policy(text, results, self.cfg.policies))
+        for text, doc in zip(texts, nlp.pipe(texts, batch_size=self.cfg.batch_size)):
+            patterns = entities_for(text, self.pattern_entities)
+            if patterns:  # the full Presidio path, NER entities included
+                artifacts = engine._doc_to_nlp_artifact(doc, self.cfg.language)
+                results = self.analyzer.analyze(text, language=self.cfg.language, entities=self.ner_entities + patterns,
+                                                nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
+            else:
+                results = self._ner_results(doc) if self.ner_entities else []
+            out.append(apply_policy(text, results, self.cfg.policies) if results else PiiResult(text, {}, None))
         return out
