@@ -20,7 +20,7 @@ import numpy as np
 from apache_beam.io.filesystems import FileSystems
 
 from beam_jobs import io as bio
-from beam_jobs.dedupe import (NearDupConfig, band_keys, bucket_pairs, contamination_hits, exact_key, lsh_params,
+from beam_jobs.dedupe import (ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits, exact_key, lsh_params,
                               normalise, signature)
 from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig
 from beam_jobs.readers import ReaderConfig, file_format, read_file
@@ -102,7 +102,7 @@ def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, Any,
     can be verified with the exact shingle Jaccard inside the bucket."""
     norm = normalise(text)
     sig = signature(norm, near)
-    bands, rows = lsh_params(threshold, near.num_perm, near.lsh_recall)
+    bands, rows = lsh_params(threshold, near.num_perm, near.lsh_recall, near.lsh_spurious)
     # bytes, not an ndarray: Beam's fast coder encodes bytes natively but pickles arrays, once per band
     return norm, sig.tobytes(), band_keys(sig, bands, rows)
 
@@ -136,14 +136,17 @@ class Bucket(beam.DoFn):
     def __init__(self, near: NearDupConfig, near_on: bool, decontam_threshold: float):
         self.near, self.near_on, self.decontam_threshold = near, near_on, decontam_threshold
 
+    def setup(self):
+        self.check = ExactCheck(self.near)
+
     def process(self, kv):
         _, members = kv
         prompts = [(m[1], m[2], np.frombuffer(m[3], np.uint32), m[4]) for m in members if m[0] == "p"]
         evals = [(m[1], np.frombuffer(m[2], np.uint32), m[3]) for m in members if m[0] == "e"]
         if self.near_on and len(prompts) > 1:
-            for pid, rep in bucket_pairs(prompts, self.near):
+            for pid, rep in bucket_pairs(prompts, self.near, self.check):
                 yield (pid, ("near", rep))
-        for pid, ref in contamination_hits(prompts, evals, self.near, self.decontam_threshold):
+        for pid, ref in contamination_hits(prompts, evals, self.near, self.decontam_threshold, self.check):
             yield (pid, ("contam", ref))
 
 

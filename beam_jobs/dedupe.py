@@ -39,6 +39,7 @@ class NearDupConfig:
     ngram: int = 3                # shingle length (characters or words)
     seed: int = 1
     lsh_recall: float = 0.995     # LSH bands are chosen so a pair at the threshold becomes a candidate with this probability
+    lsh_spurious: float = 0.25    # ... and a pair at half the threshold at most with this one (fewer bands, more checks)
     max_group: int = 1000         # representatives compared per LSH bucket (bounds the pairwise work)
 
     def __post_init__(self):
@@ -46,8 +47,8 @@ class NearDupConfig:
             raise ValueError(f"near.shingle must be one of {SHINGLE_KINDS}, got {self.shingle!r}")
         if self.ngram < 1 or self.num_perm < 2:
             raise ValueError("near.ngram must be >= 1 and near.num_perm >= 2")
-        if not 0.0 < self.lsh_recall < 1.0:
-            raise ValueError(f"near.lsh_recall must be in (0, 1), got {self.lsh_recall}")
+        if not (0.0 < self.lsh_recall < 1.0 and 0.0 < self.lsh_spurious <= 1.0):
+            raise ValueError("near.lsh_recall must be in (0, 1) and near.lsh_spurious in (0, 1]")
 
 
 def collision_probability(j: float, bands: int, rows: int) -> float:
@@ -56,17 +57,28 @@ def collision_probability(j: float, bands: int, rows: int) -> float:
 
 
 @lru_cache(maxsize=16)
-def lsh_params(threshold: float, num_perm: int, recall: float = 0.995) -> tuple[int, int]:
-    """(bands, rows): the most rows per band (fewest spurious candidates) such that a pair exactly at
-    `threshold` still collides with probability >= `recall`. (datasketch's optimiser balances false
-    positives against false negatives instead: at 0.8 with 128 permutations it catches a pair at the
-    threshold only 40% of the time, and the exact verification below makes false positives cheap.)"""
-    best = (num_perm, 1)
+def lsh_params(threshold: float, num_perm: int, recall: float = 0.995, spurious: float = 0.25) -> tuple[int, int]:
+    """(bands, rows) for candidate generation: the fewest bands (each band is one shuffled element per
+    prompt, the main Beam cost of near dedupe) such that a pair exactly at `threshold` collides with
+    probability >= `recall` while a pair at half the threshold collides with probability <= `spurious`
+    (candidates are verified exactly, so spurious ones only cost time). Falls back to the most recall
+    `num_perm` allows. (datasketch's optimiser balances false positives against false negatives instead:
+    at 0.8 with 128 permutations it catches a pair at the threshold only 40% of the time.)"""
+    options = []  # (P(collision at threshold/2), bands, rows)
     for rows in range(1, num_perm + 1):
-        bands = num_perm // rows
-        if collision_probability(threshold, bands, rows) >= recall:
-            best = (bands, rows)
-    return best
+        # the fewest bands reaching `recall` with this many rows, if num_perm has that many
+        bands = next((b for b in range(1, num_perm // rows + 1)
+                      if collision_probability(threshold, b, rows) >= recall), None)
+        if bands is not None:
+            options.append((collision_probability(threshold / 2, bands, rows), bands, rows))
+    if not options:
+        return num_perm, 1
+    ok = [o for o in options if o[0] <= spurious]
+    if ok:
+        _, bands, rows = min(ok, key=lambda o: (o[1], -o[2]))
+    else:  # too few permutations for both: keep recall, with the fewest spurious candidates
+        _, bands, rows = min(options)
+    return bands, rows
 
 
 def shingles(norm: str, cfg: NearDupConfig) -> set[str]:
@@ -160,19 +172,34 @@ def _screen(num_perm: int) -> float:
     return 5 * (0.25 / num_perm) ** 0.5
 
 
-class _Shingles:
-    """Shingle sets computed on first use: most bucket members never reach the exact check."""
-    def __init__(self, cfg: NearDupConfig):
-        self.cfg, self.cache = cfg, {}
+class ExactCheck:
+    """Exact-Jaccard verification with memory: shingle sets are built on first use (most bucket members
+    never reach the check), and a pair that collides in several bands is verified once. One instance
+    may serve many buckets (a DoFn keeps one); it forgets everything past `max_items` entries."""
+    def __init__(self, cfg: NearDupConfig, max_items: int = 200_000):
+        self.cfg, self.max_items = cfg, max_items
+        self.sets: dict = {}
+        self.pairs: dict = {}
 
-    def __call__(self, key, norm: str) -> set[str]:
-        s = self.cache.get(key)
+    def _set(self, key, norm: str) -> set[str]:
+        s = self.sets.get(key)
         if s is None:
-            s = self.cache[key] = shingles(norm, self.cfg)
+            if len(self.sets) >= self.max_items:
+                self.sets.clear()
+            s = self.sets[key] = shingles(norm, self.cfg)
         return s
 
+    def at_least(self, a, norm_a: str, b, norm_b: str, threshold: float) -> bool:
+        key = (a, b, threshold)
+        hit = self.pairs.get(key)
+        if hit is None:
+            if len(self.pairs) >= self.max_items:
+                self.pairs.clear()
+            hit = self.pairs[key] = jaccard(self._set(a, norm_a), self._set(b, norm_b)) >= threshold
+        return hit
 
-def bucket_pairs(members: list[tuple], cfg: NearDupConfig) -> list[tuple[str, tuple]]:
+
+def bucket_pairs(members: list[tuple], cfg: NearDupConfig, check: ExactCheck | None = None) -> list[tuple[str, tuple]]:
     """Near-duplicate decisions inside one LSH bucket. `members` are (order, id, sig, norm); in `order`
     each member is compared with the bucket's representatives so far and either becomes one or is
     paired with the earliest representative whose exact shingle Jaccard reaches the threshold (the
@@ -180,7 +207,7 @@ def bucket_pairs(members: list[tuple], cfg: NearDupConfig) -> list[tuple[str, tu
     deterministic whatever order the runner delivered the members in."""
     members = sorted(members, key=lambda m: (m[0], m[1]))
     floor = cfg.threshold - _screen(cfg.num_perm)
-    sh = _Shingles(cfg)
+    check = check or ExactCheck(cfg)
     reps: list[tuple] = []
     rep_sigs = None
     out = []
@@ -189,7 +216,7 @@ def bucket_pairs(members: list[tuple], cfg: NearDupConfig) -> list[tuple[str, tu
         if rep_sigs is not None:
             for k in np.nonzero((rep_sigs == sig).mean(axis=1) >= floor)[0]:
                 r = reps[int(k)]
-                if jaccard(sh(pid, norm), sh(r[1], r[2])) >= cfg.threshold:
+                if check.at_least(("p", pid), norm, ("p", r[1]), r[2], cfg.threshold):
                     rep = r
                     break
         if rep is not None:
@@ -200,8 +227,8 @@ def bucket_pairs(members: list[tuple], cfg: NearDupConfig) -> list[tuple[str, tu
     return out
 
 
-def contamination_hits(prompts: list[tuple], evals: list[tuple], cfg: NearDupConfig,
-                       threshold: float) -> list[tuple[str, str]]:
+def contamination_hits(prompts: list[tuple], evals: list[tuple], cfg: NearDupConfig, threshold: float,
+                       check: ExactCheck | None = None) -> list[tuple[str, str]]:
     """(prompt_id, eval_ref) for prompts (order, id, sig, norm) in one bucket whose exact shingle Jaccard
     with an eval prompt (ref, sig, norm) reaches `threshold`; the first such eval by ref."""
     if not prompts or not evals:
@@ -209,12 +236,12 @@ def contamination_hits(prompts: list[tuple], evals: list[tuple], cfg: NearDupCon
     evals = sorted(evals, key=lambda e: e[0])
     esigs = np.stack([e[1] for e in evals])
     floor = threshold - _screen(cfg.num_perm)
-    sh = _Shingles(cfg)
+    check = check or ExactCheck(cfg)
     out = []
     for _, pid, sig, norm in sorted(prompts, key=lambda m: (m[0], m[1])):
         for k in np.nonzero((esigs == sig).mean(axis=1) >= floor)[0]:
             ref, _, enorm = evals[int(k)]
-            if jaccard(sh(("p", pid), norm), sh(("e", ref), enorm)) >= threshold:
+            if check.at_least(("p", pid), norm, ("e", ref), enorm, threshold):
                 out.append((pid, ref))
                 break
     return out

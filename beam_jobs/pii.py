@@ -6,6 +6,7 @@ recognizers, so a batch costs one NER pass instead of one full-pipeline `analyze
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -79,7 +80,7 @@ class PiiConfig:
     model: str = DEFAULT_MODEL
     policies: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_POLICIES))
     score_threshold: float = 0.3
-    batch_size: int = 256
+    batch_size: int = 64                  # nlp.pipe batch (64 measured fastest for spaCy's small NER)
     language: str = "en"
 
     def __post_init__(self):
@@ -130,6 +131,33 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
     return keep
 
 
+def _blas_limiter():
+    """threadpoolctl's controller for numpy's BLAS, or None when threadpoolctl is not installed."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
+
+
+@contextlib.contextmanager
+def _numpy_ops():
+    """Build thinc layers on numpy's BLAS (OpenBLAS) instead of blis: on AVX-512 machines its sgemm is ~3x
+    faster and cuts NER time by ~25% with the same entities. Only when threadpoolctl can pin OpenBLAS to one
+    thread per worker (see `PiiFilter.process`): multithreaded OpenBLAS on a busy machine is 3x slower than
+    blis. Restores the previous thinc ops afterwards."""
+    if _blas_limiter() is None:
+        yield
+        return
+    from thinc.api import NumpyOps, get_current_ops, set_current_ops
+    previous = get_current_ops()
+    set_current_ops(NumpyOps(use_blis=False))
+    try:
+        yield
+    finally:
+        set_current_ops(previous)
+
+
 def _nlp_engine(model: str, fast: bool):
     """A Presidio spaCy NLP engine on a local model. `fast` loads only the NER component and uses
     lower-cased tokens as lemmas (context words still match; the lemmatizer needs the tagger)."""
@@ -140,7 +168,8 @@ def _nlp_engine(model: str, fast: bool):
     class _Engine(SpacyNlpEngine):
         def load(self):
             exclude = list(NON_NER_COMPONENTS) if fast else []
-            self.nlp = {m["lang_code"]: spacy.load(m["model_name"], exclude=exclude) for m in self.models}
+            with _numpy_ops() if fast else contextlib.nullcontext():
+                self.nlp = {m["lang_code"]: spacy.load(m["model_name"], exclude=exclude) for m in self.models}
 
         def _doc_to_nlp_artifact(self, doc, language):
             art = super()._doc_to_nlp_artifact(doc, language)
@@ -224,6 +253,7 @@ class PiiFilter:
         self.ner_entities = [e for e in self.entities if all(
             isinstance(r, SpacyRecognizer) for r in registry.get_recognizers(cfg.language, entities=[e]))]
         self.pattern_entities = [e for e in self.entities if e not in self.ner_entities]
+        self.blas = _blas_limiter()
 
     def _ner_results(self, doc) -> list:
         """What Presidio's SpacyRecognizer would report for `doc` (same mapping, ignore list and score)."""
@@ -238,8 +268,11 @@ class PiiFilter:
         texts = list(texts)
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
+        # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
+        with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
+            docs = list(nlp.pipe(texts, batch_size=self.cfg.batch_size))
         out = []
-        for text, doc in zip(texts, nlp.pipe(texts, batch_size=self.cfg.batch_size)):
+        for text, doc in zip(texts, docs):
             patterns = entities_for(text, self.pattern_entities)
             if patterns:  # the full Presidio path, NER entities included
                 artifacts = engine._doc_to_nlp_artifact(doc, self.cfg.language)
