@@ -165,6 +165,6 @@ def validate_schema(actual: pa.Schema, name: str, where: str = "file") -> dict[s
 def require_same(expected: Mapping[str, Any], actual: Mapping[str, Any], keys: tuple[str, ...],
                  where: str, fix: str) -> None:
     """Raise when two metadata sets differ on any of `keys` (e.g. shards from another target)."""
-    diffs = [f"{k}: {actual.get(k)!r} != {expected.get(k)!r}" for k in keys if actual.get(k) != expected.get(k)]
+    diffs = [f"{k}: found {actual.get(k)!r}, expected {expected.get(k)!r}" for k in keys if actual.get(k) != expected.get(k)]
     if diffs:
         raise ContractError(f"{where}: " + "; ".join(diffs) + f". {fix}")

@@ -125,7 +125,7 @@ def test_schema_mismatch_names_the_difference(tmp_path):
 
 
 def test_require_same_names_the_field():
-    with pytest.raises(contract.ContractError, match="tokenizer_hash: 'b' != 'a'. use the right target"):
+    with pytest.raises(contract.ContractError, match="tokenizer_hash: found 'b', expected 'a'. use the right target"):
         contract.require_same({"tokenizer_hash": "a"}, {"tokenizer_hash": "b"}, ("tokenizer_hash",),
                               where="shards", fix="use the right target")
 
