@@ -13,7 +13,6 @@ dataset, or HF `datasets.load_dataset("arrow", data_files=...)`.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import uuid
@@ -27,6 +26,7 @@ import torch
 
 from eaglekit import codecs
 from eaglekit.contract import ContractError, arrow_schema, check_metadata, require_same, validate_schema
+from eaglekit.models import file_sha256
 
 MANIFEST = "manifest.json"
 SHARD_GLOB = "shard-*.arrow"
@@ -131,14 +131,6 @@ def _batch(encoded: list[dict], schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(cols, schema=schema)
 
 
-def _sha256(path: Path, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
-
-
 class ShardWriter:
     """Streams encoded rows into token-bounded shards in `out_dir`.
 
@@ -210,7 +202,7 @@ class ShardWriter:
         self._sink.close()
         final = self.out_dir / f"shard-{self.tag}-{len(self.shards):05d}.arrow"
         entry = {"file": final.name, "rows": self._rows, "tokens": self._tokens,
-                 "bytes": self._tmp.stat().st_size, "sha256": _sha256(self._tmp),
+                 "bytes": self._tmp.stat().st_size, "sha256": file_sha256(self._tmp),
                  "compression": self._compression_used}
         os.replace(self._tmp, final)
         self.shards.append(entry)
@@ -405,7 +397,7 @@ def verify_features(path: str | os.PathLike) -> list[str]:
         if not shard.is_file():
             problems.append(f"{shard}: listed in the manifest but missing")
             continue
-        digest = _sha256(shard)
+        digest = file_sha256(shard)
         if digest != entry.get("sha256"):
             problems.append(f"{shard}: sha256 {digest[:16]}… does not match the manifest "
                             f"({str(entry.get('sha256'))[:16]}…): the shard is corrupt")

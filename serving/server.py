@@ -13,8 +13,9 @@ import queue
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -394,6 +395,31 @@ def serve_embedded(cfg, echo=print) -> None:
     echo(f"embedded EAGLE-3 engine: {json.dumps(engine.describe())}")
     echo(f"OpenAI-compatible API at http://{cfg.host}:{cfg.port}/v1  (Ctrl-C stops it)")
     uvicorn.run(app, host=cfg.host, port=cfg.port, log_level="warning")
+
+
+@contextmanager
+def running_server(app, timeout: float = 30.0) -> Iterator[str]:
+    """Run `app` with uvicorn on a free loopback port in a background thread; yields its base URL.
+    Used by tests and benchmarks that talk to a real server through a real client."""
+    import socket
+
+    import uvicorn
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + timeout
+    while not server.started:
+        if time.time() > deadline or not thread.is_alive():
+            raise RuntimeError(f"the test server on port {port} did not start within {timeout:.0f}s")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def build_engine(model: str, draft: str | None, steps: int, topk: int, num_draft_tokens: int) -> EagleEngine:

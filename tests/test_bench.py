@@ -1,17 +1,13 @@
 """`eaglekit bench`: report JSON with acceptance, TPOT, speed-up and crossover, PNG plots, and the
 endpoint path against a live embedded server."""
 import json
-import socket
-import threading
-import time
 
-import uvicorn
 from click.testing import CliRunner
 
 from serving.bench import BenchConfig, run_bench
 from serving.bench_commands import bench
 from serving.engine import EagleEngine
-from serving.server import create_app
+from serving.server import create_app, running_server
 from serving.testing import random_head
 
 
@@ -35,25 +31,13 @@ def test_bench_embedded_cli_writes_json_and_png(tmp_path):
 def test_bench_against_endpoint(tiny_target, tmp_path):
     engine = EagleEngine(tiny_target, random_head(tiny_target), 2, 1, 3)
     app = create_app(engine, model_name="tiny")
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    while not srv.started:
-        time.sleep(0.05)
-    try:
+    with running_server(app) as base:
         prompts = tmp_path / "p.jsonl"
         prompts.write_text('{"prompt": "What is", "category": "a"}\n{"messages": [{"role": "user", "content": "Hi"}], '
                            '"category": "b"}\n')
-        url = f"http://127.0.0.1:{port}/v1"
+        url = f"{base}/v1"
         rep = run_bench(BenchConfig(model="tiny", endpoint=url, baseline_endpoint=url, prompts=str(prompts),
                                     max_tokens=5, concurrency=[2], output=None))
-    finally:
-        srv.should_exit = True
-        th.join(timeout=10)
     ep = next(r for r in rep["runs"] if r["setting"] == "endpoint")
     assert ep["failed"] == 0 and ep["output_tokens"] == 10 and ep["accept_length"] == 1.0
     assert set(ep["per_category"]) == {"a", "b"} and "speedup" in ep

@@ -1,18 +1,14 @@
 """OpenAI-compatible HTTP API over the embedded engine, exercised with the official `openai` client
 against a real uvicorn server on 127.0.0.1: completions, chat, streaming, models, metrics, bad requests,
 API key, and concurrent streaming clients getting exactly their sequential outputs."""
-import socket
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import openai
 import pytest
-import uvicorn
 
 from serving.engine import EagleEngine, SamplingParams
-from serving.server import create_app
+from serving.server import create_app, running_server
 from serving.testing import self_distilled_head
 
 KEY = "sk-test-123"
@@ -24,19 +20,8 @@ def server(tiny_target):
     head = self_distilled_head(tiny_target, prompts, steps=80)
     engine = EagleEngine(tiny_target, head, 3, 2, 6)
     app = create_app(engine, model_name="tiny-eagle", api_key=KEY, max_tokens_limit=64)
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    deadline = time.time() + 20
-    while not srv.started and time.time() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", engine
-    srv.should_exit = True
-    th.join(timeout=10)
+    with running_server(app) as url:
+        yield url, engine
 
 
 @pytest.fixture(scope="module")
