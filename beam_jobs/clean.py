@@ -87,9 +87,20 @@ class Counting(beam.DoFn):
         self._counts = {}
 
 
-class ReadPrompts(Counting):
-    def __init__(self, reader: ReaderConfig, checksums: dict[str, str]):
-        self.reader, self.checksums = reader, checksums
+class Prewarm(Counting):
+    """Counting DoFn that, on a worker's first contact, starts loading the PII engine in the background
+    (see pii.prewarm), so model loading overlaps reading and deduplication."""
+    pii: PiiConfig | None = None
+
+    def setup(self):
+        if self.pii is not None:
+            from beam_jobs.pii import prewarm
+            prewarm(self.pii)
+
+
+class ReadPrompts(Prewarm):
+    def __init__(self, reader: ReaderConfig, checksums: dict[str, str], pii: PiiConfig | None = None):
+        self.reader, self.checksums, self.pii = reader, checksums, pii
 
     def process(self, path):
         for kind, item in read_file(path, self.checksums.get(path), self.reader):
@@ -101,8 +112,11 @@ class ReadPrompts(Counting):
                 yield beam.pvalue.TaggedOutput(kind, item)
 
 
-class KeepFirst(Counting):
+class KeepFirst(Prewarm):
     """Exact duplicates: the earliest prompt (provenance order) survives, the others are dead letters."""
+    def __init__(self, pii: PiiConfig | None = None):
+        self.pii = pii
+
     def process(self, kv):
         _, group = kv
         group = sorted(group, key=_order)
@@ -198,8 +212,8 @@ class PiiDoFn(Counting):
 
     def setup(self):
         if self.enabled:
-            from beam_jobs.pii import PiiFilter
-            self.filter = PiiFilter(self.cfg)
+            from beam_jobs.pii import claim_filter
+            self.filter = claim_filter(self.cfg)
 
     def process(self, batch):
         batch = list(batch)
@@ -239,12 +253,13 @@ def _sum_events(kvs: Iterable[tuple[str, int]]) -> dict[str, int]:
 
 def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_files: list[str],
                    checksums: dict[str, str], staging: str, schema) -> None:
+    pii_cfg = cfg.pii if cfg.pii_enabled else None
     read = (p | "ListInputs" >> beam.Create(files)
-              | "Read" >> beam.ParDo(ReadPrompts(cfg.reader, checksums)).with_outputs("dead", "event", main="prompts"))
+              | "Read" >> beam.ParDo(ReadPrompts(cfg.reader, checksums, pii_cfg)).with_outputs("dead", "event", main="prompts"))
     exact = (read.prompts
              | "ExactKey" >> beam.Map(lambda pr: (exact_key(normalise(_user_text(pr))), pr))
              | "GroupExact" >> beam.GroupByKey()
-             | "KeepFirst" >> beam.ParDo(KeepFirst()).with_outputs("dead", "event", main="prompts"))
+             | "KeepFirst" >> beam.ParDo(KeepFirst(pii_cfg)).with_outputs("dead", "event", main="prompts"))
     band_threshold = min(cfg.near.threshold, cfg.decontam_threshold)
     sk = exact.prompts | "Sketch" >> beam.ParDo(Sketch(cfg.near, band_threshold)).with_outputs("bands", main="keyed")
     band_sources = [sk.bands]

@@ -282,3 +282,48 @@ class PiiFilter:
                 results = self._ner_results(doc) if self.ner_entities else []
             out.append(apply_policy(text, results, self.cfg.policies) if results else PiiResult(text, {}, None))
         return out
+
+
+# One ready-built filter per worker process and config, built in a background thread while the worker
+# is still reading and deduplicating, so the PII stage does not start with a second of model loading.
+_PREWARM: dict[str, tuple] = {}
+_PREWARM_LOCK = __import__("threading").Lock()
+
+
+def _key(cfg: PiiConfig) -> str:
+    return repr(sorted(vars(cfg).items()))
+
+
+def prewarm(cfg: PiiConfig) -> None:
+    """Start building a PiiFilter for `cfg` in a daemon thread (once per process and config)."""
+    import threading
+    key = _key(cfg)
+    with _PREWARM_LOCK:
+        if key in _PREWARM:
+            return
+        box: list = []
+
+        def build():
+            try:
+                box.append(PiiFilter(cfg))
+            except Exception as e:  # surfaced by claim_filter, which then builds (and raises) in the caller
+                box.append(e)
+
+        thread = threading.Thread(target=build, name="pii-prewarm", daemon=True)
+        _PREWARM[key] = (thread, box)
+        thread.start()
+
+
+def claim_filter(cfg: PiiConfig) -> PiiFilter:
+    """The prewarmed filter for `cfg` if one is waiting (each is handed out once: DoFn instances never
+    share a spaCy pipeline across threads), else a new one."""
+    with _PREWARM_LOCK:
+        entry = _PREWARM.get(_key(cfg))
+    if entry is not None:
+        thread, box = entry
+        thread.join()
+        with _PREWARM_LOCK:
+            got = box.pop() if box else None
+        if isinstance(got, PiiFilter):
+            return got
+    return PiiFilter(cfg)
