@@ -6,7 +6,7 @@ clean pipeline on DirectRunner and a naive baseline (a Python set for exact dupe
 `analyze()` per prompt with the full spaCy pipeline), and reports throughput of both, their ratio, PII
 recall (prompt level: no planted value survives) and near-dup recall/precision against the plants.
 
-    python bench/clean.py [--quick] [--n 5000] [--runner-args "--direct_running_mode=multi_processing ..."]
+    python bench/clean.py [--quick] [--n 5000] [--beam-args "--direct_running_mode=in_memory"]
 """
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ TEMPLATES = [
     "Give me three arguments for and against this claim: {}", "Translate into French: {}",
     "What would a historian say about this? {}", "Turn this into a haiku: {}", "Critique this plan: {}",
 ]
+# DirectRunner as a user would set it on this 2-core machine: one worker process per core. The baseline
+# is a naive single-process loop, as the issue asks.
+DEFAULT_BEAM_ARGS = "--direct_running_mode=multi_processing --direct_num_workers=2"
 PII_KINDS = ("PERSON", "EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "SSN", "IP", "ADDRESS")
 
 
@@ -127,7 +130,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="N=1500, baseline on 300 prompts")
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--baseline-n", type=int, default=None, help="prompts the baseline rate is measured on")
-    ap.add_argument("--beam-args", default="", help="extra Beam flags for the pipeline run")
+    ap.add_argument("--beam-args", default=DEFAULT_BEAM_ARGS,
+                    help="Beam flags for the pipeline run (default: what a user runs on a 2-core box)")
     args = ap.parse_args(argv)
     n = args.n or (1500 if args.quick else 5000)
     bn = min(n, args.baseline_n or (300 if args.quick else 1500))
@@ -142,6 +146,7 @@ def main(argv=None):
         for r in rows:
             f.write(json.dumps(r) + "\n")
 
+    load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     manifest = run_clean(CleanConfig(inputs=[src], output=os.path.join(tmp, "out")), beam_args=shlex.split(args.beam_args))
     pipe_s = time.perf_counter() - t0
@@ -172,6 +177,8 @@ def main(argv=None):
         "pii_prompts_checked": len(pii_checked), "pii_leaks": sorted(leaks.values()),
         "exact_dup_recall": round(exact_recall, 4), "near_dup_dropped": len(dropped_near),
         "pii_entities": manifest["pii_entities"], "beam_args": args.beam_args,
+        # the machine is shared: a busy box slows both runs, but not necessarily equally
+        "load_avg_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     result = {"bench": "clean", "targets": {
         "speedup_vs_baseline": {"value": round(pipe_rate / base_rate, 2), "op": ">=", "goal": 5},

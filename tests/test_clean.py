@@ -184,3 +184,106 @@ def test_cli_passes_beam_flags_and_reports_missing_input(dedupe_input, tmp_path)
     assert glob.glob(str(tmp_path / "o" / "prompts-*.jsonl"))
     res = runner.invoke(clean_command, ["--input", str(tmp_path / "missing*.jsonl"), "--output", str(tmp_path / "x")])
     assert res.exit_code != 0 and "no input matches" in res.output
+
+
+# --- near dedupe: recall-sized LSH bands, exact-Jaccard verification -------------------------------
+
+def _pair_near(threshold):
+    """Two prompts whose exact char-3-gram Jaccard is just above / just below `threshold`."""
+    from beam_jobs.dedupe import jaccard, shingles
+    cfg = NearDupConfig()
+    base = normalise(LONG_A)
+    words = base.split()
+    above = below = None
+    for k in range(1, len(words)):  # replace the last k words: similarity falls as k grows
+        other = " ".join(words[:-k] + ["zq" * 3] * k)
+        if jaccard(shingles(base, cfg), shingles(other, cfg)) >= threshold:
+            above = (other, jaccard(shingles(base, cfg), shingles(other, cfg)))
+    for k in range(1, len(words)):  # the first k words, so `below` is not near `above` either
+        other = " ".join(["qz" * 3] * k + words[k:])
+        j = jaccard(shingles(base, cfg), shingles(other, cfg))
+        if j < threshold:
+            below = (other, j)
+            break
+    return base, above, below
+
+
+def test_lsh_bands_meet_recall_and_bound_spurious_candidates():
+    from beam_jobs.dedupe import collision_probability, lsh_params
+    for t in (0.6, 0.8, 0.9):
+        bands, rows = lsh_params(t, 128, 0.995, 0.25)
+        assert bands * rows <= 128
+        assert collision_probability(t, bands, rows) >= 0.995
+    bands, rows = lsh_params(0.8, 128, 0.995, 0.25)
+    assert collision_probability(0.4, bands, rows) <= 0.25
+    # datasketch's default optimiser for 0.8 (9 bands x 13 rows) would miss most pairs at the threshold
+    assert collision_probability(0.8, 9, 13) < 0.5
+
+
+def test_numpy_minhash_matches_exact_jaccard():
+    from beam_jobs.dedupe import jaccard, shingle_codes, shingles
+    cfg = NearDupConfig()
+    texts = [normalise(t) for t in (LONG_A, LONG_B, LONG_C, LONG_A.replace("better", "best"), "hi", "")]
+    for t in texts:
+        assert len(shingle_codes(t, cfg)) == len(shingles(t, cfg))
+    for a in texts[:4]:
+        for b in texts[:4]:
+            est = similarity(signature(a, cfg), signature(b, cfg))
+            assert abs(est - jaccard(shingles(a, cfg), shingles(b, cfg))) < 0.2
+    assert (signature(texts[0], cfg) == signature(texts[0], cfg)).all()
+
+
+def test_exact_jaccard_decides_not_the_estimate():
+    from beam_jobs.dedupe import bucket_pairs
+    cfg = NearDupConfig(threshold=0.8)
+    base, above, below = _pair_near(0.8)
+    assert above and below and above[1] >= 0.8 > below[1]
+    sig = signature(base, cfg)
+    fake_close = sig.copy()                        # estimate 1.0 for a pair that is really below 0.8
+    fake_far = sig.copy()
+    fake_far[: int(0.25 * len(sig))] += 1           # estimate 0.75 (< 0.8, above the screen) for a pair above it
+    rep = (("f", 0, 0), "rep", sig, base)
+    assert bucket_pairs([rep, (("f", 1, 0), "below", fake_close, below[0])], cfg) == []
+    assert bucket_pairs([rep, (("f", 2, 0), "above", fake_far, above[0])], cfg) == [("above", (("f", 0, 0), "rep"))]
+    # real signatures, members delivered out of order: the earliest is the representative
+    real = [(("f", 2, 0), "above", signature(above[0], cfg), above[0]), rep]
+    assert bucket_pairs(real, cfg) == [("above", (("f", 0, 0), "rep"))]
+
+
+def test_near_dedupe_pipeline_keeps_pair_below_threshold(tmp_path):
+    base, above, below = _pair_near(0.8)
+    src = _write_jsonl(tmp_path / "n.jsonl", [{"prompt": base}, {"prompt": above[0]}, {"prompt": below[0]}])
+    m = run_clean(CleanConfig(inputs=[src], output=str(tmp_path / "out"), pii_enabled=False))
+    rows, dead = _outputs(tmp_path / "out")
+    assert sorted(r["provenance"]["record"] for r in rows) == [0, 2]
+    assert [(d["record"], d["reason"]) for d in dead] == [(1, "near_duplicate")]
+    assert m["stages"]["near_dedupe"] == {"in": 3, "out": 2, "dropped": {"near_duplicate": 1}}
+
+
+# --- PII fast path -------------------------------------------------------------------------------
+
+def test_ner_fast_path_matches_presidio_analyze(pii_filter):
+    """Texts with no pattern precondition skip analyze(); their PERSON spans must be what analyze() finds."""
+    from beam_jobs.pii import apply_policy
+    texts = ["Please tell Mary Johnson the meeting moved", "Write a poem about Barack Obama and Paris",
+             "How do rainbows form?", "My colleague Robert Brown asked me about the plan",
+             "Call Alice Walker at 415-555-2671 tomorrow"]
+    fast = pii_filter.process(texts)
+    engine = pii_filter.analyzer.nlp_engine
+    for text, got in zip(texts, fast):
+        art = next(iter(engine.process_batch([text], "en")))[1]
+        ref = pii_filter.analyzer.analyze(text, language="en", entities=pii_filter.entities, nlp_artifacts=art,
+                                          score_threshold=pii_filter.cfg.score_threshold)
+        want = apply_policy(text, ref, pii_filter.cfg.policies)
+        assert (got.text, got.counts, got.drop_reason) == (want.text, want.counts, want.drop_reason), text
+    assert "Mary Johnson" not in fast[0].text and fast[2].counts == {}
+
+
+def test_prewarmed_filter_is_handed_out_once():
+    from beam_jobs.pii import PiiConfig, PiiFilter, claim_filter, prewarm
+    cfg = PiiConfig(score_threshold=0.31)  # a config of its own, so other tests' filters do not interfere
+    prewarm(cfg)
+    prewarm(cfg)  # idempotent
+    a, b = claim_filter(cfg), claim_filter(cfg)
+    assert isinstance(a, PiiFilter) and isinstance(b, PiiFilter) and a is not b
+    assert "<PERSON>" in a.process(["Please tell Mary Johnson the meeting moved"])[0].text
