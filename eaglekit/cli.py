@@ -31,6 +31,11 @@ def _present(module: str) -> bool:
         return False
 
 
+def _is_user_error(err: Exception) -> bool:
+    defined_here = type(err).__module__.split(".")[0] in ("eaglekit", "beam_jobs", "serving", "schemas")
+    return defined_here or isinstance(err, (FileNotFoundError, NotADirectoryError, PermissionError))
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx):
         lazy = [name for name, (mod, _, _) in STAGE_GROUPS.items() if _present(mod)]
@@ -41,6 +46,18 @@ class LazyGroup(click.Group):
             module, attr, _ = STAGE_GROUPS[name]
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:
+            # Errors eaglekit raises on purpose (bad input, wrong model, contract mismatch) carry a message
+            # that names the problem and the fix: show it, not a traceback. Anything else is a bug: re-raise.
+            if _is_user_error(err):
+                raise click.ClickException(f"{type(err).__name__}: {err}") from err
+            raise
 
     def format_commands(self, ctx, formatter):
         rows = []

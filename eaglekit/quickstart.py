@@ -137,7 +137,11 @@ def _load_existing(name: str, out: Path) -> dict:
 def quickstart(workdir, prompts, train_steps, target):
     """Run clean -> generate -> featurize -> train -> bench on embedded defaults and report."""
     from rich.console import Console
-    logging.getLogger("apache_beam").setLevel(logging.ERROR)
+    from transformers.utils import logging as hf_logging
+    # The report is the output: keep library chatter (weight-loading bars, Beam's GCP notices) out of it.
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    logging.getLogger().setLevel(logging.ERROR)
     console = Console()
     cfg = QuickstartConfig(workdir=workdir, prompts=prompts, train_steps=train_steps, target=target)
     start = time.time()

@@ -34,3 +34,15 @@ def test_models_list_json():
     assert r.exit_code == 0
     specs = [m["spec"] for m in json.loads(r.output)]
     assert specs == ["embedded", "tiny"]
+
+
+def test_user_errors_become_messages_not_tracebacks(tmp_path):
+    r = CliRunner().invoke(main, ["data", "inspect", str(tmp_path / "missing")])
+    assert r.exit_code == 1 and "no such features directory" in r.output and "Traceback" not in r.output
+
+
+def test_bugs_still_raise():
+    from eaglekit.cli import _is_user_error
+    from eaglekit.models import ModelError
+    assert _is_user_error(ModelError("x")) and _is_user_error(FileNotFoundError("x"))
+    assert not _is_user_error(KeyError("x")) and not _is_user_error(ZeroDivisionError())
