@@ -6,7 +6,7 @@ clean pipeline on DirectRunner and a naive baseline (a Python set for exact dupe
 `analyze()` per prompt with the full spaCy pipeline), and reports throughput of both, their ratio, PII
 recall (prompt level: no planted value survives) and near-dup recall/precision against the plants.
 
-    python bench/clean.py [--quick] [--n 5000] [--beam-args "--direct_running_mode=in_memory"]
+    python bench/clean.py [--quick] [--n 5000] [--beam-args="--direct_running_mode=in_memory"]
 """
 from __future__ import annotations
 
