@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from serving import kv as KV
 from serving import tree as T
 
 
@@ -80,6 +81,12 @@ def _past_len(cache) -> int:
 
 def compact_cache(cache, keep: torch.Tensor) -> None:
     """Keep only sequence positions `keep` (sorted) in every layer of an HF DynamicCache, in place."""
+    if all(isinstance(layer, KV.GrowingLayer) for layer in cache.layers):
+        moved = (keep != torch.arange(keep.numel())).nonzero()  # keep = [0..start) + rows: only rows move
+        start = int(moved[0]) if moved.numel() else keep.numel()
+        for layer in cache.layers:
+            layer.keep(start, keep[start:])
+        return
     for layer in cache.layers:
         if getattr(layer, "keys", None) is None or layer.keys.numel() == 0:
             continue
@@ -120,6 +127,7 @@ class EagleEngine:
                                   f"{self.model.config.hidden_size}")
         self.steps, self.topk, self.num_draft_tokens = steps, topk, num_draft_tokens
         _align_weights(self.model)
+        KV.install(self.model)
         self.device = next(self.model.parameters()).device
         self.dtype = next(self.model.parameters()).dtype
         eos = self.model.config.eos_token_id
@@ -228,8 +236,7 @@ class EagleEngine:
         return probs
 
     def _target(self, ids, positions, bias, cache, hidden: bool):
-        from transformers import DynamicCache
-        cache = cache if cache is not None else DynamicCache()
+        cache = cache if cache is not None else KV.growing_cache(self.model.config.num_hidden_layers)
         out = self.model(input_ids=ids, position_ids=positions, attention_mask=bias, past_key_values=cache,
                          use_cache=True, output_hidden_states=hidden)
         return out, cache
@@ -326,8 +333,12 @@ class EagleEngine:
             path, bonus = T.greedy_accept(tree, out.logits[0].argmax(-1).cpu())
         else:
             path, bonus = T.sampled_accept(tree, self._probs(out.logits[0], gen.params), gen.generator)
-        keep = torch.cat([torch.arange(L), L + torch.tensor(path)])
-        compact_cache(cache, keep)
+        if all(isinstance(layer, KV.GrowingLayer) for layer in cache.layers):
+            rows = L + torch.tensor(path)
+            for layer in cache.layers:
+                layer.keep(L, rows)
+        else:
+            compact_cache(cache, torch.cat([torch.arange(L), L + torch.tensor(path)]))
         accepted = [int(tree.tokens[i]) for i in path[1:]]
         new = accepted + [bonus]
         gen.verify_steps += 1
