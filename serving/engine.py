@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from serving import kv as KV
+from serving import cpu_linear, kv as KV
 from serving import tree as T
 
 
@@ -100,9 +100,13 @@ class EagleEngine:
 
     steps/topk/num_draft_tokens mean what SGLang's --speculative-num-steps/-eagle-topk/-num-draft-tokens
     mean: topk 1 is a chain (num_draft_tokens is then steps + 1), topk > 1 a tree.
+    On CPU the target's and head's linear layers are swapped in place for oneDNN pre-packed ones
+    (serving.cpu_linear: a multi-token verify pass then costs about what one token does); packed_linear=False
+    leaves the models untouched.
     """
 
-    def __init__(self, target, head=None, steps: int = 3, topk: int = 1, num_draft_tokens: int = 4):
+    def __init__(self, target, head=None, steps: int = 3, topk: int = 1, num_draft_tokens: int = 4,
+                 packed_linear: bool = True):
         self.target = target
         self.model = target.model
         self.tokenizer = target.tokenizer
@@ -128,6 +132,10 @@ class EagleEngine:
         self.steps, self.topk, self.num_draft_tokens = steps, topk, num_draft_tokens
         _align_weights(self.model)
         KV.install(self.model)
+        if packed_linear:  # in place on the shared target (and head): same math, oneDNN pre-packed weights
+            cpu_linear.pack_linears(self.model)
+            if head is not None:
+                cpu_linear.pack_linears(head)
         self.device = next(self.model.parameters()).device
         self.dtype = next(self.model.parameters()).dtype
         eos = self.model.config.eos_token_id
