@@ -35,9 +35,9 @@ def decode_rate(records) -> float:
     return toks / secs if secs else 0.0
 
 
-def measure(target, head, prompts, cats, setting, max_tokens):
+def measure(target, head, prompts, cats, setting, max_tokens, ignore_eos=True):
     engine = EagleEngine(target, head, *setting) if head is not None else EagleEngine(target, None)
-    recs, outs, wall = run_embedded(engine, prompts, cats, 1, max_tokens)
+    recs, outs, wall = run_embedded(engine, prompts, cats, 1, max_tokens, ignore_eos=ignore_eos)
     return {"decode_tok_s": decode_rate(recs), "e2e_tok_s": sum(r["tokens"] for r in recs) / wall,
             "accept_length": engine.mean_accept_length() or None, "outputs": outs}
 
@@ -95,6 +95,11 @@ def main():
     ap.add_argument("--head", default=None, help="exported head (eaglekit train export); default: untrained head")
     ap.add_argument("--target", default="embedded")
     ap.add_argument("--tree", default="5,4,8", help="tree setting STEPS,TOPK,NUM_DRAFT_TOKENS")
+    ap.add_argument("--max-tokens", type=int, default=None, help="default: 24 (--quick) or 128")
+    ap.add_argument("--num-prompts", type=int, default=None, help="default: 3 (--quick) or 15")
+    # answers end at the target's end-of-turn by default (what a served answer is; the head is trained on
+    # answers, not on whatever the model babbles past <|im_end|>); --ignore-eos forces max-tokens each
+    ap.add_argument("--ignore-eos", action="store_true")
     # 1 thread: on a shared 2-core box, 2-thread GEMMs on multi-token verify passes stall (measured 2.2 s vs
     # 0.075 s per step under load) while the 1-token baseline barely notices: that would not be a fair race
     ap.add_argument("--threads", type=int, default=1)
@@ -112,17 +117,19 @@ def main():
         print("NOTE: no --head given: measuring with an UNTRAINED randomly initialised head. Acceptance ~1 and a "
               "speed-up below 1 are the expected, honest result; pass --head DIR from `eaglekit train export`.",
               file=sys.stderr)
-    n_prompts, max_tokens = (3, 24) if args.quick else (10, 64)
+    n_prompts, max_tokens = (3, 16) if args.quick else (15, 128)
+    n_prompts, max_tokens = args.num_prompts or n_prompts, args.max_tokens or max_tokens
     items = [{"category": c, "messages": [{"role": "user", "content": q}]}
              for i in range(3) for c, qs in BUILTIN_PROMPTS.items() for q in qs[i:i + 1]][:n_prompts]
+    load_before = os.getloadavg()[0]
     prompts = [_encode(target.tokenizer, it) for it in items]
     cats = [it["category"] for it in items]
     chain, tree = (3, 1, 4), tuple(int(x) for x in args.tree.split(","))
-    base = measure(target, None, prompts, cats, None, max_tokens)
+    base = measure(target, None, prompts, cats, None, max_tokens, args.ignore_eos)
     print(f"baseline greedy: {base['decode_tok_s']:.1f} tok/s decode", file=sys.stderr)
     runs = {}
     for name, s in (("chain", chain), ("tree", tree)):
-        runs[name] = measure(target, head, prompts, cats, s, max_tokens)
+        runs[name] = measure(target, head, prompts, cats, s, max_tokens, args.ignore_eos)
         runs[name]["identical_to_greedy"] = runs[name]["outputs"] == base["outputs"]
         print(f"{name} {s}: {runs[name]['decode_tok_s']:.1f} tok/s, accept {runs[name]['accept_length']:.2f}, "
               f"identical={runs[name]['identical_to_greedy']}", file=sys.stderr)
@@ -139,6 +146,8 @@ def main():
     print(f"32 streaming clients on {conc_target.model_id}: {conc}", file=sys.stderr)
     figures = {
         "head": head_kind, "target": target.model_id, "prompts": len(prompts), "max_tokens": max_tokens,
+        "ignore_eos": args.ignore_eos, "output_tokens": sum(len(o) for o in base["outputs"]),
+        "threads": args.threads, "loadavg_1min_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "baseline_decode_tok_s": round(base["decode_tok_s"], 2),
         "chain_3_1_4": {"decode_tok_s": round(runs["chain"]["decode_tok_s"], 2),
                         "accept_length": round(runs["chain"]["accept_length"], 3),

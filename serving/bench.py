@@ -116,8 +116,9 @@ def summarise(records: list[dict], wall: float) -> dict:
 # Embedded engine, in-process (same scheduler as the server, no HTTP)
 
 def run_embedded(engine, prompt_ids: list[list[int]], categories: list[str], concurrency: int, max_tokens: int,
-                 temperature: float = 0.0) -> tuple[list[dict], list[list[int]], float]:
-    """Run all prompts with at most `concurrency` in flight, steps interleaved round-robin."""
+                 temperature: float = 0.0, ignore_eos: bool = True) -> tuple[list[dict], list[list[int]], float]:
+    """Run all prompts with at most `concurrency` in flight, steps interleaved round-robin (ignore_eos=False:
+    each answer ends at the target's end-of-turn, as served answers do)."""
     from serving.engine import SamplingParams
     pending = list(range(len(prompt_ids)))
     active, records, outputs = [], [None] * len(prompt_ids), [None] * len(prompt_ids)
@@ -126,7 +127,7 @@ def run_embedded(engine, prompt_ids: list[list[int]], categories: list[str], con
         while pending and len(active) < concurrency:
             i = pending.pop(0)
             g = engine.start(prompt_ids[i], SamplingParams(max_new_tokens=max_tokens, temperature=temperature,
-                                                           seed=i, ignore_eos=True))
+                                                           seed=i, ignore_eos=ignore_eos))
             g.started = time.perf_counter()
             active.append((i, g))
         for i, g in list(active):

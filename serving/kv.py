@@ -79,6 +79,15 @@ def growing_cache(num_layers: int) -> Cache:
     return Cache(layers=[GrowingLayer() for _ in range(num_layers)])
 
 
+_FOLD: list = [None, 0, None]  # (mask, rep, folded): every layer of one forward shares the same mask object
+
+
+def _folded(mask: torch.Tensor, rep: int, dtype) -> torch.Tensor:
+    if _FOLD[0] is not mask or _FOLD[1] != rep:
+        _FOLD[:] = [mask, rep, mask.to(dtype).repeat(1, 1, rep, 1)]
+    return _FOLD[2]
+
+
 def gqa_sdpa_attention(module, query, key, value, attention_mask, dropout: float = 0.0, scaling=None,
                        is_causal=None, **kwargs):
     """HF attention function (same contract as transformers' sdpa_attention_forward) that folds the query
@@ -96,7 +105,7 @@ def gqa_sdpa_attention(module, query, key, value, attention_mask, dropout: float
             torch.finfo(query.dtype).min)[None, None]
     if rep > 1:
         q = query.reshape(b, hkv, rep * s, d)  # head h = g * rep + r: rows (r, s) of group g
-        mask = attention_mask.repeat(1, 1, rep, 1) if attention_mask is not None and s > 1 else attention_mask
+        mask = _folded(attention_mask, rep, q.dtype) if attention_mask is not None and s > 1 else attention_mask
     else:
         q, mask = query, attention_mask
     out = torch.nn.functional.scaled_dot_product_attention(
