@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 EK := $(VENV)/bin/eaglekit
 export TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS :=
 export TOKENIZERS_PARALLELISM := false
+export OMP_WAIT_POLICY ?= PASSIVE
 
 .PHONY: setup demo test clean-venv
 
