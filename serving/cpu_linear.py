@@ -39,6 +39,17 @@ class PackedLinear(nn.Module):
             return F.linear(x, self.weight, self.bias)
         return torch.ops.mkldnn._linear_pointwise(x, self._packed, self.bias, "none", [], "")
 
+    def __deepcopy__(self, memo):
+        # the packed oneDNN tensor is opaque (no storage to copy): copy the parameters and pack again
+        import copy
+        lin = nn.Linear(self.in_features, self.out_features, bias=self.bias is not None)
+        lin.weight = copy.deepcopy(self.weight, memo)
+        if self.bias is not None:
+            lin.bias = copy.deepcopy(self.bias, memo)
+        new = PackedLinear(lin)
+        memo[id(self)] = new
+        return new
+
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, packed=oneDNN"
 

@@ -63,3 +63,7 @@ def test_packed_linear_matches_linear_and_keeps_parameters():
     x = torch.randn(2, 64, requires_grad=True)  # autograd on: the stock path, gradients flow
     net(x).sum().backward()
     assert x.grad is not None
+    twin = copy.deepcopy(net)  # packed tensors are opaque: a deep copy re-packs (models get copied in tests)
+    with torch.inference_mode():
+        x = torch.randn(3, 64)
+        torch.testing.assert_close(twin(x), ref_net(x), atol=1e-5, rtol=1e-5)
