@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -44,21 +42,17 @@ def measure(target, head, prompts, cats, setting, max_tokens, ignore_eos=True):
 
 def concurrency_check(target, head, setting, n_clients, max_tokens) -> dict:
     import openai
-    import uvicorn
 
-    from serving.server import create_app
+    from serving.server import create_app, running_server
     engine = EagleEngine(target, head, *setting)
     app = create_app(engine, model_name="bench", max_tokens_limit=max_tokens)
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    th = threading.Thread(target=server.run, daemon=True)
-    th.start()
-    while not server.started:
-        time.sleep(0.05)
-    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="none", max_retries=0, timeout=600)
+    with running_server(app) as base:
+        return _race_clients(openai.OpenAI(base_url=f"{base}/v1", api_key="none", max_retries=0, timeout=600),
+                             n_clients, max_tokens)
+
+
+def _race_clients(client, n_clients: int, max_tokens: int) -> dict:
+    """The same questions streamed one by one, then all at once: failures and identical outputs."""
     questions = [f"Question {i}: {q}" for i, q in enumerate(
         [q for qs in BUILTIN_PROMPTS.values() for q in qs] * 3)][:n_clients]
 
@@ -81,8 +75,6 @@ def concurrency_check(target, head, setting, n_clients, max_tokens) -> dict:
     with ThreadPoolExecutor(n_clients) as pool:
         concurrent = list(pool.map(stream, questions))
     t_conc = time.perf_counter() - t0
-    server.should_exit = True
-    th.join(timeout=10)
     failed = sum(isinstance(x, Exception) for x in sequential + concurrent)
     same = sum(a == b for a, b in zip(sequential, concurrent) if not isinstance(a, Exception))
     return {"clients": n_clients, "failed": failed, "identical": same, "sequential_s": t_seq,
