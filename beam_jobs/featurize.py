@@ -184,9 +184,9 @@ def feature_meta(target, cfg: FeaturizeConfig) -> dict:
 # Beam pieces
 
 def _load_extractor(cfg: FeaturizeConfig) -> FeatureExtractor:
-    from eaglekit.config import TargetConfig
+    from eaglekit.config import torch_dtype
     from eaglekit.models import load_target
-    target = load_target(cfg.target, dtype=TargetConfig(dtype=cfg.dtype).torch_dtype(), device=cfg.device)
+    target = load_target(cfg.target, dtype=torch_dtype(cfg.dtype), device=cfg.device)
     meta = feature_meta(target, cfg)
     return FeatureExtractor(target, meta["aux_layer_ids"], cfg.teacher, cfg.topk, cfg.batch_tokens)
 

@@ -68,10 +68,10 @@ class HFBackend:
 
     def __init__(self, cfg: GenerateConfig):
         import torch
-        from eaglekit.config import TargetConfig
+        from eaglekit.config import torch_dtype
         from eaglekit.models import load_target
         self.cfg = cfg
-        self.target = load_target(cfg.target, dtype=TargetConfig(dtype=cfg.dtype).torch_dtype(), device=cfg.device)
+        self.target = load_target(cfg.target, dtype=torch_dtype(cfg.dtype), device=cfg.device)
         self.tokenizer = self.target.tokenizer
         self.stop_ids = generation_stop_ids(self.tokenizer, self.target.model)
         pad = self.tokenizer.pad_token_id

@@ -1,8 +1,9 @@
-"""Typed configuration shared by the CLI and the library. Stage configs (clean, generate, featurize,
-train, serve) live beside their stage and are built from these shared pieces."""
+"""Configuration helpers shared by the CLI and the library. Each stage's typed config dataclass lives
+beside its stage (CleanConfig, GenerateConfig, FeaturizeConfig, TrainConfig, BenchConfig); these build
+and check them from plain mappings such as a YAML run config."""
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields, is_dataclass
+from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, Mapping
 
 
@@ -10,21 +11,13 @@ class ConfigError(ValueError):
     """A configuration value is unknown or invalid; the message names it."""
 
 
-@dataclass
-class TargetConfig:
-    """Which target model to load and which of its layers EAGLE-3 reads."""
-    spec: str = "embedded"                       # see eaglekit.models: embedded | tiny | folder | .gguf | hub id
-    dtype: str = "float32"                       # float32 on CPU; bfloat16/float16 on GPU
-    device: str = "cpu"
-    aux_layer_ids: tuple[int, ...] | None = None  # None: EAGLE-3 defaults for the target's depth
-    aux_layer_convention: str = "hf"             # convention of aux_layer_ids: hf | sglang
-
-    def torch_dtype(self):
-        import torch
-        try:
-            return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[self.dtype]
-        except KeyError:
-            raise ConfigError(f"target.dtype must be float32, bfloat16 or float16, got {self.dtype!r}") from None
+def torch_dtype(name: str):
+    """The torch dtype for a config's `dtype` string: float32 on CPU; bfloat16/float16 on GPU."""
+    import torch
+    try:
+        return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+    except KeyError:
+        raise ConfigError(f"dtype must be float32, bfloat16 or float16, got {name!r}") from None
 
 
 def from_mapping(cls, values: Mapping[str, Any] | None, where: str):
