@@ -194,6 +194,6 @@ def print_report(cfg: QuickstartConfig, out: dict, console) -> None:
     console.print("Next:\n"
                   f"  eaglekit data inspect {work / 'features'}\n"
                   f"  eaglekit serve --model embedded --draft {work / 'head-sglang'} --backend embedded\n"
-                  "  eaglekit beam run --config run.yaml --runner DataflowRunner --project P --region R "
+                  "  eaglekit beam run --config eaglekit/data/run.yaml --runner DataflowRunner --project P --region R "
                   "--temp_location gs://B/tmp --setup_file ./setup.py   (GPU workers: accelerator in run.yaml)\n"
                   "  eaglekit serve --model meta-llama/Llama-3.1-8B-Instruct --draft HEAD --backend sglang  (on a GPU)")
