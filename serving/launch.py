@@ -220,17 +220,25 @@ def sglang_args(cfg: ServeConfig) -> list[str]:
                  "--speculative-num-draft-tokens", str(cfg.num_draft_tokens)]
         if cfg.disable_overlap_schedule:
             args.append("--disable-overlap-schedule")  # the overlap scheduler is SGLang's default for EAGLE3
-    if cfg.mem_fraction is not None:
-        args += ["--mem-fraction-static", str(cfg.mem_fraction)]
-    if cfg.cuda_graph_max_bs is not None:
-        args += ["--cuda-graph-max-bs-decode", str(cfg.cuda_graph_max_bs)]
-    if cfg.max_running_requests is not None:
-        args += ["--max-running-requests", str(cfg.max_running_requests)]
-    if cfg.api_key:
-        args += ["--api-key", cfg.api_key]
-    if cfg.served_model_name:
-        args += ["--served-model-name", cfg.served_model_name]
-    return args + list(cfg.extra_args)
+    return args + _optional_flags(cfg, SGLANG_FLAGS) + list(cfg.extra_args)
+
+
+# The same settings under each server's own flag names; a setting left unset is not passed at all.
+SGLANG_FLAGS = {"mem_fraction": "--mem-fraction-static", "cuda_graph_max_bs": "--cuda-graph-max-bs-decode",
+                "max_running_requests": "--max-running-requests", "api_key": "--api-key",
+                "served_model_name": "--served-model-name"}
+VLLM_FLAGS = {"mem_fraction": "--gpu-memory-utilization", "max_running_requests": "--max-num-seqs",
+              "cuda_graph_max_bs": "--max-cudagraph-capture-size", "api_key": "--api-key",
+              "served_model_name": "--served-model-name"}
+
+
+def _optional_flags(cfg: ServeConfig, flags: dict[str, str]) -> list[str]:
+    out = []
+    for field_name, flag in flags.items():
+        value = getattr(cfg, field_name)
+        if value is not None and value != "":
+            out += [flag, str(value)]
+    return out
 
 
 def sglang_command(cfg: ServeConfig, python: str | None = None) -> list[str]:
@@ -244,17 +252,7 @@ def vllm_command(cfg: ServeConfig) -> list[str]:
             raise LaunchError("vLLM drafts EAGLE-3 as a chain only: use --topk 1 (or --backend sglang for trees)")
         spec = {"method": "eagle3", "model": str(cfg.draft), "num_speculative_tokens": cfg.num_steps}
         cmd += ["--speculative-config", json.dumps(spec)]
-    if cfg.mem_fraction is not None:
-        cmd += ["--gpu-memory-utilization", str(cfg.mem_fraction)]
-    if cfg.max_running_requests is not None:
-        cmd += ["--max-num-seqs", str(cfg.max_running_requests)]
-    if cfg.cuda_graph_max_bs is not None:
-        cmd += ["--max-cudagraph-capture-size", str(cfg.cuda_graph_max_bs)]
-    if cfg.api_key:
-        cmd += ["--api-key", cfg.api_key]
-    if cfg.served_model_name:
-        cmd += ["--served-model-name", cfg.served_model_name]
-    return cmd + list(cfg.extra_args)
+    return cmd + _optional_flags(cfg, VLLM_FLAGS) + list(cfg.extra_args)
 
 
 def build_command(cfg: ServeConfig) -> list[str]:
