@@ -101,7 +101,7 @@ def run_quickstart(cfg: QuickstartConfig, console) -> dict:
         out = work / folder
         if _done(out, marker) and _valid(name, out):
             console.print(f"[dim]{name:<10} skipped: {out} is complete[/]")
-            results[name] = _load_existing(name, out)
+            results[name] = {"head": str(out)} if name == "export" else json.loads((out / marker).read_text())
             timings[name] = 0.0
             continue
         start = time.time()
@@ -120,13 +120,6 @@ def _valid(name: str, out: Path) -> bool:
         except (ContractError, OSError, ValueError):
             return False
     return True
-
-
-def _load_existing(name: str, out: Path) -> dict:
-    marker = {"train": "summary.json", "bench": "report.json"}.get(name, "manifest.json")
-    if name == "export":
-        return {"head": str(out)}
-    return json.loads((out / marker).read_text())
 
 
 @click.command()
