@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from eaglekit.models import align_cpu_weights
 from serving import cpu_linear, kv as KV
 from serving import tree as T
 
@@ -61,18 +62,6 @@ class Generation:
     def accept_length(self) -> float:
         """SGLang's spec_accept_length: tokens from verify steps / verify steps (bonus included)."""
         return self.spec_tokens / self.verify_steps if self.verify_steps else 0.0
-
-
-def _align_weights(model) -> None:
-    """Copy CPU weights that sit unaligned in a safetensors memory map into fresh (aligned) memory.
-
-    Measured here: SmolLM2 loaded from its cache has fp32 weights at 40 mod 64 bytes, and a [4 x 576] @
-    [576 x 1536] matmul on them takes 16 ms instead of 0.18 ms (the M=1 path is unaffected), which would
-    make every multi-token verify pass ~100x slower than it should be.
-    """
-    for p in model.parameters():
-        if p.device.type == "cpu" and p.data_ptr() % 64:
-            p.data = p.data.clone()
 
 
 def _past_len(cache) -> int:
@@ -130,7 +119,7 @@ class EagleEngine:
                 raise EngineError(f"head expects target hidden size {cfg.target_hidden_size}, target has "
                                   f"{self.model.config.hidden_size}")
         self.steps, self.topk, self.num_draft_tokens = steps, topk, num_draft_tokens
-        _align_weights(self.model)
+        align_cpu_weights(self.model)  # targets built outside load_target too
         KV.install(self.model)
         if packed_linear:  # in place on the shared target (and head): same math, oneDNN pre-packed weights
             cpu_linear.pack_linears(self.model)
