@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 import typing
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
@@ -118,7 +119,7 @@ def _type_ok(value: Any, hint: Any) -> bool:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is Any:
         return True
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+    if origin in (typing.Union, types.UnionType):
         return any(_type_ok(value, a) for a in args)
     if hint is type(None):
         return value is None
