@@ -1,5 +1,5 @@
 """Train an EAGLE-3 draft head on feature shards: streamed, packed batches; training-time-test unroll;
-soft cross-entropy against the target restricted to the draft vocabulary; DDP under torchrun;
+soft cross-entropy against the target restricted to the draft vocabulary; DDP or FSDP under torchrun;
 checkpoints that resume exactly (model, optimizer, scheduler, step, data position, RNG).
 
 Label alignment (REFERENCE §4). Position t holds the target's aux states after token x_t. Step k of the
@@ -34,6 +34,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
+from torch.distributed.tensor import DTensor
 
 from eaglekit.contract import ContractError, require_same
 from eaglekit.draft import DraftConfig, Eagle3Draft
@@ -71,6 +72,7 @@ class TrainConfig:
     save_every: int = 200
     keep_checkpoints: int = 2
     nan_policy: str = "skip"                   # skip | stop
+    parallel: str = "ddp"                      # ddp | fsdp (under torchrun; one process ignores it)
     resume: bool = False
     device: str = "auto"                       # auto | cpu | cuda
     prefetch: int = 4                          # batches prepared ahead by the loader thread
@@ -422,15 +424,52 @@ def _set_rng_state(s: dict) -> None:
         torch.cuda.set_rng_state_all(s["cuda"])
 
 
-def save_checkpoint(path: Path, draft: Eagle3Draft, info: dict, opt=None, sched=None, state: dict | None = None):
-    """Write a checkpoint directory atomically (temp dir + rename)."""
+def wrap_parallel(model: "TTTModel", parallel: str, world: int, device: torch.device) -> nn.Module:
+    """The module the training step calls: the model itself (one process), DDP (replicated weights, averaged
+    gradients) or FSDP2 (weights, gradients and AdamW state sharded across ranks, gathered per step).
+    FSDP shards the whole TTT model as one unit: the unroll calls the head K times per step, so one
+    all-gather per step beats one per call, and a one-layer head has nothing finer worth sharding."""
+    if parallel not in ("ddp", "fsdp"):
+        raise TrainError(f"parallel must be 'ddp' or 'fsdp', got {parallel!r}")
+    if world == 1:
+        return model
+    if parallel == "fsdp":
+        from torch.distributed.fsdp import fully_shard
+        return fully_shard(model, reshard_after_forward=False)
+    return nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+
+
+def gather_state(model: "TTTModel", opt=None) -> tuple[dict, dict | None]:
+    """Full (unsharded) head weights keyed like Eagle3Draft.state_dict() and optimizer state keyed by
+    parameter name, on CPU. A collective under FSDP: every rank calls it, rank 0 gets the tensors."""
+    from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict,
+                                                         get_optimizer_state_dict)
+    sharded = dist.is_initialized() and any(isinstance(p, DTensor) for p in model.parameters())
+    options = StateDictOptions(full_state_dict=True, cpu_offload=sharded)
+    weights = {k.removeprefix("draft."): v.detach().cpu().contiguous()
+               for k, v in get_model_state_dict(model, options=options).items()}
+    return weights, (get_optimizer_state_dict(model, opt, options=options) if opt is not None else None)
+
+
+def load_optimizer_state(model: "TTTModel", opt, state: dict) -> None:
+    """Install a gathered optimizer state (gather_state) on this rank, re-sharding it under FSDP."""
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+    set_optimizer_state_dict(model, opt, optim_state_dict=state, options=StateDictOptions(full_state_dict=True))
+
+
+def save_checkpoint(path: Path, weights: "dict | nn.Module", info: dict, opt_state: dict | None = None, sched=None,
+                    state: dict | None = None):
+    """Write a checkpoint directory atomically (temp dir + rename): head weights (a gather_state dict or an
+    unsharded Eagle3Draft), and for a resumable checkpoint the optimizer/scheduler/RNG/loop state."""
+    if isinstance(weights, nn.Module):
+        weights = {k: v.detach().cpu().contiguous() for k, v in weights.state_dict().items()}
     tmp = path.with_name(f".tmp-{path.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    save_file({k: v.detach().cpu().contiguous() for k, v in draft.state_dict().items()}, str(tmp / "model.safetensors"))
+    save_file(weights, str(tmp / "model.safetensors"))
     (tmp / "draft.json").write_text(json.dumps(info, indent=1))
-    if opt is not None:
-        torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict(), "rng": _rng_state(),
+    if opt_state is not None:
+        torch.save({"optimizer": opt_state, "scheduler": sched.state_dict(), "rng": _rng_state(),
                     "state": state}, tmp / "trainer.pt")
         (tmp / "trainer_state.json").write_text(json.dumps(state, indent=1))
     if path.exists():
@@ -527,9 +566,7 @@ def train(cfg: TrainConfig, target=None) -> dict:
             "train_config": asdict(cfg), "data_meta": meta, "target": target.metadata()}
 
     model = TTTModel(draft, cfg.ttt_steps, cfg.step_weight)
-    ddp = model
-    if world > 1:
-        ddp = nn.parallel.DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    wrapped = wrap_parallel(model, cfg.parallel, world, device)  # FSDP shards `model` in place
     opt = torch.optim.AdamW(draft.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
     warmup = max(1, int(cfg.warmup_ratio * total_steps))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(total_steps, warmup, cfg.min_lr_ratio))
@@ -539,7 +576,7 @@ def train(cfg: TrainConfig, target=None) -> dict:
     counters = {"skipped_nan": 0, "tokens": 0}
     if cfg.resume and resume_from is not None:
         ck = torch.load(resume_from / "trainer.pt", weights_only=False)
-        opt.load_state_dict(ck["optimizer"])
+        load_optimizer_state(model, opt, ck["optimizer"])
         sched.load_state_dict(ck["scheduler"])
         _set_rng_state(ck["rng"])
         st = ck["state"]
@@ -571,7 +608,7 @@ def train(cfg: TrainConfig, target=None) -> dict:
         sup, lmask, tgt_k = step_masks(b, tgt, cfg.ttt_steps)
         denom = _all_sum(lmask.sum(dim=(1, 2)).float())
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
-            loss, stats = (ddp if train_mode else model)(b, target_sig, sup, lmask, tgt_k, denom, float(world))
+            loss, stats = (wrapped if train_mode else model)(b, target_sig, sup, lmask, tgt_k, denom, float(world))
         return loss, stats, denom
 
     def evaluate() -> dict:
@@ -615,6 +652,8 @@ def train(cfg: TrainConfig, target=None) -> dict:
             opt.zero_grad(set_to_none=True)
             loss.backward()
             gnorm = torch.nn.utils.clip_grad_norm_(draft.parameters(), cfg.grad_clip)
+            if isinstance(gnorm, DTensor):
+                gnorm = gnorm.full_tensor()
             if torch.isfinite(gnorm):
                 opt.step()
             else:
@@ -646,13 +685,15 @@ def train(cfg: TrainConfig, target=None) -> dict:
                     log({"step": step, "eval": True} | ev)
                     if ev["sim_accept_len"] > best["sim_accept_len"]:
                         best = {"sim_accept_len": ev["sim_accept_len"], "step": step, "eval": ev}
+                        weights, _ = gather_state(model)
                         if rank == 0:
-                            save_checkpoint(out / "best", draft, info | {"step": step, "eval": ev})
+                            save_checkpoint(out / "best", weights, info | {"step": step, "eval": ev})
             if step % cfg.save_every == 0 or step == total_steps:
+                weights, opt_state = gather_state(model, opt)
                 if rank == 0:
                     state = {"step": step, "cursor": list(cursor), "best": best, "counters": counters}
-                    save_checkpoint(out / "checkpoints" / f"step-{step:08d}", draft, info | {"step": step},
-                                    opt, sched, state)
+                    save_checkpoint(out / "checkpoints" / f"step-{step:08d}", weights, info | {"step": step},
+                                    opt_state, sched, state)
                     for old in sorted((out / "checkpoints").glob("step-*"))[: -cfg.keep_checkpoints]:
                         shutil.rmtree(old, ignore_errors=True)
                 if dist.is_initialized():
@@ -667,13 +708,16 @@ def train(cfg: TrainConfig, target=None) -> dict:
             metrics_f.close()
         if tb is not None:
             tb.close()
-    if best["step"] is None and rank == 0 and not summary["stopped_early"]:
+    if best["step"] is None and not summary["stopped_early"]:
         # No held-out rows: the last weights are the result.
-        save_checkpoint(out / "best", draft, info | {"step": step, "eval": None})
+        weights, _ = gather_state(model)
+        if rank == 0:
+            save_checkpoint(out / "best", weights, info | {"step": step, "eval": None})
     summary.update({"step": step, "total_steps": total_steps, "best_checkpoint": str(out / "best"),
                     "best_step": best["step"], "sim_accept_len": best["sim_accept_len"] if best["step"] else None,
                     "best_eval": best.get("eval"), "vocab": vocab_report, "skipped_nan": counters["skipped_nan"],
-                    "tokens": counters["tokens"], "world_size": world})
+                    "tokens": counters["tokens"], "world_size": world,
+                    "parallel": cfg.parallel if world > 1 else "none"})
     if rank == 0:
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

@@ -24,6 +24,7 @@ _HELP = {
     "batch_size": "Packed rows per process per optimizer step.",
     "max_steps": "Optimizer steps (overrides --epochs).",
     "nan_policy": "Non-finite batch or gradient: skip (and count) or stop.",
+    "parallel": "Under torchrun: ddp (replicated head) or fsdp (weights, grads and AdamW state sharded).",
     "resume": "Continue the run in --out from its latest checkpoint.",
     "stop_after": "Stop after this step as if killed (testing resume).",
 }

@@ -1,5 +1,5 @@
 """The trainer: TTT attention mask, label alignment, the unroll equals chain drafting, overfitting,
-resume equality, DDP equality, clear errors."""
+resume equality, DDP and FSDP equality (FSDP resume too), clear errors."""
 import json
 import os
 import subprocess
@@ -146,22 +146,43 @@ def test_resume_equals_uninterrupted(tmp_path, tiny_target, sharp_shards):
     assert set(lf) == set(lp) and all(abs(lf[s] - lp[s]) < 1e-5 for s in lf)
 
 
-def test_ddp_two_gloo_processes_equal_single_process(tmp_path, tiny_target, sharp_shards):
-    common = ["--data", str(sharp_shards), "--target", "tiny", "--seq-len", "48", "--ttt-steps", "2",
+def torchrun_train(data, out, port: int, *extra: str) -> None:
+    """`eaglekit train` on 2 gloo processes (1 packed row each: a global batch of 2)."""
+    common = ["--data", str(data), "--target", "tiny", "--seq-len", "48", "--ttt-steps", "2",
               "--draft-vocab-size", "512", "--heldout-fraction", "0", "--max-steps", "4", "--lr", "3e-3",
-              "--no-progress", "--prefetch", "0"]
+              "--no-progress", "--prefetch", "0", "--batch-size", "1", "--out", str(out), *extra]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
-    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
-                    "29517", "-m", "eaglekit.cli", "train", *common, "--batch-size", "1", "--out",
-                    str(tmp_path / "ddp")], check=True, env=env, capture_output=True, timeout=240)
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
+                           str(port), "-m", "eaglekit.cli", "train", *common], env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def assert_same_weights(a_dir, b_dir, atol=1e-5):
+    a, b = load_file(Path(a_dir) / "model.safetensors"), load_file(Path(b_dir) / "model.safetensors")
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.allclose(a[k].float(), b[k].float(), atol=atol), k
+
+
+@pytest.mark.parametrize("parallel,port", [("ddp", 29517), ("fsdp", 29519)])
+def test_two_gloo_processes_equal_single_process(tmp_path, tiny_target, sharp_shards, parallel, port):
+    torchrun_train(sharp_shards, tmp_path / parallel, port, "--parallel", parallel)
     single = small_cfg(sharp_shards, tmp_path / "one", ttt_steps=2, max_steps=4, batch_size=2, prefetch=0)
     train(single, target=tiny_target)
-    a = load_file(tmp_path / "ddp" / "checkpoints" / "step-00000004" / "model.safetensors")
-    b = load_file(tmp_path / "one" / "checkpoints" / "step-00000004" / "model.safetensors")
-    for k in a:
-        assert torch.allclose(a[k].float(), b[k].float(), atol=1e-5), k
-    summary = json.loads((tmp_path / "ddp" / "summary.json").read_text())
-    assert summary["world_size"] == 2
+    assert_same_weights(tmp_path / parallel / "checkpoints" / "step-00000004", tmp_path / "one" / "checkpoints" / "step-00000004")
+    summary = json.loads((tmp_path / parallel / "summary.json").read_text())
+    assert summary["world_size"] == 2 and summary["parallel"] == parallel
+
+
+def test_fsdp_resume_equals_uninterrupted(tmp_path, tiny_target, sharp_shards):
+    """Sharded optimizer state is gathered into the checkpoint and re-sharded on resume."""
+    single = small_cfg(sharp_shards, tmp_path / "one", ttt_steps=2, max_steps=4, batch_size=2, prefetch=0)
+    train(single, target=tiny_target)
+    torchrun_train(sharp_shards, tmp_path / "fsdp", 29521, "--parallel", "fsdp", "--save-every", "2", "--stop-after", "3")
+    assert not (tmp_path / "fsdp" / "checkpoints" / "step-00000004").exists()
+    torchrun_train(sharp_shards, tmp_path / "fsdp", 29523, "--parallel", "fsdp", "--save-every", "2", "--resume")
+    assert_same_weights(tmp_path / "fsdp" / "checkpoints" / "step-00000004", tmp_path / "one" / "checkpoints" / "step-00000004")
 
 
 def test_refuses_shards_from_another_target(tmp_path, sharp_shards):
