@@ -500,6 +500,18 @@ def latest_checkpoint(out: Path) -> Path | None:
 def train(cfg: TrainConfig, target=None) -> dict:
     """Run (or resume) a training run; returns the summary also written to <out>/summary.json.
     `target` (an eaglekit.models.Target) may be given to skip loading `cfg.target`."""
+    owns_group = int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized()
+    if not owns_group:
+        return _train(cfg, target)
+    summary = _train(cfg, target)
+    # A rank leaving while its peer still writes checkpoints tears gloo's sockets under the peer, and
+    # the process aborts at exit ("terminate called without an active exception"): meet, then tear down.
+    dist.barrier()
+    dist.destroy_process_group()
+    return summary
+
+
+def _train(cfg: TrainConfig, target) -> dict:
     from eaglekit.models import load_target
     from eaglekit.shards import open_features
 
