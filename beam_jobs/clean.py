@@ -127,26 +127,26 @@ class KeepFirst(Prewarm):
             yield self.dead("exact_dedupe", "exact_duplicate", p, f"exact duplicate (after normalisation) of {group[0]['id']}")
 
 
-def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, Any, list[str]]:
-    """(normalised text, LSH band keys): the text travels with the band entries so that candidates
-    can be verified with the exact shingle Jaccard inside the bucket."""
+def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, list[str]]:
+    """(normalised text, LSH band keys). Only the text travels with the band entries (candidates are
+    verified with the exact shingle Jaccard inside the bucket); the signature does not: most buckets
+    hold one prompt, and re-hashing the few that collide is cheaper than shuffling 512 bytes per band."""
     norm = normalise(text)
-    sig = signature(norm, near)
     bands, rows = lsh_params(threshold, near.num_perm, near.lsh_recall, near.lsh_spurious)
-    # bytes, not an ndarray: Beam's fast coder encodes bytes natively but pickles arrays, once per band
-    return norm, sig.tobytes(), band_keys(sig, bands, rows)
+    return norm, band_keys(signature(norm, near), bands, rows)
 
 
 class Sketch(beam.DoFn):
-    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, signature bytes, normalised text))."""
+    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, normalised text))."""
     def __init__(self, near: NearDupConfig, threshold: float):
         self.near, self.threshold = near, threshold
 
     def process(self, p):
-        norm, sig, keys = _sketch(_user_text(p), self.near, self.threshold)
+        norm, keys = _sketch(_user_text(p), self.near, self.threshold)
         yield (p["id"], p)
+        entry = ("p", _order(p), p["id"], norm)
         for key in keys:
-            yield beam.pvalue.TaggedOutput("bands", (key, ("p", _order(p), p["id"], sig, norm)))
+            yield beam.pvalue.TaggedOutput("bands", (key, entry))
 
 
 class SketchEval(beam.DoFn):
@@ -154,10 +154,10 @@ class SketchEval(beam.DoFn):
         self.near, self.threshold = near, threshold
 
     def process(self, p):
-        norm, sig, keys = _sketch(_user_text(p), self.near, self.threshold)
+        norm, keys = _sketch(_user_text(p), self.near, self.threshold)
         ref = f"{os.path.basename(p['provenance']['file'])}:{p['provenance']['record']}"
         for key in keys:
-            yield (key, ("e", ref, sig, norm))
+            yield (key, ("e", ref, norm))
 
 
 class Bucket(beam.DoFn):
@@ -168,11 +168,22 @@ class Bucket(beam.DoFn):
 
     def setup(self):
         self.check = ExactCheck(self.near)
+        self.sigs: dict = {}
+
+    def _sig(self, key, norm: str) -> np.ndarray:
+        sig = self.sigs.get(key)
+        if sig is None:
+            if len(self.sigs) >= 200_000:
+                self.sigs.clear()
+            sig = self.sigs[key] = signature(norm, self.near)
+        return sig
 
     def process(self, kv):
         _, members = kv
-        prompts = [(m[1], m[2], np.frombuffer(m[3], np.uint32), m[4]) for m in members if m[0] == "p"]
-        evals = [(m[1], np.frombuffer(m[2], np.uint32), m[3]) for m in members if m[0] == "e"]
+        if len(members) < 2:  # nothing to compare: the common case
+            return
+        prompts = [(m[1], m[2], self._sig(("p", m[2]), m[3]), m[3]) for m in members if m[0] == "p"]
+        evals = [(m[1], self._sig(("e", m[1]), m[2]), m[2]) for m in members if m[0] == "e"]
         if self.near_on and len(prompts) > 1:
             for pid, rep in bucket_pairs(prompts, self.near, self.check):
                 yield (pid, ("near", rep))
@@ -330,8 +341,7 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     checksums = {f: bio.file_sha256(f) for f in files}
     schema = arrow_schema("prompt", {"eaglekit_version": __version__})
     staging = bio.staging_path(cfg.output)
-    options = bio.pipeline_options(runner, beam_args)
-    with beam.Pipeline(options=options) as p:
+    with bio.pipeline(runner, beam_args) as p:
         build_pipeline(p, cfg, files, eval_files, checksums, staging, schema)
 
     events_path = FileSystems.join(staging, "_events.json")

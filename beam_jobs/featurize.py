@@ -277,7 +277,7 @@ def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=
     handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64,
                               namespace="eaglekit.featurize")
     max_len, overflow = cfg.max_length, cfg.overflow
-    with beam.Pipeline(options=io.pipeline_options(runner, beam_args)) as p:
+    with io.pipeline(runner, beam_args) as p:
         prepared = (p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(_read)
                     | "Rows" >> beam.Map(conversation_row, max_len, overflow))
         rows = prepared | "Ok" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])

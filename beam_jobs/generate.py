@@ -306,7 +306,7 @@ def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()
 
     handler = LoadOnceHandler(cfg, load_backend, _run_handler, max_batch_size=max(cfg.batch_size * 4, 8),
                               namespace="eaglekit.generate")
-    with beam.Pipeline(options=io.pipeline_options(runner, beam_args)) as p:
+    with io.pipeline(runner, beam_args) as p:
         recs = p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(read_records)
         if limit is not None:
             recs = (recs | "Limit" >> beam.combiners.Sample.FixedSizeGlobally(limit)

@@ -34,6 +34,24 @@ def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()
     return PipelineOptions(args)
 
 
+def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = ()):
+    """A beam.Pipeline for `runner` with the pass-through flags. DirectRunner means Beam's FnApiRunner,
+    honouring --direct_running_mode / --direct_num_workers: Beam 2.77's DirectRunner would first try to
+    download and start the Prism runner (a Go binary from GitHub), so the same command ran on a different
+    engine online than offline, and spent a network timeout on machines without access."""
+    import apache_beam as beam
+    options = pipeline_options(runner, beam_args)
+    if options.get_all_options()["runner"] not in ("DirectRunner", "direct", "FnApiRunner"):
+        return beam.Pipeline(options=options)
+    from apache_beam.portability.api import beam_provision_api_pb2
+    from apache_beam.runners.portability.fn_api_runner import fn_runner
+    from apache_beam.runners.portability.portable_runner import JobServiceHandle
+    # what DirectRunner does once it has chosen FnApiRunner: workers get the pipeline options
+    encoded = JobServiceHandle.encode_pipeline_options(options.get_all_options())
+    info = fn_runner.ExtendedProvisionInfo(beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded))
+    return beam.Pipeline(runner=fn_runner.FnApiRunner(provision_info=info), options=options)
+
+
 def dead_letter(stage: str, reason: str, record_id: str | None = None, file: str | None = None,
                 record: int | None = None, detail: str = "") -> dict:
     """One dead-letter row. `detail` must describe the problem, never quote the record's text."""
