@@ -299,12 +299,11 @@ def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_fi
          | "DeadJson" >> beam.Map(lambda d: json.dumps(d, sort_keys=True))
          | "WriteDead" >> beam.io.WriteToText(FileSystems.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
     events = [read.event, exact.event, near.event, pii.event]
+    # A few per-bundle partial counts per worker: summed by run_clean after the run, which saves the
+    # pipeline two shuffles and the stages behind them
     _ = (events | "AllEvents" >> beam.Flatten()
-         | "SumEvents" >> beam.CombinePerKey(sum)
-         | "EventList" >> beam.combiners.ToList()
-         | "EventJson" >> beam.Map(lambda kvs: json.dumps(_sum_events(kvs), sort_keys=True))
-         | "WriteEvents" >> beam.io.WriteToText(FileSystems.join(staging, "_events"), file_name_suffix=".json",
-                                                 num_shards=1, shard_name_template=""))
+         | "EventJson" >> beam.Map(json.dumps)
+         | "WriteEvents" >> beam.io.WriteToText(FileSystems.join(staging, "_events"), file_name_suffix=".jsonl"))
 
 
 def counts_from_events(events: dict[str, int]) -> tuple[dict, dict]:
@@ -344,9 +343,9 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     with bio.pipeline(runner, beam_args) as p:
         build_pipeline(p, cfg, files, eval_files, checksums, staging, schema)
 
-    events_path = FileSystems.join(staging, "_events.json")
-    events = json.loads(bio.read_text(events_path) or "{}")
-    FileSystems.delete([events_path])
+    event_files = [m.path for r in FileSystems.match([FileSystems.join(staging, "_events*")]) for m in r.metadata_list]
+    events = _sum_events(json.loads(line) for path in event_files for line in bio.read_text(path).splitlines() if line)
+    FileSystems.delete(event_files)
     stages, pii = counts_from_events(events)
     bio.check_counts(stages)
     for a, b in zip(STAGES, STAGES[1:]):

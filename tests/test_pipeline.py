@@ -62,3 +62,17 @@ def test_help_documents_every_key():
         assert f"\n{key} (" in "\n" + text, key
     r = CliRunner().invoke(main, ["beam", "run", "--help"])
     assert r.exit_code == 0 and "featurize.hidden_codec" in r.output
+
+
+def test_direct_runner_runs_on_fn_api_runner_with_worker_flags():
+    """DirectRunner must not turn into Beam's Prism runner (a download, another engine) on machines with
+    network access: the local engine and its --direct_* flags are the same everywhere."""
+    from apache_beam.options.pipeline_options import DirectOptions
+    from apache_beam.runners.portability.fn_api_runner.fn_runner import FnApiRunner
+
+    from beam_jobs import io as bio
+    p = bio.pipeline("DirectRunner", ["--direct_running_mode=multi_processing", "--direct_num_workers=2"])
+    assert isinstance(p.runner, FnApiRunner)
+    assert p.options.view_as(DirectOptions).direct_num_workers == 2
+    other = bio.pipeline("DirectRunner", ["--runner=BundleBasedDirectRunner"])  # a user's --runner wins
+    assert not isinstance(other.runner, FnApiRunner)
