@@ -42,7 +42,7 @@ Manors? Meadows? Mews Mills? Mission Motorway Mount Mountains? Neck Orchard Oval
 Parkways? Pkwy Pass Passage Path Pike Pines? Place Pl Plains? Plaza Points? Ports? Prairie Radial Ramp
 Ranch Rapids? Rest Ridges? River Roads? Rd Route Row Rue Run Shoals? Shores? Skyway Springs? Spurs?
 Squares? Sq Station Stravenue Stream Streets? St Summit Terrace Ter Throughway Trace Track Trafficway
-Trail Trl Trailer Tunnel Turnpike Underpass Unions? Valleys? Viaduct Views? Villages? Ville Vista Walks?
+Trail Trl Trailer Tunnel Turnpike Underpass Unions? Valleys? Via Viaduct Views? Villages? Ville Vista Walks?
 Wall Ways? Wells?
 """.split()
 _ADDRESS_RE = (

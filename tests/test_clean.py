@@ -153,6 +153,8 @@ def test_pii_default_redacts_every_safe_type(pii_filter):
     assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS",
             "STREET_ADDRESS"} <= set(r.counts)
     assert "<PERSON>" in r.text and r.drop_reason is None
+    via = pii_filter.process(["Ship it to 578 Cheryl Via Suite 775 by Friday."])[0]  # every Faker suffix
+    assert "Cheryl Via" not in via.text and "Suite 775" not in via.text and via.counts == {"STREET_ADDRESS": 1}
     clean = pii_filter.process(["What is the capital of France?"])[0]
     assert clean.text == "What is the capital of France?" and clean.counts == {}
 
