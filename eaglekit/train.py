@@ -429,8 +429,6 @@ def wrap_parallel(model: "TTTModel", parallel: str, world: int, device: torch.de
     gradients) or FSDP2 (weights, gradients and AdamW state sharded across ranks, gathered per step).
     FSDP shards the whole TTT model as one unit: the unroll calls the head K times per step, so one
     all-gather per step beats one per call, and a one-layer head has nothing finer worth sharding."""
-    if parallel not in ("ddp", "fsdp"):
-        raise TrainError(f"parallel must be 'ddp' or 'fsdp', got {parallel!r}")
     if world == 1:
         return model
     if parallel == "fsdp":
@@ -501,13 +499,12 @@ def train(cfg: TrainConfig, target=None) -> dict:
     """Run (or resume) a training run; returns the summary also written to <out>/summary.json.
     `target` (an eaglekit.models.Target) may be given to skip loading `cfg.target`."""
     owns_group = int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized()
-    if not owns_group:
-        return _train(cfg, target)
     summary = _train(cfg, target)
-    # A rank leaving while its peer still writes checkpoints tears gloo's sockets under the peer, and
-    # the process aborts at exit ("terminate called without an active exception"): meet, then tear down.
-    dist.barrier()
-    dist.destroy_process_group()
+    if owns_group:
+        # A rank leaving while its peer still writes checkpoints tears gloo's sockets under the peer, and
+        # the process aborts at exit ("terminate called without an active exception"): meet, then tear down.
+        dist.barrier()
+        dist.destroy_process_group()
     return summary
 
 
@@ -523,6 +520,8 @@ def _train(cfg: TrainConfig, target) -> dict:
     use_bf16 = device.type == "cuda"
     if cfg.nan_policy not in ("skip", "stop"):
         raise TrainError(f"nan_policy must be 'skip' or 'stop', got {cfg.nan_policy!r}")
+    if cfg.parallel not in ("ddp", "fsdp"):
+        raise TrainError(f"parallel must be 'ddp' or 'fsdp', got {cfg.parallel!r}")
     out = Path(cfg.out)
     torch.manual_seed(cfg.seed)
 
