@@ -102,29 +102,25 @@ CODE_EXPLAIN = ["Explain {k} with a short code example.", "What is {k} and when 
                 "What is the difference between {k} and {k2}?"]
 
 
+MATH = [
+    "What is {a} plus {b}? Show your work.",
+    "What is {a} times {c}? Explain step by step.",
+    "Solve for x: {c}x + {a} = {a_cb}.",
+    "{n} has {a_b} {item} and gives away {b}. How many are left?",
+    "A car travels {a2} km in {c} hours. What is its average speed?",
+    "What is {c}% of {a10}?",
+    "Is {a2_1} a prime number? Explain.",
+    "A rectangle is {a} cm long and {c} cm wide. What are its area and perimeter?",
+    "What is the average of {a}, {b} and {c}?",
+    "{n} buys {c} {item} at {b} cents each. How much does {n} spend in total?",
+]
+
+
 def _math(rng: random.Random) -> str:
     a, b, c = rng.randint(2, 99), rng.randint(2, 99), rng.randint(2, 30)
     n, item = rng.choice(NAMES), rng.choice(ITEMS)
-    kind = rng.randrange(10)
-    if kind == 0:
-        return f"What is {a} plus {b}? Show your work."
-    if kind == 1:
-        return f"What is {a} times {c}? Explain step by step."
-    if kind == 2:
-        return f"Solve for x: {c}x + {a} = {a + c * b}."
-    if kind == 3:
-        return f"{n} has {a + b} {item} and gives away {b}. How many are left?"
-    if kind == 4:
-        return f"A car travels {a * 2} km in {c} hours. What is its average speed?"
-    if kind == 5:
-        return f"What is {c}% of {a * 10}?"
-    if kind == 6:
-        return f"Is {a * 2 + 1} a prime number? Explain."
-    if kind == 7:
-        return f"A rectangle is {a} cm long and {c} cm wide. What are its area and perimeter?"
-    if kind == 8:
-        return f"What is the average of {a}, {b} and {c}?"
-    return f"{n} buys {c} {item} at {b} cents each. How much does {n} spend in total?"
+    return MATH[rng.randrange(len(MATH))].format(a=a, b=b, c=c, n=n, item=item, a_b=a + b, a_cb=a + c * b,
+                                                 a2=a * 2, a10=a * 10, a2_1=a * 2 + 1)
 
 
 def make_prompts(n: int, seed: int = 0, exclude=()) -> list[dict]:
