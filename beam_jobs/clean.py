@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
 import apache_beam as beam
 import click
@@ -168,22 +168,14 @@ class Bucket(beam.DoFn):
 
     def setup(self):
         self.check = ExactCheck(self.near)
-        self.sigs: dict = {}
-
-    def _sig(self, key, norm: str) -> np.ndarray:
-        sig = self.sigs.get(key)
-        if sig is None:
-            if len(self.sigs) >= 200_000:
-                self.sigs.clear()
-            sig = self.sigs[key] = signature(norm, self.near)
-        return sig
 
     def process(self, kv):
         _, members = kv
         if len(members) < 2:  # nothing to compare: the common case
             return
-        prompts = [(m[1], m[2], self._sig(("p", m[2]), m[3]), m[3]) for m in members if m[0] == "p"]
-        evals = [(m[1], self._sig(("e", m[1]), m[2]), m[2]) for m in members if m[0] == "e"]
+        sig = self.check.signature
+        prompts = [(m[1], m[2], sig(("p", m[2]), m[3]), m[3]) for m in members if m[0] == "p"]
+        evals = [(m[1], sig(("e", m[1]), m[2]), m[2]) for m in members if m[0] == "e"]
         if self.near_on and len(prompts) > 1:
             for pid, rep in bucket_pairs(prompts, self.near, self.check):
                 yield (pid, ("near", rep))

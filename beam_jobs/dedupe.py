@@ -173,30 +173,33 @@ def _screen(num_perm: int) -> float:
 
 
 class ExactCheck:
-    """Exact-Jaccard verification with memory: shingle sets are built on first use (most bucket members
-    never reach the check), and a pair that collides in several bands is verified once. One instance
+    """Exact-Jaccard verification with memory: shingle sets and signatures are built on first use (most
+    bucket members never reach the check), and a pair that collides in several bands is verified once. One instance
     may serve many buckets (a DoFn keeps one); it forgets everything past `max_items` entries."""
     def __init__(self, cfg: NearDupConfig, max_items: int = 200_000):
         self.cfg, self.max_items = cfg, max_items
         self.sets: dict = {}
+        self.sigs: dict = {}
         self.pairs: dict = {}
 
+    def _memo(self, cache: dict, key, make):
+        value = cache.get(key)
+        if value is None:
+            if len(cache) >= self.max_items:
+                cache.clear()
+            value = cache[key] = make()
+        return value
+
     def _set(self, key, norm: str) -> set[str]:
-        s = self.sets.get(key)
-        if s is None:
-            if len(self.sets) >= self.max_items:
-                self.sets.clear()
-            s = self.sets[key] = shingles(norm, self.cfg)
-        return s
+        return self._memo(self.sets, key, lambda: shingles(norm, self.cfg))
+
+    def signature(self, key, norm: str) -> np.ndarray:
+        """The MinHash signature of `norm` (bucket members arrive without one: see clean._sketch)."""
+        return self._memo(self.sigs, key, lambda: signature(norm, self.cfg))
 
     def at_least(self, a, norm_a: str, b, norm_b: str, threshold: float) -> bool:
-        key = (a, b, threshold)
-        hit = self.pairs.get(key)
-        if hit is None:
-            if len(self.pairs) >= self.max_items:
-                self.pairs.clear()
-            hit = self.pairs[key] = jaccard(self._set(a, norm_a), self._set(b, norm_b)) >= threshold
-        return hit
+        return self._memo(self.pairs, (a, b, threshold),
+                          lambda: jaccard(self._set(a, norm_a), self._set(b, norm_b)) >= threshold)
 
 
 def bucket_pairs(members: list[tuple], cfg: NearDupConfig, check: ExactCheck | None = None) -> list[tuple[str, tuple]]:
