@@ -21,6 +21,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
 from beam_jobs import io as bio
+from beam_jobs.commands import beam_flags
 from beam_jobs.dedupe import (ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits, exact_key, lsh_params,
                               normalise, signature)
 from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig
@@ -418,7 +419,7 @@ def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_
                       pii=PiiConfig(model=pii_model, policies=_parse_policies(pii_policy), score_threshold=pii_threshold),
                       pii_enabled=not no_pii, output_format=output_format)
     try:
-        manifest = run_clean(cfg, runner=runner, beam_args=tuple(ctx.args))
+        manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     c = manifest["counts"]

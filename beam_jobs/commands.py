@@ -15,6 +15,21 @@ STAGES = {
 }
 
 
+def beam_flags(ctx: click.Context) -> tuple[str, ...]:
+    """The arguments click did not know, checked to be Beam flags (`--flag value` or `--flag=value`).
+
+    Beam discards a stray word with only a log warning, so `--decontaminate a.jsonl b.jsonl` would run
+    without b.jsonl; a word that is neither a flag nor a flag's value stops the run here instead."""
+    args = tuple(ctx.args)
+    for i, a in enumerate(args):
+        prev = args[i - 1] if i else ""
+        if not a.startswith("-") and not (prev.startswith("--") and "=" not in prev):
+            raise click.UsageError(
+                f"unexpected argument {a!r}: options take one value each; repeat the option for several "
+                f"(e.g. --input a.jsonl --input b.jsonl, --decontaminate x.jsonl --decontaminate y.jsonl)", ctx)
+    return args
+
+
 class StageGroup(click.Group):
     def parse_args(self, ctx, args):
         # `eaglekit beam run --config run.yaml ...` runs every stage: route it to the config command.

@@ -25,6 +25,7 @@ import click
 import pyarrow.parquet as pq
 import torch
 
+from beam_jobs.commands import beam_flags
 from eaglekit import __version__
 from eaglekit.chat import join_turns
 from eaglekit.contract import ContractError, require_same, validate_schema
@@ -357,7 +358,7 @@ def featurize_command(ctx, input_, output, target, aux_layers, aux_convention, c
                           max_shard_tokens=max_shard_tokens, compression=None if compression == "none" else compression,
                           dtype=dtype, device=device)
     try:
-        manifest = run_featurize(cfg, runner=runner, beam_args=ctx.args)
+        manifest = run_featurize(cfg, runner=runner, beam_args=beam_flags(ctx))
     except ContractError as err:
         raise click.ClickException(str(err)) from err
     c = manifest["counts"][STAGE]

@@ -23,6 +23,7 @@ from typing import Sequence
 import click
 import pyarrow.parquet as pq
 
+from beam_jobs.commands import beam_flags
 from eaglekit import __version__
 from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
 from eaglekit.contract import ContractError, arrow_schema, validate_schema
@@ -68,10 +69,14 @@ class HFBackend:
 
     def __init__(self, cfg: GenerateConfig):
         import torch
+        from eaglekit import cpu_linear
         from eaglekit.config import torch_dtype
         from eaglekit.models import load_target
         self.cfg = cfg
         self.target = load_target(cfg.target, dtype=torch_dtype(cfg.dtype), device=cfg.device)
+        # fp32 on CPU: oneDNN-packed weights make batched decoding ~1.5x faster than MKL's F.linear (batch 32,
+        # measured here), which repacks the weight on every call; a no-op on GPU or bf16
+        cpu_linear.pack_linears(self.target.model)
         self.tokenizer = self.target.tokenizer
         self.stop_ids = generation_stop_ids(self.tokenizer, self.target.model)
         pad = self.tokenizer.pad_token_id
@@ -385,7 +390,7 @@ def generate_command(ctx, input_, output, target, backend, api_base, api_flavor,
                          temperature=temperature, top_p=top_p, top_k=top_k, seed=seed, batch_size=batch_size,
                          max_turns=max_turns, dtype=dtype, device=device, limit=limit)
     try:
-        manifest = run_generate(cfg, runner=runner, beam_args=ctx.args)
+        manifest = run_generate(cfg, runner=runner, beam_args=beam_flags(ctx))
     except ContractError as err:
         raise click.ClickException(str(err)) from err
     c = manifest["counts"][STAGE]

@@ -18,11 +18,11 @@ from typing import Any, Iterable, Mapping
 
 import click
 
-from eaglekit.config import ConfigError, from_mapping
-
 from beam_jobs.clean import CleanConfig
+from beam_jobs.commands import beam_flags
 from beam_jobs.featurize import FeaturizeConfig
 from beam_jobs.generate import GenerateConfig
+from eaglekit.config import ConfigError, from_mapping
 
 STAGE_ORDER = ("clean", "generate", "featurize")
 
@@ -218,6 +218,6 @@ def config_command(ctx, config_path, runner, workdir, check):
     if check:
         click.echo(json.dumps({s: asdict(c) for s, c in configs.items()}, indent=1, default=str))
         return
-    manifests = run_pipeline(run, runner=runner, beam_args=ctx.args, echo=click.echo)
+    manifests = run_pipeline(run, runner=runner, beam_args=beam_flags(ctx), echo=click.echo)
     for stage, m in manifests.items():
         click.echo(f"{stage}: {json.dumps(m.get('counts', {}).get(stage, m.get('counts', {})))[:300]}")

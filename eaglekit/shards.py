@@ -18,7 +18,7 @@ import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -271,15 +271,19 @@ def write_feature_shards(out_dir: str | os.PathLike, meta: dict, rows: Iterable[
 # Reading
 
 class FeatureDataset:
-    """A validated features directory. Rows stream one record batch at a time from memory-mapped shards."""
+    """One or more validated features directories read as one: shards in the order given, rows streamed
+    one record batch at a time from memory-mapped shards. `path`/`manifest` are the first directory's."""
 
-    def __init__(self, path: Path, manifest: dict, meta: dict):
+    def __init__(self, path: Path, manifest: dict, meta: dict, more: Sequence[tuple[Path, dict]] = ()):
         self.path = path
         self.manifest = manifest
         self.meta = meta
-        self.shards = [str(path / s["file"]) for s in manifest["shards"]]
-        self.num_rows = int(sum(s["rows"] for s in manifest["shards"]))
-        self.num_tokens = int(sum(s["tokens"] for s in manifest["shards"]))
+        self.parts = [(path, manifest), *more]
+        entries = [(root, s) for root, m in self.parts for s in m["shards"]]
+        self.shards = [str(root / s["file"]) for root, s in entries]
+        self.shard_rows = [int(s["rows"]) for _, s in entries]
+        self.num_rows = sum(self.shard_rows)
+        self.num_tokens = int(sum(s["tokens"] for _, s in entries))
 
     def __len__(self) -> int:
         return self.num_rows
@@ -351,10 +355,23 @@ def read_manifest(path: str | os.PathLike) -> tuple[Path, dict]:
     return root, manifest
 
 
-def open_features(path: str | os.PathLike) -> FeatureDataset:
-    """Open a features directory: checks the manifest, that every listed shard exists with its recorded
-    size, and that each shard's schema and metadata match the contract and each other. Checksums are
-    checked by `verify_features` (reads every byte)."""
+def open_features(path: "str | os.PathLike | Sequence[str | os.PathLike]") -> FeatureDataset:
+    """Open a features directory, or several read as one (each from its own featurize run; they must
+    agree on target, tokenizer and what was captured). Checks each manifest, that every listed shard
+    exists with its recorded size, and that each shard's schema and metadata match the contract and each
+    other. Checksums are checked by `verify_features` (reads every byte)."""
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise ContractError("no features directory given")
+    parts = [_open_one(p) for p in paths]
+    (root, manifest, meta), rest = parts[0], parts[1:]
+    for other_root, _, other_meta in rest:
+        require_same(meta, other_meta, SAME_KEYS, where=str(other_root),
+                     fix=f"features read together must come from the same target and capture as {root}")
+    return FeatureDataset(root, manifest, meta, [(r, m) for r, m, _ in rest])
+
+
+def _open_one(path: str | os.PathLike) -> tuple[Path, dict, dict]:
     root, manifest = read_manifest(path)
     meta = None
     for entry in manifest["shards"]:
@@ -378,7 +395,7 @@ def open_features(path: str | os.PathLike) -> FeatureDataset:
     if meta is None:
         meta = {k: v for k, v in manifest.get("meta", {}).items() if k not in ("schema", "schema_version")}
         check_metadata("features", meta, where=f"{root / MANIFEST}")
-    return FeatureDataset(root, manifest, meta)
+    return root, manifest, meta
 
 
 def verify_features(path: str | os.PathLike) -> list[str]:

@@ -47,7 +47,7 @@ class TrainError(RuntimeError):
 
 @dataclass
 class TrainConfig:
-    data: str                                  # features directory (manifest.json + shard-*.arrow)
+    data: str | list[str]                      # features directory (manifest.json + shard-*.arrow), or several
     target: str = "embedded"                   # target spec (eaglekit.models.load_target)
     out: str = "runs/draft"
     eval_data: str | None = None               # separate held-out features; else a hash split of `data`
@@ -98,7 +98,7 @@ def is_heldout(row_id: str, fraction: float) -> bool:
 
 def iter_docs(ds, start: Cursor, keep, loop: bool = True):
     """(cursor of the row, FeatureRow) from `start` on; loops over epochs when `loop`."""
-    rows_per_shard = [int(s["rows"]) for s in ds.manifest["shards"]]
+    rows_per_shard = ds.shard_rows
     epoch, si, ri, off = start
     while True:
         for row in ds.iter_rows(si, ri):
@@ -527,12 +527,13 @@ def _train(cfg: TrainConfig, target) -> dict:
 
     ds = open_features(cfg.data)
     meta = ds.meta
+    data_name = cfg.data if isinstance(cfg.data, str) else " + ".join(cfg.data)
     if ds.num_rows == 0 or ds.num_tokens == 0:
-        raise TrainError(f"{cfg.data}: the features directory holds no rows; check the featurize "
+        raise TrainError(f"{data_name}: the features directory holds no rows; check the featurize "
                          f"run's manifest and dead letters, then re-run it")
     own_target = target is None
     target = load_target(cfg.target) if own_target else target
-    check_shards(meta, target, where=cfg.data)
+    check_shards(meta, target, where=data_name)
     eval_ds = None
     if cfg.eval_data:
         eval_ds = open_features(cfg.eval_data)
@@ -562,14 +563,14 @@ def _train(cfg: TrainConfig, target) -> dict:
         try:
             vocab = build_vocab(counts, cfg.draft_vocab_size, None if cfg.draft_vocab_size else cfg.vocab_coverage)
         except ValueError as err:
-            raise TrainError(f"{cfg.data}: {err}") from err
+            raise TrainError(f"{data_name}: {err}") from err
         vocab_report = vocab.report()
         draft = Eagle3Draft(DraftConfig.from_target(target.config, vocab.size, aux_ids_hf(meta)), embed)
         draft.set_vocab(vocab.draft_ids)
         rows = count_packed_rows(ds, keep_train, cfg.seq_len)
         per_epoch = math.ceil(rows / (cfg.batch_size * world))
         if per_epoch == 0:
-            raise TrainError(f"{cfg.data}: no training rows left after the held-out split; add data or lower "
+            raise TrainError(f"{data_name}: no training rows left after the held-out split; add data or lower "
                              f"--heldout-fraction")
         total_steps = int(cfg.max_steps or math.ceil(cfg.epochs * per_epoch))
     draft.to(device)

@@ -54,7 +54,7 @@ def _config_options(func):
 
 
 @click.group(invoke_without_command=True)
-@click.option("--data", help="Features directory (manifest.json + shard-*.arrow).")
+@click.option("--data", multiple=True, help="Features directory (manifest.json + shard-*.arrow); repeat to train on several.")
 @click.option("--target", default="embedded", show_default=True, help="Target spec (embedded, tiny, folder, hub id).")
 @click.option("--out", help="Run directory (checkpoints/, best/, metrics.jsonl, summary.json).")
 @_config_options
@@ -68,7 +68,7 @@ def train(ctx, data, target, out, **options):
     from eaglekit.contract import ContractError
     from eaglekit.train import TrainError
     from eaglekit.train import train as run
-    cfg = TrainConfig(data=data, target=target, out=out, **options)
+    cfg = TrainConfig(data=data[0] if len(data) == 1 else list(data), target=target, out=out, **options)
     try:
         summary = run(cfg)
     except (TrainError, ContractError) as err:

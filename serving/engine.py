@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import torch
 
 from eaglekit.models import align_cpu_weights
-from serving import cpu_linear, kv as KV
+from eaglekit import cpu_linear
+from serving import kv as KV
 from serving import tree as T
 
 
@@ -90,7 +91,7 @@ class EagleEngine:
     steps/topk/num_draft_tokens mean what SGLang's --speculative-num-steps/-eagle-topk/-num-draft-tokens
     mean: topk 1 is a chain (num_draft_tokens is then steps + 1), topk > 1 a tree.
     On CPU the target's and head's linear layers are swapped in place for oneDNN pre-packed ones
-    (serving.cpu_linear: a multi-token verify pass then costs about what one token does); packed_linear=False
+    (eaglekit.cpu_linear: a multi-token verify pass then costs about what one token does); packed_linear=False
     leaves the models untouched.
     """
 

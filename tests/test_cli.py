@@ -46,3 +46,18 @@ def test_bugs_still_raise():
     from eaglekit.models import ModelError
     assert _is_user_error(ModelError("x")) and _is_user_error(FileNotFoundError("x"))
     assert not _is_user_error(KeyError("x")) and not _is_user_error(ZeroDivisionError())
+
+
+def test_a_stray_word_stops_a_beam_run_instead_of_being_dropped(tmp_path):
+    # Beam discards unparseable words with a log warning: `--decontaminate a b` would silently skip b
+    src = tmp_path / "p.jsonl"
+    src.write_text('{"prompt": "hello"}\n')
+    r = CliRunner().invoke(main, ["beam", "run", "clean", "--input", str(src), "--output", str(tmp_path / "out"),
+                                  "--decontaminate", str(src), str(tmp_path / "second.jsonl")])
+    assert r.exit_code == 2 and "unexpected argument" in r.output and "second.jsonl" in r.output
+    assert not (tmp_path / "out").exists()
+    from beam_jobs.commands import beam_flags
+    from click import Context, command
+    ctx = Context(command("x")(lambda: None))
+    ctx.args = ["--project", "p", "--region=eu", "--save_main_session", "--temp_location", "gs://b/t"]
+    assert beam_flags(ctx) == tuple(ctx.args)  # flags and their values pass through unchanged

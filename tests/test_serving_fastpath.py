@@ -6,7 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from serving import cpu_linear, kv as KV
+from eaglekit import cpu_linear
+from serving import kv as KV
 from serving import tree as T
 
 

@@ -51,6 +51,24 @@ def test_bf16_round_trip_is_bit_exact(tmp_path):
         assert g.loss_mask.dtype == torch.bool and g.loss_mask.int().tolist() == r["loss_mask"]
 
 
+def test_several_directories_read_as_one(tmp_path):
+    a, b = list(_rows(3, seed=1)), list(_rows(4, seed=2))
+    for r in b:
+        r["id"] = "b-" + r["id"]
+    write_feature_shards(tmp_path / "a", _meta(), a)
+    write_feature_shards(tmp_path / "b", _meta(), b, max_shard_tokens=8)  # several shards in the second
+    ds = open_features([tmp_path / "a", str(tmp_path / "b")])
+    assert [g.id for g in ds.iter_rows()] == [r["id"] for r in a + b]
+    assert ds.num_rows == 7 and len(ds.shard_rows) == len(ds.shards) > 2
+    assert ds.num_tokens == sum(len(r["input_ids"]) for r in a + b)
+    # resuming inside the second directory (global shard index) gives its rows
+    si = len(ds.shards) - 1
+    assert next(ds.iter_rows(si, 0)).id == [r["id"] for r in b][-ds.shard_rows[si]]
+    write_feature_shards(tmp_path / "c", _meta(codec="fp8_e4m3"), b)
+    with pytest.raises(ContractError, match="hidden_codec"):
+        open_features([tmp_path / "a", tmp_path / "c"])
+
+
 def test_fp8_error_is_bounded_per_token(tmp_path):
     src = list(_rows())
     write_feature_shards(tmp_path, _meta("fp8_e4m3"), src)

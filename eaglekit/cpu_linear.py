@@ -1,4 +1,4 @@
-"""oneDNN pre-packed linear layers for CPU inference: the embedded engine's biggest lever on CPU.
+"""oneDNN pre-packed linear layers for CPU inference (the embedded engine, the generate stage's CPU path).
 
 Measured here (SmolLM2-135M's 1536x576 projections, 30 distinct weights so they stream from memory, 1
 thread): `F.linear` (MKL, repacks the weight on every call) costs 0.26-0.5 ms at 1 token and 1.6-2.4x that
