@@ -146,6 +146,23 @@ def test_resume_equals_uninterrupted(tmp_path, tiny_target, sharp_shards):
     assert set(lf) == set(lp) and all(abs(lf[s] - lp[s]) < 1e-5 for s in lf)
 
 
+def test_several_data_directories_train_like_one(tmp_path, tiny_target):
+    """`eaglekit train --data A --data B` equals training on one directory holding A's rows then B's."""
+    from click.testing import CliRunner
+
+    from eaglekit.cli import main
+    half = len(ANSWERS) // 2
+    a = make_shards(tmp_path, tiny_target, ANSWERS[:half], name="a")
+    b = make_shards(tmp_path, tiny_target, ANSWERS[half:], name="b", max_shard_tokens=60)
+    both = make_shards(tmp_path, tiny_target, ANSWERS, name="both")
+    args = ["--target", "tiny", "--seq-len", "48", "--batch-size", "2", "--ttt-steps", "3", "--draft-vocab-size", "512",
+            "--heldout-fraction", "0", "--max-steps", "4", "--no-progress", "--save-every", "4", "--eval-every", "1000"]
+    for out, data in (("two", ["--data", str(a), "--data", str(b)]), ("one", ["--data", str(both)])):
+        r = CliRunner().invoke(main, ["train", *data, "--out", str(tmp_path / out), *args])
+        assert r.exit_code == 0, r.output
+    assert_same_weights(tmp_path / "two" / "best", tmp_path / "one" / "best", atol=0)
+
+
 def torchrun_train(data, out, port: int, *extra: str) -> None:
     """`eaglekit train` on 2 gloo processes (1 packed row each: a global batch of 2)."""
     common = ["--data", str(data), "--target", "tiny", "--seq-len", "48", "--ttt-steps", "2",
