@@ -278,8 +278,7 @@ class FeatureDataset:
         self.path = path
         self.manifest = manifest
         self.meta = meta
-        self.parts = [(path, manifest), *more]
-        entries = [(root, s) for root, m in self.parts for s in m["shards"]]
+        entries = [(root, s) for root, m in [(path, manifest), *more] for s in m["shards"]]
         self.shards = [str(root / s["file"]) for root, s in entries]
         self.shard_rows = [int(s["rows"]) for _, s in entries]
         self.num_rows = sum(self.shard_rows)
