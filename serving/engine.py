@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from eaglekit.models import align_cpu_weights
 from eaglekit import cpu_linear
+from eaglekit.models import align_cpu_weights
 from serving import kv as KV
 from serving import tree as T
 
