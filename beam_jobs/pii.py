@@ -125,8 +125,8 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
             continue
         if e == "EMAIL_ADDRESS" and "@" not in text:
             continue
-        if e == "IP_ADDRESS" and digits < 4 and ":" not in text:
-            continue
+        if e == "IP_ADDRESS" and digits < 4 and "::" not in text and text.count(":") < 7:
+            continue  # IPv4 forms hold 4+ digits; every IPv6 form is 8 groups (7 colons) or holds "::"
         keep.append(e)
     return keep
 

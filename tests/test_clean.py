@@ -159,6 +159,24 @@ def test_pii_default_redacts_every_safe_type(pii_filter):
     assert clean.text == "What is the capital of France?" and clean.counts == {}
 
 
+def test_pii_pattern_gate_never_skips_a_match(pii_filter):
+    """entities_for skips a pattern recognizer only where it cannot match: checked against Presidio's own
+    IP recognizer on IPv4/IPv6 forms without digits and on colon-rich prose."""
+    from presidio_analyzer.predefined_recognizers import IpRecognizer
+    from beam_jobs.pii import entities_for
+    texts = ["Route via fe80::abcd today", "beef:cafe:dead:face:abcd:bcde:cdef:fade is the host", "bind to ::",
+             "use ::ffff:10.0.0.1 then", "server 10.1.2.3 is down", "Explain in simple terms: what is DNS?",
+             "Note: a: b: c: d", "ratio 3:4 (a:b)", "What is 2+2?"]
+    ip = IpRecognizer()
+    for text in texts:
+        found = ip.analyze(text, ["IP_ADDRESS"])
+        gated = "IP_ADDRESS" in entities_for(text, ["IP_ADDRESS"])
+        assert gated or not found, text
+    assert not any("IP_ADDRESS" in entities_for(t, ["IP_ADDRESS"]) for t in texts[5:])
+    r = pii_filter.process(["Route via fe80::abcd today and beef:cafe:dead:face:abcd:bcde:cdef:fade"])[0]
+    assert "fe80" not in r.text and "beef:cafe" not in r.text and r.counts == {"IP_ADDRESS": 2}
+
+
 def test_pii_drop_policy_and_pipeline(tmp_path):
     src = _write_jsonl(tmp_path / "p.jsonl", [{"prompt": "Email me at jane.doe@example.org about the report"},
                                              {"prompt": "Please tell Mary Johnson the meeting moved"},
