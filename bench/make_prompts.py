@@ -33,6 +33,20 @@ TOPICS = [
     "fixing a flat bike tire", "growing tomatoes", "caring for a cat", "night sky observation",
     "journaling", "team meetings", "remote work", "saving energy at home", "packing for a flight",
 ]
+EXTRA_TOPICS = [
+    # second batch (session 4): more everyday subjects, so seeds > 1 yield prompts not near-duplicate of earlier ones
+    "woodworking", "learning to swim as an adult", "negotiating a salary", "writing a cover letter",
+    "planning a wedding", "raising chickens", "keeping a sourdough starter", "buying a used car",
+    "decluttering a garage", "teaching a child to ride a bike", "hiking with kids", "running a book club",
+    "starting a podcast", "learning to draw", "making homemade pizza", "fermenting vegetables",
+    "preparing for a job fair", "working night shifts", "caring for elderly parents", "first aid basics",
+    "choosing a laptop", "backing up photos", "setting up a home office", "writing a novel",
+    "learning the piano", "ice skating", "rock climbing", "growing herbs indoors", "bird feeding in winter",
+    "keeping a fish tank", "renting out a spare room", "paying off debt", "preparing taxes", "mentoring a junior colleague",
+    "giving feedback at work", "running effective one-on-ones", "writing documentation", "traveling on a budget",
+    "learning to cook rice", "meal prepping for the week", "hosting a board game night", "planting a tree",
+    "reducing food waste", "staying safe online", "choosing a password manager", "learning sign language",
+]
 
 SCIENCE = [
     "photosynthesis", "gravity", "the water cycle", "volcanoes", "earthquakes", "black holes", "rainbows",
@@ -42,6 +56,15 @@ SCIENCE = [
     "thunderstorms", "bacteria", "viruses", "the digestive system", "sleep", "memory", "the internet",
     "computers", "airplanes flying", "rockets", "the stock market", "inflation", "interest rates",
     "supply and demand", "democracy", "the printing press", "the Roman Empire", "the pyramids of Egypt",
+]
+EXTRA_SCIENCE = [
+    "glaciers", "coral reefs", "the ozone layer", "wind turbines", "nuclear fusion", "antibiotics", "the nervous system",
+    "the periodic table", "friction", "buoyancy", "the Doppler effect", "greenhouse gases", "deserts", "rainforests",
+    "hurricanes", "the Silk Road", "the Industrial Revolution", "the Renaissance", "ancient Greece", "the telephone",
+    "the steam engine", "GPS satellites", "radio waves", "microwaves", "the human eye", "the lungs", "muscles",
+    "bones", "honeybees", "migration of birds", "dinosaurs", "fossils", "the solar system", "comets", "Mars",
+    "the Milky Way", "lightning", "snowflakes", "the carbon cycle", "recycling plastics", "compound interest",
+    "taxes", "trade between countries", "the scientific method", "probability", "prime numbers",
 ]
 
 CODE_TASKS = [
@@ -60,6 +83,16 @@ CODE_TASKS = [
     "returns all even numbers from a list", "computes the running total of a list",
     "groups words by their first letter",
 ]
+EXTRA_CODE_TASKS = [
+    "checks whether a year is a leap year", "counts how many times each character appears in a string",
+    "returns the intersection of two lists", "finds the most common element in a list",
+    "converts a string to title case without using built-ins", "computes the power set of a small list",
+    "checks whether a list is sorted", "removes all whitespace from a string", "returns the median of a list",
+    "computes the dot product of two vectors", "generates the first n prime numbers", "reverses the words in a sentence",
+    "converts Roman numerals to integers", "finds all pairs in a list that sum to a target",
+    "returns the index of the first repeated character", "computes the Hamming distance between two strings",
+    "zips two lists into a dictionary", "clamps a number between a minimum and a maximum",
+]
 LANGS = ["Python", "JavaScript", "Python", "Java", "C", "Go", "Rust", "Python"]
 
 CODE_CONCEPTS = [
@@ -67,6 +100,11 @@ CODE_CONCEPTS = [
     "a Python decorator", "a generator in Python", "exception handling", "unit testing", "version control with git",
     "an API", "a database index", "SQL joins", "a binary tree", "sorting algorithms", "a closure",
     "immutable data", "type hints in Python", "async and await", "a REST endpoint", "a regular expression",
+]
+EXTRA_CODE_CONCEPTS = [
+    "a heap", "a graph", "dynamic programming", "memoization", "an interface", "inheritance", "polymorphism",
+    "a virtual environment", "a package manager", "continuous integration", "a Docker container", "a pointer",
+    "garbage collection", "a thread", "a mutex", "JSON", "a lambda function", "pure functions",
 ]
 
 NAMES = ["Alice", "Ben", "Chen", "Dana", "Eli", "Fatima", "Gus", "Hana", "Ivan", "Julia", "Kofi", "Lena"]
@@ -77,22 +115,39 @@ CHAT = [
     "What are common mistakes people make with {t}?", "Can you help me make a plan for {t}?",
     "What are the benefits of {t}?", "I'm feeling unmotivated about {t}. Any advice?",
 ]
+EXTRA_CHAT = [
+    "My friend wants to try {t}. What should I tell them?", "Is {t} worth the effort? Be honest.",
+    "What does a good first week of {t} look like?",
+]
 HOWTO = [
     "How do I get started with {t}?", "Explain step by step how to approach {t} as a beginner.",
     "What equipment or resources do I need for {t}?", "How can I stay consistent with {t}?",
+]
+EXTRA_HOWTO = [
+    "How much time should I set aside for {t} each week?", "How do I measure progress in {t}?",
 ]
 LISTS = [
     "List five things to know about {t}.", "Give me a checklist for {t}.",
     "List three pros and three cons of {t}.", "What are seven quick ideas related to {t}?",
 ]
+EXTRA_LISTS = [
+    "Name four myths about {t} and correct them.", "Give me a packing or shopping list for {t}.",
+]
 EXPLAIN = [
     "Explain {s} in simple terms.", "How does {s} work?", "Why is {s} important?",
     "Explain {s} to a ten-year-old.", "What are the key facts about {s}?", "Give a short summary of {s}.",
+]
+EXTRA_EXPLAIN = [
+    "What is a common misconception about {s}?", "Compare {s} and {s2} in a few sentences.",
 ]
 WRITING = [
     "Write a short poem about {t}.", "Write a short story that involves {t}.",
     "Write a friendly email inviting a friend to try {t}.", "Write a haiku about {s}.",
     "Write a two-sentence advertisement for a class on {t}.", "Write a short paragraph describing {s}.",
+]
+EXTRA_WRITING = [
+    "Write a limerick about {t}.", "Write a diary entry from someone who just discovered {t}.",
+    "Write a short dialogue between two friends about {s}.",
 ]
 CODE = [
     "Write a {lang} function that {c}.", "Write a {lang} function that {c}, and explain how it works.",
@@ -123,9 +178,15 @@ def _math(rng: random.Random) -> str:
                                                  a2=a * 2, a10=a * 10, a2_1=a * 2 + 1)
 
 
-def make_prompts(n: int, seed: int = 0, exclude=()) -> list[dict]:
-    """n distinct prompts, deterministic for a seed, none equal (case-insensitive) to one in `exclude`."""
+def make_prompts(n: int, seed: int = 0, exclude=(), extended: bool = False) -> list[dict]:
+    """n distinct prompts, deterministic for a seed, none equal (case-insensitive) to one in `exclude`.
+    `extended` adds the EXTRA_* topics and templates; without it a seed gives what it always gave."""
     rng = random.Random(seed)
+    x = (lambda base, extra: base + extra) if extended else (lambda base, extra: base)
+    topics, science = x(TOPICS, EXTRA_TOPICS), x(SCIENCE, EXTRA_SCIENCE)
+    chat, howto, lists = x(CHAT, EXTRA_CHAT), x(HOWTO, EXTRA_HOWTO), x(LISTS, EXTRA_LISTS)
+    explain, writing = x(EXPLAIN, EXTRA_EXPLAIN), x(WRITING, EXTRA_WRITING)
+    code_tasks, concepts = x(CODE_TASKS, EXTRA_CODE_TASKS), x(CODE_CONCEPTS, EXTRA_CODE_CONCEPTS)
     banned = {e.strip().lower() for e in exclude}
     kinds = ["chat", "howto", "lists", "explain", "writing", "code", "code", "math", "math", "knowledge"]
     out, seen = [], set()
@@ -133,22 +194,24 @@ def make_prompts(n: int, seed: int = 0, exclude=()) -> list[dict]:
     while len(out) < n and attempts < n * 50:
         attempts += 1
         kind = kinds[attempts % len(kinds)]
-        t, s = rng.choice(TOPICS), rng.choice(SCIENCE)
+        t, s = rng.choice(topics), rng.choice(science)
         if kind == "chat":
-            text, cat = rng.choice(CHAT).format(t=t), "chat"
+            text, cat = rng.choice(chat).format(t=t), "chat"
         elif kind == "howto":
-            text, cat = rng.choice(HOWTO).format(t=t), "how-to"
+            text, cat = rng.choice(howto).format(t=t), "how-to"
         elif kind == "lists":
-            text, cat = rng.choice(LISTS).format(t=rng.choice([t, s])), "lists"
+            text, cat = rng.choice(lists).format(t=rng.choice([t, s])), "lists"
         elif kind == "explain":
-            text, cat = rng.choice(EXPLAIN).format(s=s), "explanation"
+            template = rng.choice(explain)  # a second subject is drawn only when the template has one
+            s2 = rng.choice(science) if "{s2}" in template else ""
+            text, cat = template.format(s=s, s2=s2), "explanation"
         elif kind == "writing":
-            text, cat = rng.choice(WRITING).format(t=t, s=s), "writing"
+            text, cat = rng.choice(writing).format(t=t, s=s), "writing"
         elif kind == "code":
             if rng.random() < 0.7:
-                text = rng.choice(CODE).format(lang=rng.choice(LANGS), c=rng.choice(CODE_TASKS))
+                text = rng.choice(CODE).format(lang=rng.choice(LANGS), c=rng.choice(code_tasks))
             else:
-                k, k2 = rng.sample(CODE_CONCEPTS, 2)
+                k, k2 = rng.sample(concepts, 2)
                 text = rng.choice(CODE_EXPLAIN).format(k=k, k2=k2)
             cat = "code"
         elif kind == "math":
@@ -169,11 +232,12 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--n", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--extended", action="store_true", help="add the EXTRA_* topics and templates (more distinct prompts)")
     ap.add_argument("--bench-out", default=None, help="also write the held-out bench prompts (for --decontaminate)")
     args = ap.parse_args()
     from serving.bench import BUILTIN_PROMPTS
     bench = [q for qs in BUILTIN_PROMPTS.values() for q in qs]
-    rows = make_prompts(args.n, args.seed, exclude=bench)
+    rows = make_prompts(args.n, args.seed, exclude=bench, extended=args.extended)
     out = Path(args.out).expanduser()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r) + "\n" for r in rows))

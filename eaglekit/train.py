@@ -74,6 +74,7 @@ class TrainConfig:
     nan_policy: str = "skip"                   # skip | stop
     parallel: str = "ddp"                      # ddp | fsdp (under torchrun; one process ignores it)
     resume: bool = False
+    init_from: str | None = None               # start from this head (checkpoint or export) and its vocabulary
     device: str = "auto"                       # auto | cpu | cuda
     prefetch: int = 4                          # batches prepared ahead by the loader thread
     progress: bool = True
@@ -487,6 +488,31 @@ def load_draft(checkpoint_dir, embed_tokens: nn.Embedding) -> tuple[Eagle3Draft,
     return draft, info
 
 
+def init_draft(path, target, embed_tokens: nn.Embedding, aux_ids: tuple[int, int, int]) -> Eagle3Draft:
+    """The head a fine-tuning run starts from: a checkpoint (draft.json) or an exported head (config.json),
+    weights and draft vocabulary kept. It must read the aux layers the new shards captured."""
+    p = Path(path)
+    if (p / "draft.json").is_file():
+        draft, _ = load_draft(p, embed_tokens)
+    elif (p / "config.json").is_file():
+        from eaglekit.export import ExportError, load_head
+        try:
+            draft = load_head(p, target)
+        except ExportError as err:
+            raise TrainError(str(err)) from err
+    else:
+        raise TrainError(f"{p}: --init-from takes a run's best/ or checkpoints/step-* directory, or a head "
+                         f"written by `eaglekit train export`")
+    c, tc = draft.cfg, target.config
+    diffs = [f"{k}: head {a} != {b}" for k, a, b in (
+        ("vocab_size", c.vocab_size, tc.vocab_size), ("target_hidden_size", c.target_hidden_size, tc.hidden_size),
+        ("aux_layer_ids (hf)", tuple(c.aux_layer_ids_hf), tuple(aux_ids))) if a != b]
+    if diffs:
+        raise TrainError(f"{p}: this head does not fit the target and shards ({'; '.join(diffs)}); start a new "
+                         f"head instead of --init-from")
+    return draft.to(embed_tokens.weight.device)
+
+
 def latest_checkpoint(out: Path) -> Path | None:
     steps = sorted((out / "checkpoints").glob("step-*"))
     return steps[-1] if steps else None
@@ -560,13 +586,23 @@ def _train(cfg: TrainConfig, target) -> dict:
         vocab_report, total_steps = info["vocab"], info["total_steps"]
     else:
         counts = count_supervised(ds, int(target.config.vocab_size), keep_train)
-        try:
-            vocab = build_vocab(counts, cfg.draft_vocab_size, None if cfg.draft_vocab_size else cfg.vocab_coverage)
-        except ValueError as err:
-            raise TrainError(f"{data_name}: {err}") from err
-        vocab_report = vocab.report()
-        draft = Eagle3Draft(DraftConfig.from_target(target.config, vocab.size, aux_ids_hf(meta)), embed)
-        draft.set_vocab(vocab.draft_ids)
+        if cfg.init_from:
+            draft = init_draft(cfg.init_from, target, embed, aux_ids_hf(meta))
+            if cfg.draft_vocab_size and cfg.draft_vocab_size != draft.cfg.draft_vocab_size:
+                raise TrainError(f"--draft-vocab-size {cfg.draft_vocab_size}: the head in {cfg.init_from} has "
+                                 f"{draft.cfg.draft_vocab_size} (--init-from keeps its vocabulary)")
+            covered = int(counts[draft.draft_ids().cpu().numpy()].sum())
+            vocab_report = {"draft_vocab_size": draft.cfg.draft_vocab_size, "init_from": str(cfg.init_from),
+                            "coverage": round(covered / max(1, int(counts.sum())), 6),
+                            "supervised_tokens": int(counts.sum())}
+        else:
+            try:
+                vocab = build_vocab(counts, cfg.draft_vocab_size, None if cfg.draft_vocab_size else cfg.vocab_coverage)
+            except ValueError as err:
+                raise TrainError(f"{data_name}: {err}") from err
+            vocab_report = vocab.report()
+            draft = Eagle3Draft(DraftConfig.from_target(target.config, vocab.size, aux_ids_hf(meta)), embed)
+            draft.set_vocab(vocab.draft_ids)
         rows = count_packed_rows(ds, keep_train, cfg.seq_len)
         per_epoch = math.ceil(rows / (cfg.batch_size * world))
         if per_epoch == 0:

@@ -26,6 +26,8 @@ _HELP = {
     "nan_policy": "Non-finite batch or gradient: skip (and count) or stop.",
     "parallel": "Under torchrun: ddp (replicated head) or fsdp (weights, grads and AdamW state sharded).",
     "resume": "Continue the run in --out from its latest checkpoint.",
+    "init_from": "Start from this head's weights and draft vocabulary (a run's best/ or checkpoints/step-* "
+                 "directory, or an exported head) and train it on --data with a fresh schedule.",
     "stop_after": "Stop after this step as if killed (testing resume).",
 }
 _SKIP = {"data", "target", "out"}

@@ -146,6 +146,35 @@ def test_resume_equals_uninterrupted(tmp_path, tiny_target, sharp_shards):
     assert set(lf) == set(lp) and all(abs(lf[s] - lp[s]) < 1e-5 for s in lf)
 
 
+def test_init_from_starts_where_the_head_left_off(tmp_path, tiny_target, sharp_shards):
+    """--init-from a checkpoint or an exported head: same weights and draft vocabulary to start with (a
+    zero learning rate keeps them), a fresh schedule, and a clear error for a head on other aux layers."""
+    from eaglekit.export import ExportOptions, export_head
+    train(small_cfg(sharp_shards, tmp_path / "a", max_steps=6, draft_vocab_size=300), target=tiny_target)
+    ckpt = tmp_path / "a" / "checkpoints" / "step-00000006"
+    src = load_file(ckpt / "model.safetensors")
+    exported = export_head(ckpt, tmp_path / "export", "sglang", ExportOptions(dtype="float32"))
+    for name, origin in (("from_ckpt", ckpt), ("from_export", exported)):
+        s = train(small_cfg(sharp_shards, tmp_path / name, max_steps=3, lr=0.0, draft_vocab_size=None,
+                            init_from=str(origin)), target=tiny_target)
+        assert s["step"] == 3
+        got = load_file(tmp_path / name / "checkpoints" / "step-00000003" / "model.safetensors")
+        assert set(got) == set(src)
+        for k in src:
+            assert torch.equal(got[k].float(), src[k].float()), (name, k)
+    with pytest.raises(TrainError, match="keeps its vocabulary"):
+        train(small_cfg(sharp_shards, tmp_path / "v", max_steps=1, draft_vocab_size=512, init_from=str(ckpt)),
+              target=tiny_target)
+    info = json.loads((ckpt / "draft.json").read_text())
+    info["draft_config"]["aux_layer_ids_hf"] = [1, 1, 1]
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "draft.json").write_text(json.dumps(info))
+    (tmp_path / "other" / "model.safetensors").write_bytes((ckpt / "model.safetensors").read_bytes())
+    with pytest.raises(TrainError, match="aux_layer_ids"):
+        train(small_cfg(sharp_shards, tmp_path / "o", max_steps=1, draft_vocab_size=None,
+                        init_from=str(tmp_path / "other")), target=tiny_target)
+
+
 def test_several_data_directories_train_like_one(tmp_path, tiny_target):
     """`eaglekit train --data A --data B` equals training on one directory holding A's rows then B's."""
     from click.testing import CliRunner
