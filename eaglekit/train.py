@@ -184,22 +184,26 @@ def prefetch(it, depth: int):
     stop = threading.Event()
     end = object()
 
+    def put(item) -> bool:
+        """Hand `item` over unless the consumer has gone; False once it has."""
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def work():
         try:
             for item in it:
-                while not stop.is_set():
-                    try:
-                        q.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                if not put(item):
                     return
-            q.put(end)
+            put(end)
         except BaseException as err:  # noqa: BLE001 - handed to the consumer
-            q.put(err)
+            put(err)
 
-    t = threading.Thread(target=work, daemon=True)
+    t = threading.Thread(target=work, name="eaglekit-prefetch", daemon=True)
     t.start()
     try:
         while True:
@@ -210,7 +214,11 @@ def prefetch(it, depth: int):
                 raise item
             yield item
     finally:
+        # Wait for the worker to notice: a daemon thread still inside a torch/pyarrow call when the
+        # interpreter exits aborts the process ("terminate called without an active exception", exit 134)
+        # after a run that had finished and saved everything.
         stop.set()
+        t.join(timeout=120)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,6 +42,28 @@ def small_cfg(data, out, **kw):
     return TrainConfig(**base)
 
 
+def test_prefetch_worker_is_gone_once_closed():
+    """Closing the batch stream joins its worker: a daemon thread left inside a torch call at interpreter
+    exit aborted `eaglekit train` (exit 134) after a finished run."""
+    import threading
+    import time as _time
+    from eaglekit.train import prefetch
+
+    def slow():
+        for i in range(1000):
+            _time.sleep(0.2)  # the worker is busy making the next item when the consumer closes
+            yield torch.full((64, 64), float(i)) @ torch.ones(64, 64)
+
+    for depth in (1, 4):
+        before = set(threading.enumerate())
+        it = prefetch(slow(), depth)
+        assert float(next(it)[0, 0]) == 0.0 and float(next(it)[0, 0]) == 64.0
+        it.close()
+        assert not [t for t in set(threading.enumerate()) - before if t.is_alive()]
+    errors = prefetch(iter([1, 2]), 1)  # a finished stream still ends cleanly
+    assert list(errors) == [1, 2]
+
+
 def test_ttt_bias_toy_case():
     seg = torch.tensor([[0, 0, 0, 1, -1]])
     allowed = ttt_bias(seg, 2)[0, 0] == 0
