@@ -34,7 +34,7 @@ TOPICS = [
     "journaling", "team meetings", "remote work", "saving energy at home", "packing for a flight",
 ]
 EXTRA_TOPICS = [
-    # second batch (session 4): more everyday subjects, so seeds > 1 yield prompts not near-duplicate of earlier ones
+    # used only with --extended: more subjects, so a new seed yields prompts that are not near duplicates of earlier sets
     "woodworking", "learning to swim as an adult", "negotiating a salary", "writing a cover letter",
     "planning a wedding", "raising chickens", "keeping a sourdough starter", "buying a used car",
     "decluttering a garage", "teaching a child to ride a bike", "hiking with kids", "running a book club",
@@ -182,7 +182,9 @@ def make_prompts(n: int, seed: int = 0, exclude=(), extended: bool = False) -> l
     """n distinct prompts, deterministic for a seed, none equal (case-insensitive) to one in `exclude`.
     `extended` adds the EXTRA_* topics and templates; without it a seed gives what it always gave."""
     rng = random.Random(seed)
-    x = (lambda base, extra: base + extra) if extended else (lambda base, extra: base)
+    def x(base: list[str], extra: list[str]) -> list[str]:
+        return base + extra if extended else base
+
     topics, science = x(TOPICS, EXTRA_TOPICS), x(SCIENCE, EXTRA_SCIENCE)
     chat, howto, lists = x(CHAT, EXTRA_CHAT), x(HOWTO, EXTRA_HOWTO), x(LISTS, EXTRA_LISTS)
     explain, writing = x(EXPLAIN, EXTRA_EXPLAIN), x(WRITING, EXTRA_WRITING)
