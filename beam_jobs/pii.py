@@ -309,6 +309,8 @@ def prewarm(cfg: PiiConfig) -> None:
                 box.append(PiiFilter(cfg))
             except Exception as e:  # surfaced by claim_filter, which then builds (and raises) in the caller
                 box.append(e)
+            else:
+                freeze_gc()
 
         thread = threading.Thread(target=build, name="pii-prewarm", daemon=True)
         _PREWARM[key] = (thread, box)
@@ -327,4 +329,17 @@ def claim_filter(cfg: PiiConfig) -> PiiFilter:
             got = box.pop() if box else None
         if isinstance(got, PiiFilter):
             return got
-    return PiiFilter(cfg)
+    built = PiiFilter(cfg)
+    freeze_gc()
+    return built
+
+
+def freeze_gc() -> None:
+    """In a Beam SDK worker process, move every object alive now (the spaCy model, Presidio's recognizers,
+    the worker's own modules) out of the garbage collector's reach: they live as long as the worker, yet each
+    full collection walked them all, and so did interpreter exit (~0.4 s per worker, and Beam's local runner
+    closes its workers one after the other). Left alone in any other process (in-process runs, tests),
+    where freezing would keep whatever garbage exists now alive for good."""
+    if os.environ.get("CONTROL_API_SERVICE_DESCRIPTOR"):  # set for every Python SDK harness
+        import gc
+        gc.freeze()
