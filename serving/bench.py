@@ -39,7 +39,8 @@ class BenchConfig:
     max_tokens: int = 64
     temperature: float = 0.0
     concurrency: list[int] = field(default_factory=lambda: [1])
-    settings: list[tuple[int, int, int]] = field(default_factory=lambda: [(3, 1, 4)])
+    # (steps, topk, num_draft_tokens[, min_draft_prob]): the last is the embedded engine's draft-tree cut
+    settings: list[tuple] = field(default_factory=lambda: [(3, 1, 4)])
     baseline: bool = True
     autotune: bool = False
     output: str | None = "bench-out"
@@ -47,7 +48,8 @@ class BenchConfig:
     random_head_ok: bool = True             # embedded without --head: use a random head (reported as such)
 
 
-AUTOTUNE_CANDIDATES = [(2, 1, 3), (3, 1, 4), (5, 1, 6), (3, 2, 6), (4, 2, 8), (5, 4, 8), (6, 4, 12)]
+AUTOTUNE_CANDIDATES = [(2, 1, 3), (3, 1, 4), (5, 1, 6), (3, 2, 6), (4, 2, 8), (5, 4, 8), (6, 4, 12),
+                       (3, 4, 8, 0.05), (5, 4, 12, 0.05)]
 
 
 def load_prompts(cfg: BenchConfig) -> list[dict]:

@@ -6,14 +6,18 @@ import json
 import click
 
 
-def _settings(values) -> list[tuple[int, int, int]]:
+def _settings(values) -> list[tuple]:
     out = []
     for v in values:
+        parts = v.split(",")
         try:
-            s, k, n = (int(x) for x in v.split(","))
+            if len(parts) not in (3, 4):
+                raise ValueError
+            setting = tuple(int(x) for x in parts[:3]) + tuple(float(x) for x in parts[3:])
         except ValueError:
-            raise click.BadParameter(f"{v!r}: give STEPS,TOPK,NUM_DRAFT_TOKENS, e.g. 3,1,4") from None
-        out.append((s, k, n))
+            raise click.BadParameter(f"{v!r}: give STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB], e.g. 3,1,4 or "
+                                     "5,4,12,0.05") from None
+        out.append(setting)
     return out
 
 
@@ -28,7 +32,8 @@ def _settings(values) -> list[tuple[int, int, int]]:
 @click.option("--max-tokens", default=64, show_default=True, type=int)
 @click.option("--temperature", default=0.0, show_default=True, type=float)
 @click.option("--concurrency", "concurrency", multiple=True, type=int, help="Repeatable; default 1.")
-@click.option("--setting", "settings", multiple=True, help="STEPS,TOPK,NUM_DRAFT_TOKENS (repeatable); default 3,1,4.")
+@click.option("--setting", "settings", multiple=True,
+              help="STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB] (repeatable); default 3,1,4.")
 @click.option("--no-baseline", is_flag=True)
 @click.option("--autotune", is_flag=True, help="Also try a set of chain/tree settings and pick the fastest.")
 @click.option("--output", default="bench-out", show_default=True, help="Folder for report.json and PNG plots.")

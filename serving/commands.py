@@ -25,6 +25,9 @@ def _options(f):
                      help="--speculative-eagle-topk (1: chain; >1: tree verified in one target pass)"),
         click.option("--num-draft-tokens", default=None, type=int,
                      help="--speculative-num-draft-tokens [default: num_steps+1 for a chain, else 8 (capped)]"),
+        click.option("--min-draft-prob", default=0.0, show_default=True, type=float,
+                     help="Embedded backend: verify only draft nodes the head gives at least this path "
+                          "probability, and stop drafting below it (0: SGLang's fixed tree; ~0.05 pays on CPU)."),
         click.option("--mem-fraction", default=None, type=float, help="--mem-fraction-static (vLLM: --gpu-memory-utilization)"),
         click.option("--cuda-graph-max-bs", default=None, type=int, help="--cuda-graph-max-bs-decode"),
         click.option("--max-running-requests", default=None, type=int),
@@ -82,7 +85,8 @@ def serve(**params):
                 raise LaunchError("the head does not fit this target:\n  - " + "\n  - ".join(errors))
             if dry:
                 click.echo(f"embedded engine: model={cfg.model} draft={cfg.draft} steps={cfg.num_steps} "
-                           f"topk={cfg.topk} num_draft_tokens={cfg.num_draft_tokens} at http://{cfg.host}:{cfg.port}/v1")
+                           f"topk={cfg.topk} num_draft_tokens={cfg.num_draft_tokens} min_draft_prob={cfg.min_draft_prob} "
+                           f"at http://{cfg.host}:{cfg.port}/v1")
                 return
             from serving.server import serve_embedded
             serve_embedded(cfg, echo=click.echo)

@@ -44,6 +44,7 @@ class ServeConfig:
     num_steps: int = 3
     topk: int = 1
     num_draft_tokens: int = 4
+    min_draft_prob: float = 0.0         # embedded engine only: verify draft nodes at least this likely (0: all)
     mem_fraction: float | None = None
     cuda_graph_max_bs: int | None = None
     max_running_requests: int | None = None
@@ -73,6 +74,8 @@ class ServeConfig:
         if self.num_draft_tokens > pool + 1:
             raise LaunchError(f"--num-draft-tokens {self.num_draft_tokens} exceeds the {pool + 1} tokens a tree of "
                               f"{self.num_steps} steps x topk {self.topk} can hold")
+        if not 0.0 <= self.min_draft_prob < 1.0:
+            raise LaunchError(f"--min-draft-prob must be within [0, 1), got {self.min_draft_prob}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,6 +196,9 @@ def check_serve(cfg: ServeConfig) -> tuple[list[str], list[str]]:
         cfg.check_numbers()
     except LaunchError as err:
         errors.append(str(err))
+    if cfg.min_draft_prob and cfg.resolved_backend() != "embedded":
+        warnings.append(f"--min-draft-prob is an embedded-engine setting: {cfg.resolved_backend()} verifies its fixed "
+                        "tree of --num-draft-tokens")
     if cfg.draft:
         folder = target_folder(cfg.model)
         tcfg = json.loads((folder / "config.json").read_text()) if folder else None

@@ -389,7 +389,7 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
 def serve_embedded(cfg, echo=print) -> None:
     """`eaglekit serve --backend embedded`: load target (+ head) and run the API with uvicorn."""
     import uvicorn
-    engine = build_engine(cfg.model, cfg.draft, cfg.num_steps, cfg.topk, cfg.num_draft_tokens)
+    engine = build_engine(cfg.model, cfg.draft, cfg.num_steps, cfg.topk, cfg.num_draft_tokens, cfg.min_draft_prob)
     app = create_app(engine, cfg.served_model_name, cfg.api_key, cfg.max_tokens_limit,
                      cfg.max_running_requests or 64)
     echo(f"embedded EAGLE-3 engine: {json.dumps(engine.describe())}")
@@ -422,11 +422,12 @@ def running_server(app, timeout: float = 30.0) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def build_engine(model: str, draft: str | None, steps: int, topk: int, num_draft_tokens: int) -> EagleEngine:
+def build_engine(model: str, draft: str | None, steps: int, topk: int, num_draft_tokens: int,
+                 min_draft_prob: float = 0.0) -> EagleEngine:
     from eaglekit.models import load_target
     target = load_target(model)
     head = load_head(draft, target) if draft else None
-    return EagleEngine(target, head, steps, topk, num_draft_tokens)
+    return EagleEngine(target, head, steps, topk, num_draft_tokens, min_draft_prob)
 
 
 def load_head(path: str, target) -> Any:

@@ -30,12 +30,14 @@ class DraftTree:
         return kids
 
 
-def select_tree(root: int, pool_tokens, pool_scores, pool_parents, pool_depth, num_nodes: int) -> DraftTree:
-    """Keep the best `num_nodes` pool candidates by cumulative score (as EAGLE-2 and SGLang do).
+def select_tree(root: int, pool_tokens, pool_scores, pool_parents, pool_depth, num_nodes: int,
+                min_score: float = float("-inf")) -> DraftTree:
+    """Keep the best `num_nodes` pool candidates by cumulative score (as EAGLE-2 and SGLang do), and of
+    those only the ones scoring at least `min_score` (a log probability; -inf keeps all).
 
     pool_parents index into the pool (-1 = child of the root). Scores never increase along a path, so the
-    best set is closed under ancestors; ties are broken towards shallower nodes, which keeps it closed
-    even when a probability rounds to exactly 1.
+    best set (and any score cut of it) is closed under ancestors; ties are broken towards shallower nodes,
+    which keeps it closed even when a probability rounds to exactly 1.
     """
     pool_tokens = torch.as_tensor(pool_tokens, dtype=torch.long)
     pool_scores = torch.as_tensor(pool_scores, dtype=torch.float32)
@@ -43,7 +45,7 @@ def select_tree(root: int, pool_tokens, pool_scores, pool_parents, pool_depth, n
     pool_depth = torch.as_tensor(pool_depth, dtype=torch.long)
     n = min(int(num_nodes), pool_tokens.numel())
     order = sorted(range(pool_tokens.numel()), key=lambda i: (-float(pool_scores[i]), int(pool_depth[i]), i))
-    keep = sorted(order[:n])  # pool order is level order, so parents come first
+    keep = sorted(i for i in order[:n] if float(pool_scores[i]) >= min_score)  # level order: parents first
     where = {p: i + 1 for i, p in enumerate(keep)}
     parents = [-1]
     for p in keep:

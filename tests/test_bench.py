@@ -13,12 +13,12 @@ from serving.testing import random_head
 
 def test_bench_embedded_cli_writes_json_and_png(tmp_path):
     r = CliRunner().invoke(bench, ["--model", "tiny", "--num-prompts", "3", "--max-tokens", "6", "--setting", "2,1,3",
-                                   "--setting", "2,2,4", "--concurrency", "1", "--concurrency", "2",
+                                   "--setting", "2,2,4,0.1", "--concurrency", "1", "--concurrency", "2",
                                    "--output", str(tmp_path / "out")])
     assert r.exit_code == 0, r.output
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     runs = report["runs"]
-    assert {json.dumps(r["setting"]) for r in runs} == {'"baseline"', "[2, 1, 3]", "[2, 2, 4]"}
+    assert {json.dumps(r["setting"]) for r in runs} == {'"baseline"', "[2, 1, 3]", "[2, 2, 4, 0.1]"}
     eagle = [r for r in runs if r["setting"] != "baseline"]
     assert all(r["identical_to_baseline"] and r["speedup"] > 0 and r["accept_length"] >= 1 for r in eagle)
     assert all(r["tpot_median_ms"] > 0 and r["failed"] == 0 for r in runs)

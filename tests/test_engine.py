@@ -36,6 +36,24 @@ def test_greedy_equivalence_tiny(tiny_target, prompts, fitted_head, setting):
     assert engine.mean_accept_length() >= 1.0
 
 
+@pytest.mark.parametrize("min_prob", [0.05, 0.5, 0.99])
+def test_greedy_equivalence_with_probability_cut(tiny_target, prompts, fitted_head, min_prob):
+    """Cutting unlikely draft nodes changes how much is verified, never what is output."""
+    engine = EagleEngine(tiny_target, fitted_head, 5, 4, 12, min_draft_prob=min_prob)
+    full = EagleEngine(tiny_target, fitted_head, 5, 4, 12)
+    sizes = []
+    orig = engine._draft_tree
+    engine._draft_tree = lambda gen: sizes.append(orig(gen).size) or orig(gen)
+    for p in prompts:
+        ref = plain_greedy(tiny_target, p, 30)
+        assert engine.generate(p, SamplingParams(max_new_tokens=30, ignore_eos=True)).output_ids == ref
+        full.generate(p, SamplingParams(max_new_tokens=30, ignore_eos=True))
+    assert min(sizes) < 12  # the cut really shrank trees
+    if min_prob >= 0.5:
+        assert engine.mean_accept_length() < full.mean_accept_length()
+        assert min(sizes) == 1  # and some steps verified the root alone
+
+
 def test_greedy_equivalence_random_head_and_eos(tiny_target, prompts):
     head = random_head(tiny_target, seed=3)
     for setting in [(3, 1, 4), (3, 4, 8)]:
@@ -103,6 +121,8 @@ def test_sampling_preserves_target_distribution(tiny_target, prompts, fitted_hea
 def test_bad_settings_and_requests(tiny_target, fitted_head):
     with pytest.raises(EngineError):
         EagleEngine(tiny_target, fitted_head, 2, 2, 9)  # more draft tokens than a 2x2 tree holds
+    with pytest.raises(EngineError):
+        EagleEngine(tiny_target, fitted_head, 3, 4, 8, min_draft_prob=1.0)
     engine = EagleEngine(tiny_target, fitted_head, 3, 1, 99)
     assert engine.num_draft_tokens == 4  # a chain verifies steps + 1 tokens, as SGLang forces
     with pytest.raises(EngineError):

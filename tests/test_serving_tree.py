@@ -42,6 +42,18 @@ def test_select_tree_keeps_best_and_orders_parents_first():
     assert tree.tokens.tolist() == [4, 5]
 
 
+def test_select_tree_min_score_cuts_unlikely_nodes_and_keeps_ancestors():
+    tokens, scores = [5, 6, 7, 8, 9, 10], [-0.1, -1.0, -0.3, -2.5, -1.2, -3.0]
+    parents, depth = [-1, -1, 0, 0, 1, 1], [1, 1, 2, 2, 2, 2]
+    # of the best 4 (x, x's child, y, y's child) only those at least exp(-1.1) likely survive
+    tree = T.select_tree(4, tokens, scores, parents, depth, 4, min_score=-1.1)
+    assert tree.tokens.tolist() == [4, 5, 6, 7] and tree.parents.tolist() == [-1, 0, 0, 1]
+    # nothing likely enough: the root alone (a plain decoding step)
+    tree = T.select_tree(4, tokens, scores, parents, depth, 4, min_score=-0.05)
+    assert tree.tokens.tolist() == [4] and tree.parents.tolist() == [-1]
+    assert T.select_tree(4, [], [], [], [], 0).size == 1
+
+
 def test_greedy_accept_follows_target_argmax():
     tree = _hand_tree()
     # target argmax per node: root->10 (a), a->12 (c), c->99 (not d) => path root,a,c; bonus 99
