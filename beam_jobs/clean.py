@@ -22,8 +22,8 @@ from apache_beam.transforms.window import GlobalWindows
 
 from beam_jobs import io as bio
 from beam_jobs.commands import beam_flags
-from beam_jobs.dedupe import (ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits, exact_key, lsh_params,
-                              normalise, signature)
+from beam_jobs.dedupe import (BandBatcher, ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits,
+                              exact_key, group_bands, lsh_params, normalise, signature)
 from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 
@@ -137,33 +137,56 @@ def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, list
     return norm, band_keys(signature(norm, near), bands, rows)
 
 
-class Sketch(beam.DoFn):
-    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, normalised text))."""
+class BatchedBands(beam.DoFn):
+    """A DoFn that sends its LSH band entries as (shard, [(band key, entry), ...]) batches (see
+    NearDupConfig.shards) on `band_tag` (None: the main output), when a batch fills and at bundle end."""
+    band_tag: str | None = None
+
+    def start_bundle(self):
+        self._bands = BandBatcher(self.near.shards)
+
+    def _add_bands(self, keys, entry):
+        for key in keys:
+            self._bands.add(key, entry)
+        if self._bands.size >= self.near.batch_entries:
+            yield from self._emit(self._bands.drain(), windowed=False)
+
+    def _emit(self, batches, windowed: bool):
+        for kv in batches:
+            value = GlobalWindows.windowed_value(kv) if windowed else kv
+            yield beam.pvalue.TaggedOutput(self.band_tag, value) if self.band_tag else value
+
+    def finish_bundle(self):
+        yield from self._emit(self._bands.drain(), windowed=True)
+
+
+class Sketch(BatchedBands):
+    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, normalised text)), batched."""
+    band_tag = "bands"
+
     def __init__(self, near: NearDupConfig, threshold: float):
         self.near, self.threshold = near, threshold
 
     def process(self, p):
         norm, keys = _sketch(_user_text(p), self.near, self.threshold)
         yield (p["id"], p)
-        entry = ("p", _order(p), p["id"], norm)
-        for key in keys:
-            yield beam.pvalue.TaggedOutput("bands", (key, entry))
+        yield from self._add_bands(keys, ("p", _order(p), p["id"], norm))
 
 
-class SketchEval(beam.DoFn):
+class SketchEval(BatchedBands):
     def __init__(self, near: NearDupConfig, threshold: float):
         self.near, self.threshold = near, threshold
 
     def process(self, p):
         norm, keys = _sketch(_user_text(p), self.near, self.threshold)
         ref = f"{os.path.basename(p['provenance']['file'])}:{p['provenance']['record']}"
-        for key in keys:
-            yield (key, ("e", ref, norm))
+        yield from self._add_bands(keys, ("e", ref, norm))
 
 
 class Bucket(beam.DoFn):
-    """One LSH bucket -> ('near', (id, (rep_order, rep_id))) and ('contam', (id, eval_ref)) decisions,
-    each verified with the exact shingle Jaccard."""
+    """One shard of LSH buckets -> ('near', (id, (rep_order, rep_id))) and ('contam', (id, eval_ref))
+    decisions, each verified with the exact shingle Jaccard. Which members share a bucket does not depend
+    on how the entries were batched, and each bucket sorts its members: the decisions are deterministic."""
     def __init__(self, near: NearDupConfig, near_on: bool, decontam_threshold: float):
         self.near, self.near_on, self.decontam_threshold = near, near_on, decontam_threshold
 
@@ -171,9 +194,12 @@ class Bucket(beam.DoFn):
         self.check = ExactCheck(self.near)
 
     def process(self, kv):
-        _, members = kv
-        if len(members) < 2:  # nothing to compare: the common case
-            return
+        _, batches = kv
+        for members in group_bands(batches).values():
+            if len(members) > 1:  # a bucket of one has nothing to compare: the common case
+                yield from self._bucket(members)
+
+    def _bucket(self, members):
         sig = self.check.signature
         prompts = [(m[1], m[2], sig(("p", m[2]), m[3]), m[3]) for m in members if m[0] == "p"]
         evals = [(m[1], sig(("e", m[1]), m[2]), m[2]) for m in members if m[0] == "e"]

@@ -41,12 +41,19 @@ class NearDupConfig:
     lsh_recall: float = 0.995     # LSH bands are chosen so a pair at the threshold becomes a candidate with this probability
     lsh_spurious: float = 0.25    # ... and a pair at half the threshold at most with this one (fewer bands, more checks)
     max_group: int = 1000         # representatives compared per LSH bucket (bounds the pairwise work)
+    # Band entries travel to the bucket stage in batches, one per shard of the band-key space, instead of one
+    # element per (prompt, band): Beam's per-element cost was most of the stage. A shard holds about
+    # prompts x bands / shards entries in one worker's memory: raise it for very large inputs (~200k a shard).
+    shards: int = 256
+    batch_entries: int = 20_000   # a sketching worker sends its batches once it holds this many entries
 
     def __post_init__(self):
         if self.shingle not in SHINGLE_KINDS:
             raise ValueError(f"near.shingle must be one of {SHINGLE_KINDS}, got {self.shingle!r}")
         if self.ngram < 1 or self.num_perm < 2:
             raise ValueError("near.ngram must be >= 1 and near.num_perm >= 2")
+        if self.shards < 1 or self.batch_entries < 1:
+            raise ValueError("near.shards and near.batch_entries must be >= 1")
         if not (0.0 < self.lsh_recall < 1.0 and 0.0 < self.lsh_spurious <= 1.0):
             raise ValueError("near.lsh_recall must be in (0, 1) and near.lsh_spurious in (0, 1]")
 
@@ -158,6 +165,34 @@ def signature(norm: str, cfg: NearDupConfig, codes: np.ndarray | None = None) ->
 def band_keys(sig: np.ndarray, bands: int, rows: int) -> list[str]:
     return [f"{b}:{hashlib.blake2b(sig[b * rows:(b + 1) * rows].tobytes(), digest_size=8).hexdigest()}"
             for b in range(bands)]
+
+
+def band_shard(key: str, shards: int) -> int:
+    """The shard of a band key (its last 32 hash bits: band keys are already uniform hashes)."""
+    return int(key[-8:], 16) % shards
+
+
+class BandBatcher:
+    """Collects (band key, entry) pairs by shard; `drain` hands out (shard, [pairs]) batches."""
+    def __init__(self, shards: int):
+        self.shards, self.by_shard, self.size = shards, {}, 0
+
+    def add(self, key: str, entry) -> None:
+        self.by_shard.setdefault(band_shard(key, self.shards), []).append((key, entry))
+        self.size += 1
+
+    def drain(self) -> list[tuple[int, list]]:
+        out, self.by_shard, self.size = sorted(self.by_shard.items()), {}, 0
+        return out
+
+
+def group_bands(batches) -> dict[str, list]:
+    """{band key: [entries]} from an iterable of [(band key, entry), ...] batches (one shard's)."""
+    groups: dict[str, list] = {}
+    for batch in batches:
+        for key, entry in batch:
+            groups.setdefault(key, []).append(entry)
+    return groups
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> float:

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from beam_jobs.clean import CleanConfig, clean_command, run_clean
-from beam_jobs.dedupe import NearDupConfig, normalise, signature, similarity
+from beam_jobs.dedupe import BandBatcher, NearDupConfig, band_shard, group_bands, normalise, signature, similarity
 from beam_jobs.readers import ReaderConfig, read_file
 from eaglekit.contract import validate_schema
 
@@ -125,6 +125,29 @@ def test_multiprocessing_runner_gives_same_output(dedupe_input, tmp_path):
     _run(dedupe_input, tmp_path / "a")
     _run(dedupe_input, tmp_path / "b", beam_args=["--direct_running_mode=multi_processing", "--direct_num_workers=2"])
     assert _outputs(tmp_path / "a") == _outputs(tmp_path / "b")
+
+
+def test_band_batching_does_not_change_decisions(dedupe_input, tmp_path):
+    """Band entries sent one per batch into one shard, or in big batches over many shards: same output."""
+    one = NearDupConfig(shards=1, batch_entries=1)
+    _run(dedupe_input, tmp_path / "a", near=one, decontaminate=[os.path.join(dedupe_input, "a.jsonl")])
+    _run(dedupe_input, tmp_path / "b", near=NearDupConfig(shards=512, batch_entries=10_000),
+         decontaminate=[os.path.join(dedupe_input, "a.jsonl")])
+    assert _outputs(tmp_path / "a") == _outputs(tmp_path / "b")
+    assert {d["reason"] for d in _outputs(tmp_path / "a")[1]} >= {"near_duplicate", "contaminated"}
+
+
+def test_band_batcher_shards_by_key_and_drains():
+    b = BandBatcher(4)
+    keys = [f"{band}:{h:016x}" for band in range(3) for h in (1, 2, 5, 2**40 + 3)]
+    for k in keys:
+        b.add(k, ("p", k))
+    assert b.size == len(keys)
+    batches = b.drain()
+    assert b.size == 0 and b.drain() == []
+    assert all(band_shard(k, 4) == shard for shard, batch in batches for k, _ in batch)
+    grouped = group_bands(batch for _, batch in batches)
+    assert sorted(grouped) == sorted(keys) and all(v == [("p", k)] for k, v in grouped.items())
 
 
 def test_decontamination_drops_eval_near_duplicates(dedupe_input, tmp_path):
