@@ -138,8 +138,8 @@ def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, list
 
 
 class BatchedBands(beam.DoFn):
-    """A DoFn that sends its LSH band entries as (shard, [(band key, entry), ...]) batches (see
-    NearDupConfig.shards) on `band_tag` (None: the main output), when a batch fills and at bundle end."""
+    """A DoFn (with a `near` NearDupConfig) that sends its LSH band entries as (shard, [(band key, entry), ...])
+    batches (see NearDupConfig.shards) on `band_tag` (None: the main output), when full and at bundle end."""
     band_tag: str | None = None
 
     def start_bundle(self):
@@ -421,6 +421,9 @@ def _parse_policies(specs: Iterable[str]) -> dict[str, str]:
 @click.option("--source-name", default=None, help="Data set name (default: each file's stem).")
 @click.option("--max-chars", type=int, default=16000, show_default=True, help="Longer prompts become dead letters.")
 @click.option("--near-threshold", type=float, default=0.8, show_default=True, help="MinHash Jaccard threshold.")
+@click.option("--near-shards", type=int, default=256, show_default=True,
+              help="Shards of the LSH band space; each is grouped in one worker's memory: raise it for inputs of "
+                   "millions of prompts (about prompts x 11 bands / 200k).")
 @click.option("--no-near-dedupe", is_flag=True)
 @click.option("--decontaminate", multiple=True, help="Evaluation prompt set(s) whose near duplicates are dropped.")
 @click.option("--decontam-threshold", type=float, default=0.8, show_default=True)
@@ -430,7 +433,7 @@ def _parse_policies(specs: Iterable[str]) -> dict[str, str]:
 @click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
 @click.pass_context
 def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,
-                  source_name, max_chars, near_threshold, no_near_dedupe, decontaminate, decontam_threshold,
+                  source_name, max_chars, near_threshold, near_shards, no_near_dedupe, decontaminate, decontam_threshold,
                   pii_model, pii_policy, pii_threshold, no_pii):
     """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
     reader = ReaderConfig(all_user_turns=all_turns, category_field=category_field, source_name=source_name,
@@ -439,12 +442,14 @@ def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_
         reader.prompt_fields = tuple(prompt_field)
     if messages_field:
         reader.messages_fields = tuple(messages_field)
-    cfg = CleanConfig(inputs=list(inputs), output=output, reader=reader,
-                      near=NearDupConfig(threshold=near_threshold), near_dedupe=not no_near_dedupe,
-                      decontaminate=list(decontaminate), decontam_threshold=decontam_threshold,
-                      pii=PiiConfig(model=pii_model, policies=_parse_policies(pii_policy), score_threshold=pii_threshold),
-                      pii_enabled=not no_pii, output_format=output_format)
-    try:
+    try:  # a bad number (threshold, shards, policy) is a message, not a traceback
+        cfg = CleanConfig(inputs=list(inputs), output=output, reader=reader,
+                          near=NearDupConfig(threshold=near_threshold, shards=near_shards),
+                          near_dedupe=not no_near_dedupe, decontaminate=list(decontaminate),
+                          decontam_threshold=decontam_threshold,
+                          pii=PiiConfig(model=pii_model, policies=_parse_policies(pii_policy),
+                                        score_threshold=pii_threshold),
+                          pii_enabled=not no_pii, output_format=output_format)
         manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(str(e)) from None
