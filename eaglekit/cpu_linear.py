@@ -3,8 +3,9 @@
 Measured here (SmolLM2-135M's 1536x576 projections, 30 distinct weights so they stream from memory, 1
 thread): `F.linear` (MKL, repacks the weight on every call) costs 0.26-0.5 ms at 1 token and 1.6-2.4x that
 at 4-8 tokens; the same weight packed once by oneDNN (`mkldnn._reorder_linear_weight`) costs ~0.26 ms
-for anything from 1 to 6 tokens and ~0.3 ms at 8. So the target verifies a whole draft tree for about
-the price of one token, and plain decoding (the baseline) gets faster too.
+for anything from 1 to 6 tokens and ~0.3 ms at 8. So the target verifies a draft tree for little more
+than one token costs (a whole SmolLM2 pass over 8 tokens: ~1.4x one token at 1 thread, where the
+attention and the lm-head grow too), and plain decoding (the baseline) gets faster too.
 
 Only the forward changes; `weight`/`bias` stay the module's parameters (tied weights, state_dict and any
 code reading them keep working). With autograd on, the layer falls back to `F.linear`.
