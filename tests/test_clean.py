@@ -200,6 +200,23 @@ def test_pii_pattern_gate_never_skips_a_match(pii_filter):
     assert "fe80" not in r.text and "beef:cafe" not in r.text and r.counts == {"IP_ADDRESS": 2}
 
 
+def test_pii_digit_gate_never_skips_a_phone_number(pii_filter):
+    """entities_for skips the phone recognizer only where Presidio's own could not match: short German
+    numbers (4-6 digits) are valid for it, and their texts must reach it."""
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+    from beam_jobs.pii import entities_for
+    texts = ["Ruf mich an: 01649", "dial 1640 for the desk", "Call 030 442 today", "My number is 212-555-0123",
+             "It happened in 1641.", "call me at 123 tomorrow", "What is 2+2?", "Room 12, floor 3"]
+    phone = PhoneRecognizer()
+    found_any = 0
+    for text in texts:
+        found = phone.analyze(text, ["PHONE_NUMBER"])
+        found_any += bool(found)
+        assert "PHONE_NUMBER" in entities_for(text, ["PHONE_NUMBER"]) or not found, text
+    assert found_any >= 3  # the short German forms really are phone numbers to Presidio: the test has teeth
+    assert not any("PHONE_NUMBER" in entities_for(t, ["PHONE_NUMBER"]) for t in texts[5:])
+
+
 def test_pii_drop_policy_and_pipeline(tmp_path):
     src = _write_jsonl(tmp_path / "p.jsonl", [{"prompt": "Email me at jane.doe@example.org about the report"},
                                              {"prompt": "Please tell Mary Johnson the meeting moved"},
