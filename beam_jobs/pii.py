@@ -114,8 +114,9 @@ def credit_card_recognizer():
 # Entities whose recognizers can only match text holding at least this many digits: skipping them on
 # other texts is exact, and saves most of the cost (phonenumbers' matcher runs once per region). Phone: the
 # shortest numbers Presidio's regions accept as valid are German ones of 4 digits ("1640"; "01649"; UK,
-# Canada and Israel start at 7): every 3-digit string fails all 8 regions.
-_MIN_DIGITS = {"PHONE_NUMBER": 4, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 8, "US_DRIVER_LICENSE": 1,
+# Canada and Israel start at 7): every 3-digit string fails all 8 regions. IBAN: only the 2 check digits
+# are sure; Qatar's and Gibraltar's account parts may be all letters, Malta's hold 5 digits.
+_MIN_DIGITS = {"PHONE_NUMBER": 4, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2, "US_DRIVER_LICENSE": 1,
                "STREET_ADDRESS": 1, "US_BANK_NUMBER": 8, "US_PASSPORT": 8, "US_ITIN": 9, "UK_NHS": 10}
 
 

@@ -217,6 +217,27 @@ def test_pii_digit_gate_never_skips_a_phone_number(pii_filter):
     assert not any("PHONE_NUMBER" in entities_for(t, ["PHONE_NUMBER"]) for t in texts[5:])
 
 
+def _iban(country, bban):
+    """A checksum-valid IBAN (ISO 13616 mod-97 check digits)."""
+    digits = "".join(str(int(ch, 36)) for ch in bban + country + "00")
+    return f"{country}{98 - int(digits) % 97:02d}{bban}"
+
+
+def test_pii_digit_gate_never_skips_an_iban(pii_filter):
+    """IBANs whose account part is letters (Qatar, Gibraltar) or mostly letters (Malta) hold 2-7 digits:
+    Presidio's recognizer finds them, so the gate must let their texts through, and they are redacted."""
+    from presidio_analyzer.predefined_recognizers import IbanRecognizer
+    from beam_jobs.pii import entities_for
+    ibans = [_iban("QA", "DOHB" + "ABCDEFGHIJKLMNOPQRSTU"), _iban("GI", "NWBK" + "ABCDEFGHIJKLMNO"),
+             _iban("MT", "MALT01100" + "ABCDEFGHIJKLMNOPQR")]
+    for value in ibans:
+        text = f"Send the refund to {value} please"
+        assert IbanRecognizer().analyze(text, ["IBAN_CODE"]), value  # real IBANs to Presidio
+        assert "IBAN_CODE" in entities_for(text, ["IBAN_CODE"])
+        r = pii_filter.process([text])[0]
+        assert value not in r.text and r.counts.get("IBAN_CODE") == 1, r
+
+
 def test_pii_drop_policy_and_pipeline(tmp_path):
     src = _write_jsonl(tmp_path / "p.jsonl", [{"prompt": "Email me at jane.doe@example.org about the report"},
                                              {"prompt": "Please tell Mary Johnson the meeting moved"},
