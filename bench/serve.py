@@ -87,7 +87,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="< 1 minute: fewer prompts and tokens")
     ap.add_argument("--head", default=None, help="exported head (eaglekit train export); default: untrained head")
     ap.add_argument("--target", default="embedded")
-    ap.add_argument("--tree", default="5,4,8", help="tree setting STEPS,TOPK,NUM_DRAFT_TOKENS")
+    ap.add_argument("--tree", default="3,4,8", help="tree setting STEPS,TOPK,NUM_DRAFT_TOKENS (3,4,8: best fixed tree in the sweeps)")
     ap.add_argument("--pruned", default="5,4,12,0.05",
                     help="a tree cut by draft probability, STEPS,TOPK,NUM_DRAFT_TOKENS,MIN_DRAFT_PROB ('' skips it)")
     ap.add_argument("--max-tokens", type=int, default=None, help="default: 24 (--quick) or 128")
