@@ -292,7 +292,14 @@ def _speedups(report: dict) -> None:
     report["crossover_concurrency"] = cross  # first concurrency where speculation stops paying, per setting
 
 
+def serve_flags(setting) -> str:
+    """The `eaglekit serve` flags for a bench setting [steps, topk, num_draft_tokens(, min_draft_prob)]."""
+    flags = f"--num-steps {setting[0]} --topk {setting[1]} --num-draft-tokens {setting[2]}"
+    return flags + (f" --min-draft-prob {setting[3]}" if len(setting) > 3 and setting[3] else "")
+
+
 def autotune_pick(report: dict) -> dict:
+    """The fastest setting per concurrency, with the `eaglekit serve` flags that run it."""
     best = {}
     for r in report["runs"]:
         if r["setting"] in ("baseline", "endpoint"):
@@ -300,7 +307,7 @@ def autotune_pick(report: dict) -> dict:
         c = r["concurrency"]
         if c not in best or r["output_tok_s"] > best[c]["output_tok_s"]:
             best[c] = {"setting": r["setting"], "output_tok_s": r["output_tok_s"], "speedup": r.get("speedup"),
-                       "accept_length": r["accept_length"]}
+                       "accept_length": r["accept_length"], "serve_flags": serve_flags(r["setting"])}
     return {str(c): v for c, v in best.items()}
 
 

@@ -68,4 +68,7 @@ def bench(model, head, endpoint, baseline_endpoint, api_key, prompts, num_prompt
         click.echo(f"note: {n}", err=True)
     if report.get("autotune"):
         click.echo(f"autotune: {json.dumps(report['autotune'])}", err=True)
+        for c, pick in report["autotune"].items():
+            click.echo(f"fastest at concurrency {c}: eaglekit serve --draft {head or 'HEAD'} {pick['serve_flags']}",
+                       err=True)
     click.echo(f"report: {output}/report.json" if output else json.dumps(report, default=str))

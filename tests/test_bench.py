@@ -28,6 +28,18 @@ def test_bench_embedded_cli_writes_json_and_png(tmp_path):
         assert (tmp_path / "out" / png).read_bytes()[:4] == b"\x89PNG"
 
 
+def test_autotune_picks_the_fastest_setting_per_concurrency_with_its_serve_flags():
+    from serving.bench import autotune_pick
+    runs = [{"setting": "baseline", "concurrency": 1, "output_tok_s": 50.0},
+            {"setting": [3, 1, 4], "concurrency": 1, "output_tok_s": 60.0, "accept_length": 1.8, "speedup": 1.2},
+            {"setting": [5, 4, 12, 0.05], "concurrency": 1, "output_tok_s": 70.0, "accept_length": 2.1, "speedup": 1.4},
+            {"setting": [3, 1, 4], "concurrency": 8, "output_tok_s": 90.0, "accept_length": 1.8, "speedup": 0.9},
+            {"setting": [5, 4, 12, 0.05], "concurrency": 8, "output_tok_s": 80.0, "accept_length": 2.1, "speedup": 0.8}]
+    pick = autotune_pick({"runs": runs})
+    assert pick["1"]["serve_flags"] == "--num-steps 5 --topk 4 --num-draft-tokens 12 --min-draft-prob 0.05"
+    assert pick["8"]["setting"] == [3, 1, 4] and pick["8"]["serve_flags"] == "--num-steps 3 --topk 1 --num-draft-tokens 4"
+
+
 def test_bench_against_endpoint(tiny_target, tmp_path):
     engine = EagleEngine(tiny_target, random_head(tiny_target), 2, 1, 3)
     app = create_app(engine, model_name="tiny")
