@@ -14,9 +14,11 @@ def _settings(values) -> list[tuple]:
             if len(parts) not in (3, 4):
                 raise ValueError
             setting = tuple(int(x) for x in parts[:3]) + tuple(float(x) for x in parts[3:])
+            if len(setting) == 4 and not 0.0 <= setting[3] < 1.0:
+                raise ValueError
         except ValueError:
-            raise click.BadParameter(f"{v!r}: give STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB], e.g. 3,1,4 or "
-                                     "5,4,12,0.05") from None
+            raise click.BadParameter(f"{v!r}: give STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB in [0, 1)], e.g. "
+                                     "3,1,4 or 5,4,12,0.05") from None
         out.append(setting)
     return out
 

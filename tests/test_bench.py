@@ -28,6 +28,12 @@ def test_bench_embedded_cli_writes_json_and_png(tmp_path):
         assert (tmp_path / "out" / png).read_bytes()[:4] == b"\x89PNG"
 
 
+def test_bench_rejects_malformed_settings_before_running():
+    for bad in ("3,4", "3,4,8,x", "3,4,8,1.5", "3,4,8,0.1,2"):
+        r = CliRunner().invoke(bench, ["--model", "tiny", "--setting", bad, "--output", ""])
+        assert r.exit_code == 2 and "STEPS,TOPK,NUM_DRAFT_TOKENS" in r.output and "baseline" not in r.output, bad
+
+
 def test_autotune_picks_the_fastest_setting_per_concurrency_with_its_serve_flags():
     from serving.bench import autotune_pick
     runs = [{"setting": "baseline", "concurrency": 1, "output_tok_s": 50.0},
