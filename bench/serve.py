@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from serving.bench import BUILTIN_PROMPTS, _encode, run_embedded  # noqa: E402
+from serving.bench import BUILTIN_PROMPTS, _encode, parse_setting, run_embedded  # noqa: E402
 from serving.engine import EagleEngine  # noqa: E402
 
 
@@ -119,9 +119,8 @@ def main():
     load_before = os.getloadavg()[0]
     prompts = [_encode(target.tokenizer, it) for it in items]
     cats = [it["category"] for it in items]
-    chain, tree = (3, 1, 4), tuple(int(x) for x in args.tree.split(","))
-    parts = args.pruned.split(",") if args.pruned else []
-    pruned = tuple(int(x) for x in parts[:3]) + tuple(float(x) for x in parts[3:])
+    chain, tree = (3, 1, 4), parse_setting(args.tree)
+    pruned = parse_setting(args.pruned) if args.pruned else ()
     base = measure(target, None, prompts, cats, None, max_tokens, args.ignore_eos)
     print(f"baseline greedy: {base['decode_tok_s']:.1f} tok/s decode", file=sys.stderr)
     runs = {}

@@ -292,6 +292,17 @@ def _speedups(report: dict) -> None:
     report["crossover_concurrency"] = cross  # first concurrency where speculation stops paying, per setting
 
 
+def parse_setting(text: str) -> tuple:
+    """'STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB]' -> (3 ints[, a float in [0, 1)]); ValueError otherwise."""
+    parts = text.split(",")
+    if len(parts) not in (3, 4):
+        raise ValueError(f"{text!r}: expected 3 or 4 comma-separated fields")
+    setting = tuple(int(x) for x in parts[:3]) + tuple(float(x) for x in parts[3:])
+    if len(setting) == 4 and not 0.0 <= setting[3] < 1.0:
+        raise ValueError(f"{text!r}: MIN_DRAFT_PROB must be within [0, 1)")
+    return setting
+
+
 def serve_flags(setting) -> str:
     """The `eaglekit serve` flags for a bench setting [steps, topk, num_draft_tokens(, min_draft_prob)]."""
     flags = f"--num-steps {setting[0]} --topk {setting[1]} --num-draft-tokens {setting[2]}"

@@ -7,19 +7,14 @@ import click
 
 
 def _settings(values) -> list[tuple]:
+    from serving.bench import parse_setting
     out = []
     for v in values:
-        parts = v.split(",")
         try:
-            if len(parts) not in (3, 4):
-                raise ValueError
-            setting = tuple(int(x) for x in parts[:3]) + tuple(float(x) for x in parts[3:])
-            if len(setting) == 4 and not 0.0 <= setting[3] < 1.0:
-                raise ValueError
+            out.append(parse_setting(v))
         except ValueError:
             raise click.BadParameter(f"{v!r}: give STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB in [0, 1)], e.g. "
                                      "3,1,4 or 5,4,12,0.05") from None
-        out.append(setting)
     return out
 
 
