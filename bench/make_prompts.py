@@ -3,7 +3,9 @@
 The quickstart set (eaglekit/data/prompts.jsonl) has ~80 prompts: too few for a head that accepts well.
 This script crosses hand-written topics with task templates (chat, how-to, code, math, lists,
 explanations, writing, knowledge) and writes a deterministic JSONL of {"id", "category", "messages"}.
-All text here was written for this project. The bench prompts (serving/bench.py BUILTIN_PROMPTS) are
+All text here was written for this project. (Templates give narrow prompts: a head trained only on
+them accepts far less on natural questions. `eaglekit data synth-prompts` samples varied ones from the
+target itself.) The bench prompts (serving/bench.py BUILTIN_PROMPTS) are
 held out: any generated prompt equal to one of them (case-insensitive) is skipped, and `eaglekit beam run
 clean --decontaminate` on the file written by --bench-out removes near duplicates as well.
 

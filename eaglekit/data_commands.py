@@ -1,5 +1,6 @@
-"""`eaglekit data ...`: look at feature shards before training on them (`inspect`) and check that
-every byte is what the manifest says (`verify`)."""
+"""`eaglekit data ...`: look at feature shards before training on them (`inspect`), check that
+every byte is what the manifest says (`verify`), and sample training prompts from the target itself when
+there is no prompt set (`synth-prompts`)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ from eaglekit.contract import ContractError
 
 @click.group()
 def data():
-    """Inspect and verify feature shards."""
+    """Inspect and verify feature shards; synthesize prompts."""
 
 
 @data.command("inspect")
@@ -60,3 +61,44 @@ def verify_command(path):
     _, manifest = read_manifest(path)
     click.echo(f"OK {len(manifest['shards'])} shard(s), {manifest.get('num_rows')} rows, "
                f"{manifest.get('num_tokens')} tokens: checksums, schemas and counts match")
+
+
+@data.command("synth-prompts")
+@click.option("--target", default="embedded", show_default=True, help="Target model (the one the head will serve).")
+@click.option("--n", "n", type=int, default=1000, show_default=True, help="Prompts to write.")
+@click.option("--out", "out_path", required=True, help="JSONL to write ({id, category, messages, provenance}).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--temperature", type=float, default=1.0, show_default=True)
+@click.option("--max-new-tokens", type=int, default=64, show_default=True,
+              help="Longest user message kept; longer ones are dropped, never cut.")
+@click.option("--batch-size", type=int, default=32, show_default=True)
+def synth_prompts_command(target, n, out_path, seed, temperature, max_new_tokens, batch_size):
+    """Sample user prompts from TARGET itself (Magpie), spread over chat/code/math/writing/knowledge.
+
+    Run the file through `eaglekit beam run clean` (with --decontaminate YOUR_EVAL_SET) before generating:
+    sampled text can hold made-up names and numbers, repeats and benchmark questions."""
+    from pathlib import Path
+
+    from eaglekit.models import load_target
+    from eaglekit.synth_prompts import SynthConfig, synthesize
+    try:
+        cfg = SynthConfig(n=n, seed=seed, temperature=temperature, max_new_tokens=max_new_tokens,
+                          batch_size=batch_size)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from err
+    try:
+        rows = synthesize(load_target(target), cfg, echo=lambda m: click.echo(m, err=True))
+    except ValueError as err:
+        raise click.ClickException(str(err)) from err
+    out = Path(out_path).expanduser()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.replace(out)  # never a half-written prompt file under the final name
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["category"]] = counts.get(r["category"], 0) + 1
+    click.echo(json.dumps({"written": len(rows), "out": str(out), "categories": counts}))
+    if len(rows) < n:
+        click.echo(f"only {len(rows)} of {n} prompts: the model rarely ended a message within --max-new-tokens "
+                   f"{max_new_tokens}; raise it or --temperature", err=True)
