@@ -235,7 +235,7 @@ def run_bench(cfg: BenchConfig, echo=print) -> dict:
         from serving.engine import EagleEngine
         target = load_target(cfg.model)
         if cfg.head:
-            from serving.server import load_head
+            from serving.engine import load_head
             head = load_head(cfg.head, target)
             report["head"] = str(cfg.head)
         else:

@@ -373,6 +373,18 @@ class EagleEngine:
         return s["spec_tokens"] / s["verify_steps"] if s["verify_steps"] else 0.0
 
 
+def load_head(path: str, target):
+    """Load an exported head onto the target's embedding, device and dtype (eaglekit.export.load_head checks
+    every tensor). Lives here, not in serving.server, so a GPU box without the HTTP stack can load one."""
+    try:
+        from eaglekit.export import load_head as _load
+    except ImportError as err:
+        raise EngineError(f"cannot load {path}: eaglekit.export is not available ({err})") from err
+    head = _load(path, target)
+    p = next(target.model.parameters())
+    return head.to(device=p.device, dtype=p.dtype).eval()
+
+
 def plain_greedy(target, prompt_ids, max_new_tokens: int, eos_ids=()) -> list[int]:
     """Reference greedy decoding with HF generate (for equivalence tests)."""
     model = target.model

@@ -15,14 +15,14 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal
+from typing import Iterator, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from serving.engine import EagleEngine, EngineError, Generation, SamplingParams
+from serving.engine import EagleEngine, EngineError, Generation, SamplingParams, load_head  # noqa: F401  (re-export)
 
 
 class APIError(Exception):
@@ -428,14 +428,3 @@ def build_engine(model: str, draft: str | None, steps: int, topk: int, num_draft
     target = load_target(model)
     head = load_head(draft, target) if draft else None
     return EagleEngine(target, head, steps, topk, num_draft_tokens, min_draft_prob)
-
-
-def load_head(path: str, target) -> Any:
-    """Load an exported head onto the target's embedding (eaglekit.export.load_head checks every tensor)."""
-    try:
-        from eaglekit.export import load_head as _load
-    except ImportError as err:
-        raise EngineError(f"cannot load {path}: eaglekit.export is not available ({err})") from err
-    head = _load(path, target)
-    p = next(target.model.parameters())
-    return head.to(device=p.device, dtype=p.dtype).eval()
