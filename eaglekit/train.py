@@ -15,6 +15,7 @@ misses in the accuracies (a draft cannot propose them).
 """
 from __future__ import annotations
 
+import copy
 import gc
 import hashlib
 import json
@@ -547,6 +548,15 @@ def train(cfg: TrainConfig, target=None) -> dict:
     return summary
 
 
+def _on_device(module: nn.Module, device: torch.device, own: bool) -> nn.Module:
+    """The module on the training device; a caller's target is copied rather than moved, so it still works
+    where the caller keeps it (found on a GPU: training moved a CPU target's embedding to CUDA in place)."""
+    p = next(module.parameters(), None)
+    if own or p is None or p.device == device:
+        return module.to(device)
+    return copy.deepcopy(module).to(device)
+
+
 def _train(cfg: TrainConfig, target) -> dict:
     from eaglekit.models import load_target
     from eaglekit.shards import open_features
@@ -586,7 +596,8 @@ def _train(cfg: TrainConfig, target) -> dict:
     # Only the embedding (draft input), final norm and lm_head (teacher) of the target are needed.
     tm = target.model
     tm.requires_grad_(False)
-    embed, norm, lm_head = tm.get_input_embeddings().to(device), tm.model.norm.to(device), tm.lm_head.to(device)
+    embed, norm, lm_head = (_on_device(m, device, own_target) for m in (tm.get_input_embeddings(), tm.model.norm,
+                                                                           tm.lm_head))
     if own_target:
         tm.model.layers = nn.ModuleList()
 
