@@ -86,8 +86,9 @@ def train(corpus: str, out: str, device: str, epochs: float, seq_len: int, batch
         return torch.tensor(ids, dtype=torch.long)
 
     train_ids, val_ids = encode(rows[n_val:]), encode(rows[:n_val])
+    heads = max(hidden // 64, 2)  # head dim 64 (SmolLM2's), 2 KV heads (GQA, as in SmolLM2)
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=3 * hidden,
-                      num_hidden_layers=layers, num_attention_heads=hidden // 64, num_key_value_heads=2,
+                      num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=2,
                       max_position_embeddings=2048, rms_norm_eps=1e-5, tie_word_embeddings=True,
                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
     model = LlamaForCausalLM(cfg).to(device)
@@ -99,8 +100,9 @@ def train(corpus: str, out: str, device: str, epochs: float, seq_len: int, batch
     amp = torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda"))
 
     def windows(ids, g):
-        starts = torch.randint(0, len(ids) - seq_len - 1, (batch,), generator=g)
-        x = torch.stack([ids[s:s + seq_len + 1] for s in starts]).to(device)
+        n = min(seq_len, len(ids) - 2)  # a small corpus's validation split can be shorter than one window
+        starts = torch.randint(0, len(ids) - n - 1, (batch,), generator=g)
+        x = torch.stack([ids[s:s + n + 1] for s in starts]).to(device)
         return x[:, :-1], x[:, 1:]
 
     def val_loss():
