@@ -36,7 +36,10 @@ def build_corpus(gen_dirs: list[str], out: str) -> int:
     n = 0
     with open(out, "w", encoding="utf-8") as f:
         for d in gen_dirs:
-            for path in sorted(glob.glob(os.path.join(d, "conversations-*.parquet"))):
+            paths = sorted(glob.glob(os.path.join(d, "conversations-*.parquet")))
+            if not paths:
+                sys.exit(f"{d}: no conversations-*.parquet; give a folder written by `eaglekit beam run generate`")
+            for path in paths:
                 for row in pq.read_table(path, columns=["messages", "turns"]).to_pylist():
                     user = next((m["content"] for m in row["messages"] if m["role"] == "user"), None)
                     if not user or not row["turns"]:
@@ -48,34 +51,22 @@ def build_corpus(gen_dirs: list[str], out: str) -> int:
     return n
 
 
-def train_tokenizer(texts: list[str], vocab: int):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    from eaglekit.models import CHATML_TEMPLATE
-    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(texts, trainer=trainers.BpeTrainer(
-        vocab_size=vocab, special_tokens=specials, show_progress=False,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|im_start|>", eos_token="<|im_end|>",
-                                   pad_token="<|endoftext|>", unk_token="<|endoftext|>")
-    fast.chat_template = CHATML_TEMPLATE
-    return fast
-
-
 def train(corpus: str, out: str, device: str, epochs: float, seq_len: int, batch: int, lr: float,
           vocab: int, layers: int, hidden: int, seed: int) -> dict:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
-    rows = [json.loads(line) for line in open(corpus, encoding="utf-8")]
+    if not Path(corpus).is_file():
+        sys.exit(f"{corpus}: no such file; write one with `python bench/tiny_target.py corpus`")
+    rows = [json.loads(line) for line in open(corpus, encoding="utf-8") if line.strip()]
+    if len(rows) < 2:
+        sys.exit(f"{corpus}: {len(rows)} conversation(s); the corpus needs at least 2 (one is held out), "
+                 f"written by `python bench/tiny_target.py corpus`")
     random.Random(seed).shuffle(rows)
     n_val = max(len(rows) // 50, 1)
-    tok = train_tokenizer([r["user"] + "\n" + r["assistant"] for r in rows], vocab)
+    from eaglekit.models import chatml_bpe_tokenizer
+    tok = chatml_bpe_tokenizer([r["user"] + "\n" + r["assistant"] for r in rows], vocab)
 
     def encode(rs):
         ids = []

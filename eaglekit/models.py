@@ -277,8 +277,8 @@ def _parse_tiny(spec: str) -> dict:
     return out
 
 
-def tiny_tokenizer(vocab: int = 512):
-    """A byte-level BPE tokenizer trained in-process on a fixed corpus, with ChatML specials."""
+def chatml_bpe_tokenizer(texts, vocab: int):
+    """A byte-level BPE tokenizer trained in-process on `texts`, with ChatML specials and template."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
     specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
@@ -287,11 +287,16 @@ def tiny_tokenizer(vocab: int = 512):
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=specials, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(_TINY_CORPUS.splitlines() * 4, trainer=trainer)
+    tok.train_from_iterator(texts, trainer=trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|im_start|>", eos_token="<|im_end|>",
                                    pad_token="<|endoftext|>", unk_token="<|endoftext|>")
     fast.chat_template = CHATML_TEMPLATE
     return fast
+
+
+def tiny_tokenizer(vocab: int = 512):
+    """The tiny target's tokenizer: ChatML BPE trained on a fixed corpus (the same every time)."""
+    return chatml_bpe_tokenizer(_TINY_CORPUS.splitlines() * 4, vocab)
 
 
 def tiny_llama(layers: int = 6, hidden: int = 64, heads: int = 4, kv_heads: int = 2, intermediate: int = 128,
