@@ -4,6 +4,7 @@ probability (--min-draft-prob); and the HTTP server under 32 concurrent streamin
 outputs identical to sequential requests).
 
   python bench/serve.py [--quick] [--head DIR] [--target embedded]
+  python bench/serve.py --device cuda --target DIR --head DIR --no-concurrency   # a GPU box (bench/tiny_target.py)
 
 Without --head it measures with an UNTRAINED, randomly initialised head and says so: acceptance ~1 and a
 speed-up below 1 are then the honest result. Ends with one JSON line.
