@@ -88,7 +88,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="< 1 minute: fewer prompts and tokens")
     ap.add_argument("--head", default=None, help="exported head (eaglekit train export); default: untrained head")
     ap.add_argument("--target", default="embedded")
-    ap.add_argument("--device", default="cpu", help="cpu | cuda (a GPU run: give a target that fits, e.g. a tiny:... spec)")
+    ap.add_argument("--device", default="cpu", help="cpu | cuda (a GPU run: a target that travels, e.g. from bench/tiny_target.py)")
     ap.add_argument("--tree", default="3,4,8", help="tree setting STEPS,TOPK,NUM_DRAFT_TOKENS (3,4,8: best fixed tree in the sweeps)")
     ap.add_argument("--pruned", default="5,4,12,0.05",
                     help="a tree cut by draft probability, STEPS,TOPK,NUM_DRAFT_TOKENS,MIN_DRAFT_PROB ('' skips it)")
@@ -128,7 +128,8 @@ def main():
     base = measure(target, None, prompts, cats, None, max_tokens, args.ignore_eos)
     print(f"baseline greedy: {base['decode_tok_s']:.1f} tok/s decode", file=sys.stderr)
     runs = {}
-    for name, s in (("chain", chain), ("tree", tree), ("pruned", pruned)):
+    settings = (("chain", chain), ("tree", tree), ("pruned", pruned))
+    for name, s in settings:
         if not s:
             continue
         runs[name] = measure(target, head, prompts, cats, s, max_tokens, args.ignore_eos)
@@ -153,19 +154,11 @@ def main():
         "ignore_eos": args.ignore_eos, "output_tokens": sum(len(o) for o in base["outputs"]),
         "threads": args.threads, "device": args.device, "loadavg_1min_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "baseline_decode_tok_s": round(base["decode_tok_s"], 2),
-        "chain_3_1_4": {"decode_tok_s": round(runs["chain"]["decode_tok_s"], 2),
-                        "accept_length": round(runs["chain"]["accept_length"], 3),
-                        "speedup": round(runs["chain"]["decode_tok_s"] / base["decode_tok_s"], 3),
-                        "identical_to_greedy": runs["chain"]["identical_to_greedy"]},
-        f"tree_{'_'.join(map(str, tree))}": {"decode_tok_s": round(runs["tree"]["decode_tok_s"], 2),
-                                             "accept_length": round(runs["tree"]["accept_length"], 3),
-                                             "speedup": round(runs["tree"]["decode_tok_s"] / base["decode_tok_s"], 3),
-                                             "identical_to_greedy": runs["tree"]["identical_to_greedy"]},
-        **({f"pruned_{'_'.join(map(str, pruned))}": {
-            "decode_tok_s": round(runs["pruned"]["decode_tok_s"], 2),
-            "accept_length": round(runs["pruned"]["accept_length"], 3),
-            "speedup": round(runs["pruned"]["decode_tok_s"] / base["decode_tok_s"], 3),
-            "identical_to_greedy": runs["pruned"]["identical_to_greedy"]}} if "pruned" in runs else {}),
+        **{f"{name}_{'_'.join(map(str, setting))}": {
+            "decode_tok_s": round(runs[name]["decode_tok_s"], 2),
+            "accept_length": round(runs[name]["accept_length"], 3),
+            "speedup": round(runs[name]["decode_tok_s"] / base["decode_tok_s"], 3),
+            "identical_to_greedy": runs[name]["identical_to_greedy"]} for name, setting in settings if name in runs},
         "best_setting": best, "concurrency_target": conc_target.model_id if conc_target else "not measured", **{f"concurrency_{k}": v for k, v in conc.items()},
         "gpu": "not measured (no GPU lent to this run)" if not torch.cuda.is_available() else torch.cuda.get_device_name(),
     }

@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from serving.engine import EagleEngine, EngineError, Generation, SamplingParams, load_head  # noqa: F401  (re-export)
+from serving.engine import EagleEngine, EngineError, Generation, SamplingParams, load_head
 
 
 class APIError(Exception):
