@@ -104,12 +104,17 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    from eaglekit.models import load_target
-    target = load_target(args.target, device=args.device)
-    if args.head:
-        from serving.engine import load_head
-        head, head_kind = load_head(args.head, target), f"trained ({args.head})"
-    else:
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        sys.exit(f"--device {args.device}: this torch sees no CUDA GPU; run with --device cpu")
+    from eaglekit.export import ExportError
+    from eaglekit.models import ModelError, load_target
+    from serving.engine import EngineError, load_head
+    try:
+        target = load_target(args.target, device=args.device)
+        head, head_kind = (load_head(args.head, target), f"trained ({args.head})") if args.head else (None, None)
+    except (ModelError, ExportError, EngineError) as err:
+        sys.exit(f"bench/serve.py: {err}")
+    if not args.head:
         from serving.testing import random_head
         head, head_kind = random_head(target, draft_vocab_size=min(8192, target.model.config.vocab_size)), \
             "UNTRAINED random init"
