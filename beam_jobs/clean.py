@@ -134,7 +134,7 @@ def _sketch(text: str, near: NearDupConfig, threshold: float) -> tuple[str, list
     hold one prompt, and re-hashing the few that collide is cheaper than shuffling 512 bytes per band."""
     norm = normalise(text)
     bands, rows = lsh_params(threshold, near.num_perm, near.lsh_recall, near.lsh_spurious)
-    return norm, band_keys(signature(norm, near), bands, rows)
+    return norm, band_keys(signature(norm, near, num_perm=bands * rows), bands, rows)
 
 
 class BatchedBands(beam.DoFn):

@@ -127,15 +127,20 @@ def _ngram_codes(units: np.ndarray, n: int) -> np.ndarray:
     return _mix64(code)
 
 
-def shingle_codes(norm: str, cfg: NearDupConfig) -> np.ndarray:
-    """The distinct 64-bit codes of the text's shingles (same shingles as `shingles`)."""
+def _shingle_code_list(norm: str, cfg: NearDupConfig) -> np.ndarray:
+    """64-bit codes of the text's shingles in text order, repeats included."""
     if cfg.shingle == "word":
         words = _WORD.findall(norm) or [norm]
         units = np.array([zlib.crc32(w.encode("utf-8")) for w in words], np.uint64)
     else:
         units = np.frombuffer(norm.encode("utf-32-le"), np.uint32).astype(np.uint64)
     with np.errstate(over="ignore"):
-        return np.unique(_ngram_codes(units, cfg.ngram))
+        return _ngram_codes(units, cfg.ngram)
+
+
+def shingle_codes(norm: str, cfg: NearDupConfig) -> np.ndarray:
+    """The distinct 64-bit codes of the text's shingles (same shingles as `shingles`)."""
+    return np.unique(_shingle_code_list(norm, cfg))
 
 
 @lru_cache(maxsize=8)
@@ -147,19 +152,27 @@ def _permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return a[:, None], b[:, None]
 
 
-def signature(norm: str, cfg: NearDupConfig, codes: np.ndarray | None = None) -> np.ndarray:
+def signature(norm: str, cfg: NearDupConfig, codes: np.ndarray | None = None, num_perm: int | None = None) -> np.ndarray:
     """MinHash signature (uint32 per permutation), vectorised over shingles and permutations with numpy
-    (datasketch hashes shingle by shingle in Python, which dominated the sketch stage)."""
-    codes = shingle_codes(norm, cfg) if codes is None else codes
+    (datasketch hashes shingle by shingle in Python, which dominated the sketch stage). `num_perm` < cfg.num_perm
+    gives the first `num_perm` values of the full signature: LSH band keys read only bands x rows of them
+    (44 of 128 at the default threshold), so the sketch stage computes no more."""
+    k = cfg.num_perm if num_perm is None else num_perm
+    # repeated shingles cannot change a minimum, so the codes need no np.unique here
+    codes = _shingle_code_list(norm, cfg) if codes is None else codes
     a, b = _permutations(cfg.num_perm, cfg.seed)
+    a, b = a[:k], b[:k]
     x = (codes >> np.uint64(32)) ^ (codes & np.uint64(0xFFFFFFFF))   # fold to 32 bits for multiply-shift
-    out = np.empty(cfg.num_perm, np.uint32)
-    step = max(1, (1 << 20) // cfg.num_perm)                   # bounds the (perm x shingle) block
+    low = None
+    step = max(1, (1 << 20) // k)                              # bounds the (perm x shingle) block
     with np.errstate(over="ignore"):
         for i in range(0, len(x), step):
-            block = ((a * x[None, i:i + step] + b) >> np.uint64(32)).astype(np.uint32).min(axis=1)
-            out = block if i == 0 else np.minimum(out, block)
-    return out
+            h = a * x[None, i:i + step]
+            h += b
+            block = h.min(axis=1)
+            low = block if low is None else np.minimum(low, block)
+    # min before the shift: `>> 32` is monotonic, so the minima are the same and two full passes are saved
+    return (low >> np.uint64(32)).astype(np.uint32)
 
 
 def band_keys(sig: np.ndarray, bands: int, rows: int) -> list[str]:

@@ -4,6 +4,7 @@ import glob
 import json
 import os
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -318,6 +319,22 @@ def test_numpy_minhash_matches_exact_jaccard():
             assert abs(est - jaccard(shingles(a, cfg), shingles(b, cfg))) < 0.2
     assert (signature(texts[0], cfg) == signature(texts[0], cfg)).all()
 
+
+
+def test_sketch_signature_is_the_prefix_band_keys_read():
+    """The sketch stage computes only the bands x rows permutations its band keys read: those values must be
+    exactly the full signature's first ones, and a minimum over repeated shingles the one over distinct ones."""
+    from beam_jobs.clean import _sketch
+    from beam_jobs.dedupe import band_keys, lsh_params, shingle_codes
+    for cfg in (NearDupConfig(), NearDupConfig(shingle="word", ngram=2, num_perm=64, seed=3)):
+        for t in (normalise(LONG_A), normalise(LONG_B) * 3, "aaaa aaaa aaaa", "hi", ""):
+            full = signature(t, cfg)
+            assert full.dtype == np.uint32 and full.shape == (cfg.num_perm,)
+            assert (signature(t, cfg, codes=shingle_codes(t, cfg)) == full).all()  # repeats change no minimum
+            for k in (1, 44, cfg.num_perm):
+                assert (signature(t, cfg, num_perm=k) == full[:k]).all()
+            bands, rows = lsh_params(0.8, cfg.num_perm)
+            assert _sketch(t, cfg, 0.8) == (t, band_keys(full, bands, rows))
 
 def test_exact_jaccard_decides_not_the_estimate():
     from beam_jobs.dedupe import bucket_pairs
