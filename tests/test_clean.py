@@ -320,7 +320,6 @@ def test_numpy_minhash_matches_exact_jaccard():
     assert (signature(texts[0], cfg) == signature(texts[0], cfg)).all()
 
 
-
 def test_sketch_signature_is_the_prefix_band_keys_read():
     """The sketch stage computes only the bands x rows permutations its band keys read: those values must be
     exactly the full signature's first ones, and a minimum over repeated shingles the one over distinct ones."""
@@ -335,6 +334,7 @@ def test_sketch_signature_is_the_prefix_band_keys_read():
                 assert (signature(t, cfg, num_perm=k) == full[:k]).all()
             bands, rows = lsh_params(0.8, cfg.num_perm)
             assert _sketch(t, cfg, 0.8) == (t, band_keys(full, bands, rows))
+
 
 def test_exact_jaccard_decides_not_the_estimate():
     from beam_jobs.dedupe import bucket_pairs
