@@ -9,6 +9,7 @@ staging directory and publishes it atomically; manifest.json is written last.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from beam_jobs import io as bio
 from beam_jobs.commands import beam_flags
 from beam_jobs.dedupe import (BandBatcher, ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits,
                               exact_key, group_bands, lsh_params, normalise, signature)
-from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig
+from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 
 STAGE = "clean"
@@ -359,7 +360,10 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     checksums = {f: bio.file_sha256(f) for f in files}
     schema = arrow_schema("prompt", {"eaglekit_version": __version__})
     staging = bio.staging_path(cfg.output)
-    with bio.pipeline(runner, beam_args) as p:
+    # local multi-process workers are forked from one process that has built the PII engine (without PII,
+    # they still start with Beam imported)
+    warm = functools.partial(warm_filter, cfg.pii) if cfg.pii_enabled else (lambda: None)
+    with bio.pipeline(runner, beam_args, warm_workers=warm) as p:
         build_pipeline(p, cfg, files, eval_files, checksums, staging, schema)
 
     event_files = [m.path for r in FileSystems.match([FileSystems.join(staging, "_events*")]) for m in r.metadata_list]

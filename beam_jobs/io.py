@@ -16,10 +16,10 @@ import json
 import os
 import shutil
 import uuid
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions
 
 from eaglekit import __version__
 
@@ -34,11 +34,15 @@ def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()
     return PipelineOptions(args)
 
 
-def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = ()):
+def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (),
+             warm_workers: Callable[[], None] | None = None):
     """A beam.Pipeline for `runner` with the pass-through flags. DirectRunner means Beam's FnApiRunner,
     honouring --direct_running_mode / --direct_num_workers: Beam 2.77's DirectRunner would first try to
     download and start the Prism runner (a Go binary from GitHub), so the same command ran on a different
-    engine online than offline, and spent a network timeout on machines without access."""
+    engine online than offline, and spent a network timeout on machines without access.
+
+    `warm_workers`: with --direct_running_mode=multi_processing, start the workers from a fork server that
+    has run it once (beam_jobs/forkserver.py), starting now, while the caller builds the pipeline."""
     import apache_beam as beam
     options = pipeline_options(runner, beam_args)
     if options.get_all_options()["runner"] not in ("DirectRunner", "direct", "FnApiRunner"):
@@ -49,6 +53,11 @@ def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = ()):
     # what DirectRunner does once it has chosen FnApiRunner: workers get the pipeline options
     encoded = JobServiceHandle.encode_pipeline_options(options.get_all_options())
     info = fn_runner.ExtendedProvisionInfo(beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded))
+    if warm_workers is not None and options.view_as(DirectOptions).direct_running_mode == "multi_processing":
+        from beam_jobs import forkserver
+        if forkserver.can_fork():
+            forking = forkserver.ForkingFnApiRunner(forkserver.ForkServer(warm_workers), provision_info=info)
+            return beam.Pipeline(runner=forking, options=options)
     return beam.Pipeline(runner=fn_runner.FnApiRunner(provision_info=info), options=options)
 
 

@@ -288,8 +288,9 @@ class PiiFilter:
         return out
 
 
-# One ready-built filter per worker process and config, built in a background thread while the worker
-# is still reading and deduplicating, so the PII stage does not start with a second of model loading.
+# One ready-built filter per worker process and config, so the PII stage does not start with seconds of
+# model loading: built by a fork server before the worker was forked (warm_filter), or else in a background
+# thread while the worker is still reading and deduplicating (prewarm). Entries: (thread or None, [filter]).
 _PREWARM: dict[str, tuple] = {}
 _PREWARM_LOCK = __import__("threading").Lock()
 
@@ -320,6 +321,14 @@ def prewarm(cfg: PiiConfig) -> None:
         thread.start()
 
 
+def warm_filter(cfg: PiiConfig) -> None:
+    """Build the filter for `cfg` here and now, for claim_filter to hand out: a fork server's warm-up, so
+    every worker forked from it starts with the engine in memory."""
+    built = PiiFilter(cfg)
+    with _PREWARM_LOCK:
+        _PREWARM[_key(cfg)] = (None, [built])
+
+
 def claim_filter(cfg: PiiConfig) -> PiiFilter:
     """The prewarmed filter for `cfg` if one is waiting (each is handed out once: DoFn instances never
     share a spaCy pipeline across threads), else a new one."""
@@ -327,7 +336,8 @@ def claim_filter(cfg: PiiConfig) -> PiiFilter:
         entry = _PREWARM.get(_key(cfg))
     if entry is not None:
         thread, box = entry
-        thread.join()
+        if thread is not None:
+            thread.join()
         with _PREWARM_LOCK:
             got = box.pop() if box else None
         if isinstance(got, PiiFilter):

@@ -1,0 +1,171 @@
+"""Beam SDK workers forked from one warm process, for the local multi-process DirectRunner.
+
+Beam starts each local worker as a fresh `python -m apache_beam.runners.worker.sdk_worker_main`, so every
+worker pays the same start-up: Beam's imports (~1.2 s on a 2 GHz core), then whatever its DoFns load in
+setup (the clean stage's Presidio + spaCy engine: ~2.4 s). On a 2-core machine that is a quarter of a
+5,000-prompt clean run. A ForkServer is forked from the launching process when the pipeline object is made,
+runs a `warm` callable once while the launcher is still building the pipeline, and then forks one child per
+worker the runner asks for: the child becomes the SDK harness with Beam and the warm state already in
+memory, and leaves without the interpreter's teardown. The runner reaches the server through
+forkserver_client.py, which stands in for the worker command line.
+
+Forking is only done where it is safe: on Linux, from a process running no other Python thread (a lock
+held by another thread at fork time stays locked in the child). A run started from the CLI or a script
+qualifies; a second run in the same process (Beam's gRPC threads outlive a run) or a notebook kernel does
+not, and gets Beam's own worker processes. EAGLEKIT_FORK_WORKERS=0 turns it off.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import os
+import select
+import shlex
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import traceback
+import weakref
+from typing import Callable
+
+from apache_beam.portability import python_urns
+from apache_beam.runners.portability.fn_api_runner import fn_runner
+
+CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkserver_client.py")
+_LOG = logging.getLogger(__name__)
+servers_started = 0  # in this process; tests read it to know which path a run took
+
+
+def can_fork() -> bool:
+    """Whether a fork server may be started from this process now (see the module docstring)."""
+    return (sys.platform.startswith("linux") and os.environ.get("EAGLEKIT_FORK_WORKERS", "1") != "0"
+            and threading.active_count() == 1)
+
+
+class ForkServer:
+    """A forked process that runs `warm()` once, then forks an SDK worker for each client that connects
+    to its unix socket. It exits when close() is called or the launching process ends."""
+
+    def __init__(self, warm: Callable[[], None] | None = None):
+        global servers_started
+        self.dir = tempfile.mkdtemp(prefix="eaglekit-workers-")
+        self.path = os.path.join(self.dir, "sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(self.path)
+        listener.listen(64)  # clients may connect before warm() is done: they wait in the backlog
+        lifeline, keep = os.pipe()  # EOF on `lifeline` once the launcher closes `keep` or ends
+        sys.stdout.flush()  # or the children would write the launcher's buffered output a second time
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:  # the server
+            os.close(keep)
+            code = 1
+            try:
+                _serve(listener, lifeline, warm)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(lifeline)
+        listener.close()
+        servers_started += 1
+        # closed by close(), or when this object is collected, or at interpreter exit
+        self.close = weakref.finalize(self, _stop, keep, self.pid, self.dir)
+
+    def command(self) -> str:
+        """The worker command line the runner runs instead of Beam's own."""
+        return " ".join(shlex.quote(a) for a in (sys.executable, "-S", CLIENT, self.path))
+
+
+class ForkingFnApiRunner(fn_runner.FnApiRunner):
+    """Beam's FnApiRunner, with its multi-process workers started by `server`, which it closes after the run."""
+
+    def __init__(self, server: ForkServer, **kwargs):
+        super().__init__(**kwargs)
+        self.server = server
+
+    def run_pipeline(self, pipeline, options):
+        try:
+            return super().run_pipeline(pipeline, options)
+        finally:
+            self.server.close()
+
+    def run_via_runner_api(self, pipeline_proto, options):
+        for env in pipeline_proto.components.environments.values():
+            if env.urn == python_urns.SUBPROCESS_SDK:  # multi_processing's `python -m ...sdk_worker_main`
+                env.payload = self.server.command().encode()
+        return super().run_via_runner_api(pipeline_proto, options)
+
+
+def _stop(keep: int, pid: int, folder: str) -> None:
+    os.close(keep)
+    os.waitpid(pid, 0)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve(listener: socket.socket, lifeline: int, warm) -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps finished workers
+    if warm is not None:
+        try:
+            warm()
+        except Exception as e:  # the workers' own setup() then meets the same error and reports it in full
+            _LOG.warning("forked workers start cold: warm-up failed (%s: %s)", type(e).__name__, e)
+    from apache_beam.runners.worker import sdk_worker_main  # noqa: F401  (every worker's import, once)
+    gc.freeze()  # what is alive now lives as long as the workers: keep the collector off its pages
+    while True:
+        ready, _, _ = select.select([listener, lifeline], [], [])
+        if lifeline in ready:
+            return
+        conn, _ = listener.accept()
+        try:
+            env = json.loads(_read_line(conn))
+        except (OSError, ValueError, EOFError):
+            conn.close()
+            continue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if os.fork() == 0:
+            listener.close()
+            os.close(lifeline)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _run_worker(conn, env)
+        conn.close()
+
+
+def _read_line(conn: socket.socket) -> str:
+    buf = b""
+    while not buf.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise EOFError("the client went away")
+        buf += chunk
+    return buf.decode()
+
+
+def _run_worker(conn: socket.socket, env: dict) -> None:
+    """Become the SDK harness the client asked for; report the exit status on `conn`; never return."""
+    code = 1
+    try:
+        conn.sendall(f"{os.getpid()}\n".encode())
+        os.environ.update(env)
+        logging.getLogger().handlers.clear()  # the launcher's console handlers: a fresh worker has none
+        from apache_beam.runners.worker import sdk_worker_main
+        sdk_worker_main.main([])
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            conn.sendall(f"{code}\n".encode())
+        except OSError:
+            pass
+        os._exit(code)

@@ -1,0 +1,110 @@
+"""Tests of the fork server that starts local multi-process Beam workers warm (beam_jobs/forkserver.py):
+workers really are forked from the warmed process, a clean run gives the same output that way, and a server
+that fails or dies never fails a run. Pipelines run in a subprocess: forking needs a process with no other
+threads, and Beam leaves gRPC threads behind in this one."""
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from test_clean import _outputs, _write_jsonl
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MULTI = ["--direct_running_mode=multi_processing", "--direct_num_workers=2"]
+
+WHERE_SCRIPT = """
+import glob, json, os, sys
+import apache_beam as beam
+from beam_jobs import forkserver, io as bio
+
+out, mode = sys.argv[1], sys.argv[2]
+
+def warm():
+    os.environ["EK_WARM_PID"] = str(os.getpid())  # inherited by every worker forked after this
+    if mode == "exits":
+        os._exit(3)
+    if mode == "raises":
+        raise RuntimeError("no model here")
+
+def where(x):
+    return json.dumps({"x": x, "warm_pid": os.environ.get("EK_WARM_PID"), "parent": os.getppid()})
+
+with bio.pipeline("DirectRunner", %r, warm_workers=warm) as p:
+    _ = p | beam.Create(range(16)) | beam.Map(where) | beam.io.WriteToText(out + "/rows")
+rows = [json.loads(line) for fn in glob.glob(out + "/rows*") for line in open(fn)]
+print(json.dumps({"servers": forkserver.servers_started, "rows": rows}))
+""" % (MULTI,)
+
+
+def _python(script, *args):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1]), res.stderr
+
+
+@pytest.mark.slow
+def test_workers_are_forked_from_the_warmed_server(tmp_path):
+    got, _ = _python(WHERE_SCRIPT, str(tmp_path), "ok")
+    assert got["servers"] == 1 and sorted(r["x"] for r in got["rows"]) == list(range(16))
+    warm_pids = {r["warm_pid"] for r in got["rows"]}
+    assert len(warm_pids) == 1 and None not in warm_pids  # warm() ran once, in one process
+    assert {str(r["parent"]) for r in got["rows"]} == warm_pids  # ... and every worker is its child
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["raises", "exits"])
+def test_a_failing_or_dead_server_never_fails_the_run(tmp_path, mode):
+    got, err = _python(WHERE_SCRIPT, str(tmp_path), mode)
+    assert sorted(r["x"] for r in got["rows"]) == list(range(16))
+    if mode == "raises":  # workers are still forked, cold; the worker's own setup would meet the error
+        assert "warm-up failed (RuntimeError: no model here)" in err
+        assert len({r["warm_pid"] for r in got["rows"]} - {None}) == 1
+    else:  # the server is gone: the client becomes Beam's own worker
+        assert {r["warm_pid"] for r in got["rows"]} == {None}
+
+
+CLEAN_SCRIPT = """
+import json, sys
+from beam_jobs import forkserver
+from beam_jobs.clean import CleanConfig, run_clean
+m = run_clean(CleanConfig(inputs=[sys.argv[1]], output=sys.argv[2]), beam_args=%r)
+print(json.dumps({"servers": forkserver.servers_started, "manifest": m}))
+""" % (MULTI,)
+
+
+@pytest.mark.slow
+def test_forked_clean_run_matches_the_in_process_run(tmp_path):
+    from beam_jobs.clean import CleanConfig, run_clean
+    src = _write_jsonl(tmp_path / "p.jsonl", [
+        {"prompt": "Please tell Mary Johnson the meeting moved to Friday"},
+        {"prompt": "Email jane.doe@example.org and call (212) 555-0147 about the invoice"},
+        {"prompt": "How do rainbows form after a summer storm?"},
+        {"prompt": "How do rainbows form after a summer storm?"},
+        {"prompt": "I live at 42 Oak Street, Apt 5 and need advice on insulation"}], raw_lines=[b"{broken"])
+    got, _ = _python(CLEAN_SCRIPT, src, str(tmp_path / "forked"))
+    assert got["servers"] == 1
+    here = run_clean(CleanConfig(inputs=[src], output=str(tmp_path / "here")))
+    assert got["manifest"]["counts"] == here["counts"] and got["manifest"]["pii_entities"] == here["pii_entities"]
+    assert _outputs(tmp_path / "forked") == _outputs(tmp_path / "here")
+    texts = [r["messages"][-1]["content"] for r in _outputs(tmp_path / "here")[0]]
+    assert not any(s in t for t in texts for s in ("Mary Johnson", "jane.doe", "555-0147", "42 Oak Street"))
+
+
+def test_no_fork_with_other_threads_or_when_turned_off(monkeypatch):
+    from beam_jobs import forkserver
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert not forkserver.can_fork()  # another thread could hold a lock the child would inherit locked
+    finally:
+        stop.set()
+        t.join()
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert forkserver.can_fork() == sys.platform.startswith("linux")
+    monkeypatch.setenv("EAGLEKIT_FORK_WORKERS", "0")
+    assert not forkserver.can_fork()
