@@ -74,6 +74,7 @@ class ForkServer:
         os.close(lifeline)
         listener.close()
         servers_started += 1
+        _LOG.info("Beam workers will be forked from a warm server (pid %d)", self.pid)
         # closed by close(), or when this object is collected, or at interpreter exit
         self.close = weakref.finalize(self, _stop, keep, self.pid, self.dir)
 
@@ -110,6 +111,9 @@ def _stop(keep: int, pid: int, folder: str) -> None:
 
 def _serve(listener: socket.socket, lifeline: int, warm) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps finished workers
+    # Ctrl-C reaches the whole process group: the launcher and the workers stop on it, and the server
+    # then ends on its lifeline, without a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm is not None:
         try:
             warm()
@@ -133,6 +137,7 @@ def _serve(listener: socket.socket, lifeline: int, warm) -> None:
             listener.close()
             os.close(lifeline)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             _run_worker(conn, env)
         conn.close()
 
