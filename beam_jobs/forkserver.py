@@ -55,8 +55,13 @@ class ForkServer:
         self.dir = tempfile.mkdtemp(prefix="eaglekit-workers-")
         self.path = os.path.join(self.dir, "sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(self.path)
-        listener.listen(64)  # clients may connect before warm() is done: they wait in the backlog
+        try:
+            listener.bind(self.path)
+            listener.listen(64)  # clients may connect before warm() is done: they wait in the backlog
+        except OSError:
+            listener.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
         lifeline, keep = os.pipe()  # EOF on `lifeline` once the launcher closes `keep` or ends
         sys.stdout.flush()  # or the children would write the launcher's buffered output a second time
         sys.stderr.flush()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import uuid
@@ -56,8 +57,12 @@ def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (),
     if warm_workers is not None and options.view_as(DirectOptions).direct_running_mode == "multi_processing":
         from beam_jobs import forkserver
         if forkserver.can_fork():
-            forking = forkserver.ForkingFnApiRunner(forkserver.ForkServer(warm_workers), provision_info=info)
-            return beam.Pipeline(runner=forking, options=options)
+            try:
+                server = forkserver.ForkServer(warm_workers)
+            except OSError as e:  # no unix socket here (path too long, read-only temp dir): Beam's own workers
+                logging.getLogger(__name__).info("Beam starts its own workers: no fork server (%s)", e)
+            else:
+                return beam.Pipeline(runner=forkserver.ForkingFnApiRunner(server, provision_info=info), options=options)
     return beam.Pipeline(runner=fn_runner.FnApiRunner(provision_info=info), options=options)
 
 

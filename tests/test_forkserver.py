@@ -108,3 +108,19 @@ def test_no_fork_with_other_threads_or_when_turned_off(monkeypatch):
     assert forkserver.can_fork() == sys.platform.startswith("linux")
     monkeypatch.setenv("EAGLEKIT_FORK_WORKERS", "0")
     assert not forkserver.can_fork()
+
+
+def test_no_unix_socket_means_beam_starts_its_own_workers(tmp_path, monkeypatch):
+    from apache_beam.runners.portability.fn_api_runner.fn_runner import FnApiRunner
+
+    from beam_jobs import forkserver
+    from beam_jobs import io as bio
+    deep = tmp_path / ("d" * 120)  # longer than a unix socket path may be
+    deep.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(deep))
+    with pytest.raises(OSError):
+        forkserver.ForkServer()
+    assert os.listdir(deep) == []  # nothing left behind
+    monkeypatch.setattr(forkserver, "can_fork", lambda: True)
+    p = bio.pipeline("DirectRunner", MULTI, warm_workers=lambda: None)
+    assert type(p.runner) is FnApiRunner
