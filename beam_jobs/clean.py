@@ -25,12 +25,14 @@ from beam_jobs import io as bio
 from beam_jobs.commands import beam_flags
 from beam_jobs.dedupe import (BandBatcher, ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits,
                               exact_key, group_bands, lsh_params, normalise, signature)
+from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 
 STAGE = "clean"
 STAGES = ("read", "extract", "exact_dedupe", "near_dedupe", "decontaminate", "pii")
 OUTPUT_FORMATS = ("parquet", "jsonl")
+PII_STEP = "Pii"  # the transform whose workers the fork server starts with the PII engine loaded
 
 
 @dataclass
@@ -283,8 +285,8 @@ def _sum_events(kvs: Iterable[tuple[str, int]]) -> dict[str, int]:
 
 
 def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_files: list[str],
-                   checksums: dict[str, str], staging: str, schema) -> None:
-    pii_cfg = cfg.pii if cfg.pii_enabled else None
+                   checksums: dict[str, str], staging: str, schema, prewarm_pii: bool = True) -> None:
+    pii_cfg = cfg.pii if cfg.pii_enabled and prewarm_pii else None  # for the Prewarm DoFns
     read = (p | "ListInputs" >> beam.Create(files)
               | "Read" >> beam.ParDo(ReadPrompts(cfg.reader, checksums, pii_cfg)).with_outputs("dead", "event", main="prompts"))
     exact = (read.prompts
@@ -306,7 +308,7 @@ def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_fi
             | "DecideNear" >> beam.ParDo(DecideNear()).with_outputs("dead", "event", main="prompts"))
     pii = (near.prompts
            | "Batch" >> beam.BatchElements(min_batch_size=min(32, cfg.pii_batch), max_batch_size=cfg.pii_batch)
-           | "Pii" >> beam.ParDo(PiiDoFn(cfg.pii, cfg.pii_enabled)).with_outputs("dead", "event", main="prompts"))
+           | PII_STEP >> beam.ParDo(PiiDoFn(cfg.pii, cfg.pii_enabled)).with_outputs("dead", "event", main="prompts"))
 
     prefix = FileSystems.join(staging, "prompts")
     if cfg.output_format == "parquet":
@@ -360,11 +362,12 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     checksums = {f: bio.file_sha256(f) for f in files}
     schema = arrow_schema("prompt", {"eaglekit_version": __version__})
     staging = bio.staging_path(cfg.output)
-    # local multi-process workers are forked from one process that has built the PII engine (without PII,
-    # they still start with Beam imported)
-    warm = functools.partial(warm_filter, cfg.pii) if cfg.pii_enabled else (lambda: None)
+    # local multi-process workers are forked with Beam imported, and the PII step's from a process that
+    # built the PII engine once (forkserver.py); their own loading in the background is then not needed
+    warm = WarmWorkers(functools.partial(warm_filter, cfg.pii), (PII_STEP,)) if cfg.pii_enabled else WarmWorkers()
     with bio.pipeline(runner, beam_args, warm_workers=warm) as p:
-        build_pipeline(p, cfg, files, eval_files, checksums, staging, schema)
+        prewarm = not isinstance(p.runner, ForkingFnApiRunner)
+        build_pipeline(p, cfg, files, eval_files, checksums, staging, schema, prewarm_pii=prewarm)
 
     event_files = [m.path for r in FileSystems.match([FileSystems.join(staging, "_events*")]) for m in r.metadata_list]
     events = _sum_events(json.loads(line) for path in event_files for line in bio.read_text(path).splitlines() if line)

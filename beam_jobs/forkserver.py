@@ -1,13 +1,17 @@
-"""Beam SDK workers forked from one warm process, for the local multi-process DirectRunner.
+"""Beam SDK workers forked from warm processes, for the local multi-process DirectRunner.
 
 Beam starts each local worker as a fresh `python -m apache_beam.runners.worker.sdk_worker_main`, so every
 worker pays the same start-up: Beam's imports (~1.2 s on a 2 GHz core), then whatever its DoFns load in
 setup (the clean stage's Presidio + spaCy engine: ~2.4 s). On a 2-core machine that is a quarter of a
-5,000-prompt clean run. A ForkServer is forked from the launching process when the pipeline object is made,
-runs a `warm` callable once while the launcher is still building the pipeline, and then forks one child per
-worker the runner asks for: the child becomes the SDK harness with Beam and the warm state already in
-memory, and leaves without the interpreter's teardown. The runner reaches the server through
-forkserver_client.py, which stands in for the worker command line.
+5,000-prompt clean run. Here the runner's workers come from fork servers forked from the launching
+process when the pipeline object is made:
+- the plain server forks workers with Beam already imported, at once, for every transform;
+- the warm server first runs a `warm` callable (loading the PII engine, say), overlapping the pipeline's
+  construction and its first stages, and forks the workers of the transforms that need it (`WarmWorkers`).
+Those transforms run in an environment of their own, so the runner does not fuse them with the others:
+the cheap stages start on plain workers while the engine loads once, instead of in every worker. The
+children become SDK harnesses with everything in memory and leave without the interpreter's teardown. The
+runner reaches a server through forkserver_client.py, which stands in for the worker command line.
 
 Forking is only done where it is safe: on Linux, from a process running no other Python thread (a lock
 held by another thread at fork time stays locked in the child). A run started from the CLI or a script
@@ -30,6 +34,7 @@ import tempfile
 import threading
 import traceback
 import weakref
+from dataclasses import dataclass
 from typing import Callable
 
 from apache_beam.portability import python_urns
@@ -38,6 +43,16 @@ from apache_beam.runners.portability.fn_api_runner import fn_runner
 CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forkserver_client.py")
 _LOG = logging.getLogger(__name__)
 servers_started = 0  # in this process; tests read it to know which path a run took
+_LIFELINES: set[int] = set()  # the launcher's ends of its servers' lifelines: a later server must not hold them
+
+
+@dataclass(frozen=True)
+class WarmWorkers:
+    """What a warm server loads once (`warm`), and the labels of the transforms whose workers need it
+    (a label covers its sub-transforms: "Pii" is also "Pii/ParDo(PiiDoFn)"). With no warm-up or no such
+    transforms, every worker comes from the plain server."""
+    warm: Callable[[], None] | None = None
+    transforms: tuple[str, ...] = ()
 
 
 def can_fork() -> bool:
@@ -47,8 +62,8 @@ def can_fork() -> bool:
 
 
 class ForkServer:
-    """A forked process that runs `warm()` once, then forks an SDK worker for each client that connects
-    to its unix socket. It exits when close() is called or the launching process ends."""
+    """A forked process that runs `warm()` (if any) once, then forks an SDK worker for each client that
+    connects to its unix socket. It exits when close() is called or the launching process ends."""
 
     def __init__(self, warm: Callable[[], None] | None = None):
         global servers_started
@@ -67,7 +82,8 @@ class ForkServer:
         sys.stderr.flush()
         self.pid = os.fork()
         if self.pid == 0:  # the server
-            os.close(keep)
+            for fd in (keep, *_LIFELINES):  # other servers must see their launcher go, not wait for this one
+                os.close(fd)
             code = 1
             try:
                 _serve(listener, lifeline, warm)
@@ -79,7 +95,8 @@ class ForkServer:
         os.close(lifeline)
         listener.close()
         servers_started += 1
-        _LOG.info("Beam workers will be forked from a warm server (pid %d)", self.pid)
+        _LIFELINES.add(keep)
+        _LOG.info("Beam workers will be forked from a %s server (pid %d)", "warm" if warm else "plain", self.pid)
         # closed by close(), or when this object is collected, or at interpreter exit
         self.close = weakref.finalize(self, _stop, keep, self.pid, self.dir)
 
@@ -89,26 +106,58 @@ class ForkServer:
 
 
 class ForkingFnApiRunner(fn_runner.FnApiRunner):
-    """Beam's FnApiRunner, with its multi-process workers started by `server`, which it closes after the run."""
+    """Beam's FnApiRunner, with its multi-process workers forked by `plain`, and those of the transforms
+    `warm.transforms` by a server that ran `warm.warm` first. It closes both servers after the run."""
 
-    def __init__(self, server: ForkServer, **kwargs):
+    def __init__(self, warm: WarmWorkers | None = None, **kwargs):
         super().__init__(**kwargs)
-        self.server = server
+        self.warm_transforms = warm.transforms if warm and warm.warm else ()
+        # the warm server first: its warm-up is the longest wait
+        self.warm = ForkServer(warm.warm) if self.warm_transforms else None
+        try:
+            self.plain = ForkServer()
+        except BaseException:
+            if self.warm:
+                self.warm.close()
+            raise
+
+    def close(self) -> None:
+        self.plain.close()
+        if self.warm:
+            self.warm.close()
 
     def run_pipeline(self, pipeline, options):
         try:
             return super().run_pipeline(pipeline, options)
         finally:
-            self.server.close()
+            self.close()
 
     def run_via_runner_api(self, pipeline_proto, options):
-        for env in pipeline_proto.components.environments.values():
-            if env.urn == python_urns.SUBPROCESS_SDK:  # multi_processing's `python -m ...sdk_worker_main`
-                env.payload = self.server.command().encode()
+        envs, transforms = pipeline_proto.components.environments, pipeline_proto.components.transforms
+        for env_id in list(envs):
+            if envs[env_id].urn != python_urns.SUBPROCESS_SDK:  # multi_processing's `python -m ...sdk_worker_main`
+                continue
+            if self.warm:
+                warm_id = f"{env_id}-warm"
+                envs[warm_id].CopyFrom(envs[env_id])
+                envs[warm_id].payload = self.warm.command().encode()
+                moved = [t for t in transforms.values()
+                         if t.environment_id == env_id and _labelled(t.unique_name, self.warm_transforms)]
+                for t in moved:
+                    t.environment_id = warm_id
+                if not moved:  # a renamed step: right output, but every worker would load on its own
+                    _LOG.warning("no transform labelled %s: its workers start without the warm-up",
+                                 " or ".join(self.warm_transforms))
+            envs[env_id].payload = self.plain.command().encode()
         return super().run_via_runner_api(pipeline_proto, options)
 
 
+def _labelled(name: str, labels: tuple[str, ...]) -> bool:
+    return any(name == label or name.startswith(label + "/") for label in labels)
+
+
 def _stop(keep: int, pid: int, folder: str) -> None:
+    _LIFELINES.discard(keep)
     os.close(keep)
     os.waitpid(pid, 0)
     shutil.rmtree(folder, ignore_errors=True)

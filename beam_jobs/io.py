@@ -17,7 +17,7 @@ import logging
 import os
 import shutil
 import uuid
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions
@@ -35,15 +35,15 @@ def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()
     return PipelineOptions(args)
 
 
-def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (),
-             warm_workers: Callable[[], None] | None = None):
+def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (), warm_workers=None):
     """A beam.Pipeline for `runner` with the pass-through flags. DirectRunner means Beam's FnApiRunner,
     honouring --direct_running_mode / --direct_num_workers: Beam 2.77's DirectRunner would first try to
     download and start the Prism runner (a Go binary from GitHub), so the same command ran on a different
     engine online than offline, and spent a network timeout on machines without access.
 
-    `warm_workers`: with --direct_running_mode=multi_processing, start the workers from a fork server that
-    has run it once (beam_jobs/forkserver.py), starting now, while the caller builds the pipeline."""
+    `warm_workers` (a forkserver.WarmWorkers): with --direct_running_mode=multi_processing, fork the workers
+    from servers started now, while the caller builds the pipeline; it names what to load once and the
+    transforms that need it (beam_jobs/forkserver.py)."""
     import apache_beam as beam
     options = pipeline_options(runner, beam_args)
     if options.get_all_options()["runner"] not in ("DirectRunner", "direct", "FnApiRunner"):
@@ -58,11 +58,11 @@ def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (),
         from beam_jobs import forkserver
         if forkserver.can_fork():
             try:
-                server = forkserver.ForkServer(warm_workers)
+                forking = forkserver.ForkingFnApiRunner(warm_workers, provision_info=info)
             except OSError as e:  # no unix socket here (path too long, read-only temp dir): Beam's own workers
                 logging.getLogger(__name__).info("Beam starts its own workers: no fork server (%s)", e)
             else:
-                return beam.Pipeline(runner=forkserver.ForkingFnApiRunner(server, provision_info=info), options=options)
+                return beam.Pipeline(runner=forking, options=options)
     return beam.Pipeline(runner=fn_runner.FnApiRunner(provision_info=info), options=options)
 
 

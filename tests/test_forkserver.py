@@ -1,6 +1,6 @@
-"""Tests of the fork server that starts local multi-process Beam workers warm (beam_jobs/forkserver.py):
-workers really are forked from the warmed process, a clean run gives the same output that way, and a server
-that fails or dies never fails a run. Pipelines run in a subprocess: forking needs a process with no other
+"""Tests of the fork servers that start local multi-process Beam workers (beam_jobs/forkserver.py): the
+named steps' workers really are forked from the warmed process and the others' from the plain one, a clean
+run gives the same output that way, and a server that fails or dies never fails a run. Pipelines run in a subprocess: forking needs a process with no other
 threads, and Beam leaves gRPC threads behind in this one."""
 import json
 import os
@@ -29,13 +29,15 @@ def warm():
     if mode == "raises":
         raise RuntimeError("no model here")
 
-def where(x):
-    return json.dumps({"x": x, "warm_pid": os.environ.get("EK_WARM_PID"), "parent": os.getppid()})
+def where(x, step):
+    return {"x": x, "step": step, "warm_pid": os.environ.get("EK_WARM_PID"), "parent": os.getppid()}
 
-with bio.pipeline("DirectRunner", %r, warm_workers=warm) as p:
-    _ = p | beam.Create(range(16)) | beam.Map(where) | beam.io.WriteToText(out + "/rows")
+with bio.pipeline("DirectRunner", %r, warm_workers=forkserver.WarmWorkers(warm, ("Warm",))) as p:
+    xs = p | beam.Create(range(16)) | "Plain" >> beam.Map(lambda x: (x, where(x, "plain")))
+    _ = (xs | "Warm" >> beam.MapTuple(lambda x, seen: [seen, where(x, "warm")])
+            | beam.FlatMap(lambda rows: rows) | beam.Map(json.dumps) | beam.io.WriteToText(out + "/rows"))
 rows = [json.loads(line) for fn in glob.glob(out + "/rows*") for line in open(fn)]
-print(json.dumps({"servers": forkserver.servers_started, "rows": rows}))
+print(json.dumps({"servers": forkserver.servers_started, "launcher": os.getpid(), "rows": rows}))
 """ % (MULTI,)
 
 
@@ -46,25 +48,37 @@ def _python(script, *args):
     return json.loads(res.stdout.strip().splitlines()[-1]), res.stderr
 
 
+def _by_step(rows):
+    out = {"plain": [], "warm": []}
+    for r in rows:
+        out[r["step"]].append(r)
+    assert sorted(r["x"] for r in out["plain"]) == sorted(r["x"] for r in out["warm"]) == list(range(16))
+    return out["plain"], out["warm"]
+
+
 @pytest.mark.slow
-def test_workers_are_forked_from_the_warmed_server(tmp_path):
+def test_workers_are_forked_from_the_servers_warm_where_asked(tmp_path):
     got, _ = _python(WHERE_SCRIPT, str(tmp_path), "ok")
-    assert got["servers"] == 1 and sorted(r["x"] for r in got["rows"]) == list(range(16))
-    warm_pids = {r["warm_pid"] for r in got["rows"]}
+    assert got["servers"] == 2
+    plain, warm = _by_step(got["rows"])
+    warm_pids = {r["warm_pid"] for r in warm}
     assert len(warm_pids) == 1 and None not in warm_pids  # warm() ran once, in one process
-    assert {str(r["parent"]) for r in got["rows"]} == warm_pids  # ... and every worker is its child
+    assert {str(r["parent"]) for r in warm} == warm_pids  # ... and the "Warm" step's workers are its children
+    plain_parents = {r["parent"] for r in plain}  # the other steps' workers: the plain server's, never warmed
+    assert {r["warm_pid"] for r in plain} == {None} and len(plain_parents) == 1
+    assert plain_parents.isdisjoint({got["launcher"], int(warm_pids.pop())})
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["raises", "exits"])
 def test_a_failing_or_dead_server_never_fails_the_run(tmp_path, mode):
     got, err = _python(WHERE_SCRIPT, str(tmp_path), mode)
-    assert sorted(r["x"] for r in got["rows"]) == list(range(16))
-    if mode == "raises":  # workers are still forked, cold; the worker's own setup would meet the error
+    _, warm = _by_step(got["rows"])
+    if mode == "raises":  # its workers are still forked, cold; the worker's own setup would meet the error
         assert "warm-up failed (RuntimeError: no model here)" in err
-        assert len({r["warm_pid"] for r in got["rows"]} - {None}) == 1
+        assert len({r["warm_pid"] for r in warm} - {None}) == 1
     else:  # the server is gone: the client becomes Beam's own worker
-        assert {r["warm_pid"] for r in got["rows"]} == {None}
+        assert {r["warm_pid"] for r in warm} == {None}
 
 
 CLEAN_SCRIPT = """
@@ -85,8 +99,8 @@ def test_forked_clean_run_matches_the_in_process_run(tmp_path):
         {"prompt": "How do rainbows form after a summer storm?"},
         {"prompt": "How do rainbows form after a summer storm?"},
         {"prompt": "I live at 42 Oak Street, Apt 5 and need advice on insulation"}], raw_lines=[b"{broken"])
-    got, _ = _python(CLEAN_SCRIPT, src, str(tmp_path / "forked"))
-    assert got["servers"] == 1
+    got, err = _python(CLEAN_SCRIPT, src, str(tmp_path / "forked"))
+    assert got["servers"] == 2 and "no transform labelled" not in err  # the PII step found its warm workers
     here = run_clean(CleanConfig(inputs=[src], output=str(tmp_path / "here")))
     assert got["manifest"]["counts"] == here["counts"] and got["manifest"]["pii_entities"] == here["pii_entities"]
     assert _outputs(tmp_path / "forked") == _outputs(tmp_path / "here")
@@ -122,5 +136,5 @@ def test_no_unix_socket_means_beam_starts_its_own_workers(tmp_path, monkeypatch)
         forkserver.ForkServer()
     assert os.listdir(deep) == []  # nothing left behind
     monkeypatch.setattr(forkserver, "can_fork", lambda: True)
-    p = bio.pipeline("DirectRunner", MULTI, warm_workers=lambda: None)
+    p = bio.pipeline("DirectRunner", MULTI, warm_workers=forkserver.WarmWorkers(lambda: None, ("Pii",)))
     assert type(p.runner) is FnApiRunner
