@@ -17,12 +17,15 @@ import logging
 import os
 import shutil
 import uuid
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions
 
 from eaglekit import __version__
+
+if TYPE_CHECKING:  # for the annotation only
+    from beam_jobs.forkserver import WarmWorkers
 
 DEAD_LETTER_FIELDS = ("stage", "reason", "id", "file", "record", "detail")
 
@@ -35,13 +38,13 @@ def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()
     return PipelineOptions(args)
 
 
-def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (), warm_workers=None):
+def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (), warm_workers: WarmWorkers | None = None):
     """A beam.Pipeline for `runner` with the pass-through flags. DirectRunner means Beam's FnApiRunner,
     honouring --direct_running_mode / --direct_num_workers: Beam 2.77's DirectRunner would first try to
     download and start the Prism runner (a Go binary from GitHub), so the same command ran on a different
     engine online than offline, and spent a network timeout on machines without access.
 
-    `warm_workers` (a forkserver.WarmWorkers): with --direct_running_mode=multi_processing, fork the workers
+    `warm_workers`: with --direct_running_mode=multi_processing, fork the workers
     from servers started now, while the caller builds the pipeline; it names what to load once and the
     transforms that need it (beam_jobs/forkserver.py)."""
     import apache_beam as beam
