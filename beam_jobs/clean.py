@@ -355,6 +355,14 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     from eaglekit import __version__
     from eaglekit.contract import arrow_schema
 
+    model = cfg.pii.model
+    if cfg.pii_enabled and bio.runs_locally(runner, beam_args) and not (os.path.isdir(model) or model.startswith("blank:")):
+        # here, not deep in a worker's setup: a missing model is a typo or an install step, not a traceback
+        # (remote workers may have models this machine lacks)
+        from eaglekit.doctor import check_spacy_model
+        check = check_spacy_model(model)
+        if check.status == "fail":
+            raise ValueError(f"--pii-model: {check.detail}; fix: {check.fix}, or pass the model's folder")
     files = bio.expand_inputs(cfg.inputs)
     eval_files = bio.expand_inputs(cfg.decontaminate) if cfg.decontaminate else []
     for f in files + eval_files:

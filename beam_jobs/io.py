@@ -38,18 +38,23 @@ def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()
     return PipelineOptions(args)
 
 
+def runs_locally(runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> bool:
+    """Whether the run's workers are this machine's processes (DirectRunner and its aliases)."""
+    return pipeline_options(runner, beam_args).get_all_options()["runner"] in ("DirectRunner", "direct", "FnApiRunner")
+
+
 def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (), warm_workers: WarmWorkers | None = None):
     """A beam.Pipeline for `runner` with the pass-through flags. DirectRunner means Beam's FnApiRunner,
     honouring --direct_running_mode / --direct_num_workers: Beam 2.77's DirectRunner would first try to
     download and start the Prism runner (a Go binary from GitHub), so the same command ran on a different
     engine online than offline, and spent a network timeout on machines without access.
 
-    `warm_workers`: with --direct_running_mode=multi_processing, fork the workers
-    from servers started now, while the caller builds the pipeline; it names what to load once and the
-    transforms that need it (beam_jobs/forkserver.py)."""
+    `warm_workers`: with --direct_running_mode=multi_processing, fork the workers from servers started
+    now, while the caller builds the pipeline; it names what to load once and the transforms that need it
+    (beam_jobs/forkserver.py)."""
     import apache_beam as beam
     options = pipeline_options(runner, beam_args)
-    if options.get_all_options()["runner"] not in ("DirectRunner", "direct", "FnApiRunner"):
+    if not runs_locally(runner, beam_args):
         return beam.Pipeline(options=options)
     from apache_beam.portability.api import beam_provision_api_pb2
     from apache_beam.runners.portability.fn_api_runner import fn_runner
