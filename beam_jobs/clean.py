@@ -356,7 +356,8 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     from eaglekit.contract import arrow_schema
 
     model = cfg.pii.model
-    if cfg.pii_enabled and bio.runs_locally(runner, beam_args) and not (os.path.isdir(model) or model.startswith("blank:")):
+    local = bio.runs_locally(bio.pipeline_options(runner, beam_args))
+    if cfg.pii_enabled and local and not (os.path.isdir(model) or model.startswith("blank:")):
         # here, not deep in a worker's setup: a missing model is a typo or an install step, not a traceback
         # (remote workers may have models this machine lacks)
         from eaglekit.doctor import check_spacy_model

@@ -38,9 +38,9 @@ def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()
     return PipelineOptions(args)
 
 
-def runs_locally(runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> bool:
+def runs_locally(options: PipelineOptions) -> bool:
     """Whether the run's workers are this machine's processes (DirectRunner and its aliases)."""
-    return pipeline_options(runner, beam_args).get_all_options()["runner"] in ("DirectRunner", "direct", "FnApiRunner")
+    return options.get_all_options()["runner"] in ("DirectRunner", "direct", "FnApiRunner")
 
 
 def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (), warm_workers: WarmWorkers | None = None):
@@ -54,7 +54,7 @@ def pipeline(runner: str = "DirectRunner", beam_args: Iterable[str] = (), warm_w
     (beam_jobs/forkserver.py)."""
     import apache_beam as beam
     options = pipeline_options(runner, beam_args)
-    if not runs_locally(runner, beam_args):
+    if not runs_locally(options):
         return beam.Pipeline(options=options)
     from apache_beam.portability.api import beam_provision_api_pb2
     from apache_beam.runners.portability.fn_api_runner import fn_runner
