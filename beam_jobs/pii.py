@@ -356,3 +356,8 @@ def freeze_gc() -> None:
     if os.environ.get("CONTROL_API_SERVICE_DESCRIPTOR"):  # set for every Python SDK harness
         import gc
         gc.freeze()
+
+
+def loaded_entities(model: str = DEFAULT_MODEL, language: str = "en") -> list[str]:
+    """The entity types the analyzer built for `model` can report: what `--pii-policy` may name."""
+    return sorted(set(build_analyzer(model, fast=True, language=language).get_supported_entities(language)))
