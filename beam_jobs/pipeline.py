@@ -210,6 +210,7 @@ def config_command(ctx, config_path, runner, workdir, check):
     """Run clean -> generate -> featurize from one config file."""
     import json
     from dataclasses import asdict
+    beam_args = beam_flags(ctx)  # a mistyped flag (`--chek`) stops here, before any stage runs
     try:
         run = load_run_config(config_path, {"workdir": workdir} if workdir else None)
         configs = build_stage_configs(run)
@@ -218,6 +219,6 @@ def config_command(ctx, config_path, runner, workdir, check):
     if check:
         click.echo(json.dumps({s: asdict(c) for s, c in configs.items()}, indent=1, default=str))
         return
-    manifests = run_pipeline(run, runner=runner, beam_args=beam_flags(ctx), echo=click.echo)
+    manifests = run_pipeline(run, runner=runner, beam_args=beam_args, echo=click.echo)
     for stage, m in manifests.items():
         click.echo(f"{stage}: {json.dumps(m.get('counts', {}).get(stage, m.get('counts', {})))[:300]}")
