@@ -18,6 +18,7 @@ HIST_BINS = 10
 def inspect_features(path: str, max_rows: int | None = None) -> dict:
     """Statistics over all rows (or the first `max_rows`), streamed one record batch at a time."""
     ds = open_features(path)
+    ds.verify_checksums()  # statistics of a corrupt shard would mislead: refuse it by name
     meta = ds.meta
     H = int(meta["hidden_size"])
     lengths, supervised = [], []

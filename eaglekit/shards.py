@@ -280,6 +280,7 @@ class FeatureDataset:
         self.meta = meta
         entries = [(root, s) for root, m in [(path, manifest), *more] for s in m["shards"]]
         self.shards = [str(root / s["file"]) for root, s in entries]
+        self.shard_sha256 = [s.get("sha256") for _, s in entries]
         self.shard_rows = [int(s["rows"]) for _, s in entries]
         self.num_rows = sum(self.shard_rows)
         self.num_tokens = int(sum(s["tokens"] for _, s in entries))
@@ -290,10 +291,19 @@ class FeatureDataset:
     def iter_tables(self, shard_index: int = 0) -> Iterator[tuple[int, pa.RecordBatch]]:
         """(shard index, record batch) from `shard_index` on; each shard memory-mapped while read."""
         for si in range(shard_index, len(self.shards)):
-            with pa.memory_map(self.shards[si], "r") as source:
-                reader = pa.ipc.open_file(source)
-                for b in range(reader.num_record_batches):
-                    yield si, reader.get_batch(b)
+            try:
+                with pa.memory_map(self.shards[si], "r") as source:
+                    reader = pa.ipc.open_file(source)
+                    for b in range(reader.num_record_batches):
+                        batch = reader.get_batch(b)
+                        yield si, batch
+            except (pa.ArrowException, OSError) as err:  # any read error: one line naming the shard
+                raise ContractError(unreadable(self.shards[si], err)) from err
+
+    def verify_checksums(self, echo=None) -> None:
+        """Check every shard's sha256 against its manifest (streamed; remembered per file size and mtime,
+        so a run re-reads only shards that changed); raise ContractError naming the first bad shard."""
+        verify_checksums(list(zip(self.shards, self.shard_sha256)), echo=echo)
 
     def iter_rows(self, shard_index: int = 0, row_index: int = 0) -> Iterator[FeatureRow]:
         """Rows from (shard_index, row_index within that shard) on, decoded to float32 tensors."""
@@ -383,8 +393,8 @@ def _open_one(path: str | os.PathLike) -> tuple[Path, dict, dict]:
         try:
             with pa.memory_map(str(shard), "r") as source:
                 schema = pa.ipc.open_file(source).schema
-        except pa.ArrowInvalid as err:
-            raise ContractError(f"{shard}: not a readable Arrow IPC file ({err}); re-run featurize") from err
+        except (pa.ArrowException, OSError) as err:  # ArrowInvalid, and OSError for a damaged footer
+            raise ContractError(unreadable(shard, err)) from err
         shard_meta = validate_schema(schema, "features", where=str(shard))
         if meta is None:
             meta = shard_meta
@@ -395,6 +405,75 @@ def _open_one(path: str | os.PathLike) -> tuple[Path, dict, dict]:
         meta = {k: v for k, v in manifest.get("meta", {}).items() if k not in ("schema", "schema_version")}
         check_metadata("features", meta, where=f"{root / MANIFEST}")
     return root, manifest, meta
+
+
+def unreadable(shard, err: BaseException) -> str:
+    """One line for a shard pyarrow cannot read (bad magic, damaged footer, truncated batch, ...)."""
+    detail = " ".join(str(err).split())[:200]
+    return (f"{shard}: not a readable Arrow IPC file ({type(err).__name__}: {detail}); the shard is damaged — "
+            f"restore it or re-run featurize (`eaglekit data verify` checks every shard)")
+
+
+def _checksum_cache_path() -> Path:
+    from eaglekit.models import cache_dir
+    return cache_dir() / "shard-checksums.json"
+
+
+def _load_checksum_cache() -> dict:
+    try:
+        data = json.loads(_checksum_cache_path().read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_checksum_cache(new: dict) -> None:
+    """Merge `new` into the cache file (re-read first: other runs may have added entries), atomically."""
+    path = _checksum_cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = _load_checksum_cache()
+        data.update(new)
+        data = {k: v for k, v in data.items() if os.path.exists(k)}  # forget files that are gone
+        tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:6]}")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache only costs re-hashing next time
+        pass
+
+
+def verify_checksums(shards: Sequence[tuple[str, str | None]], echo=None) -> None:
+    """Check each (shard path, manifest sha256); raise ContractError naming the first mismatch.
+
+    A shard's digest is computed by streaming it once and remembered in the eaglekit cache
+    (shard-checksums.json) with the file's size and mtime; the remembered digest is used only while both
+    are unchanged, so a rewritten or truncated file is always hashed again. A shard whose manifest has no
+    sha256 (hand-made manifests) is not checked."""
+    cache = _load_checksum_cache()
+    fresh = {}
+    for shard, want in shards:
+        if not want:
+            continue
+        key = str(Path(shard).resolve())
+        try:
+            st = os.stat(key)
+        except OSError as err:
+            raise ContractError(f"{shard}: cannot read it ({err}); restore it or re-run featurize") from err
+        hit = cache.get(key)
+        if isinstance(hit, dict) and hit.get("size") == st.st_size and hit.get("mtime_ns") == st.st_mtime_ns:
+            digest = hit.get("sha256")
+        else:
+            if echo is not None:
+                echo(f"checking sha256 of {shard}")
+            digest = file_sha256(Path(key))
+            fresh[key] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest}
+        if digest != want:
+            if fresh:
+                _save_checksum_cache(fresh)
+            raise ContractError(f"{shard}: sha256 {str(digest)[:16]}… does not match its manifest ({str(want)[:16]}…): "
+                                f"the shard is corrupt — restore it or re-run featurize")
+    if fresh:
+        _save_checksum_cache(fresh)
 
 
 def verify_features(path: str | os.PathLike) -> list[str]:
@@ -435,8 +514,10 @@ def verify_features(path: str | os.PathLike) -> list[str]:
             if rows != entry["rows"] or tokens != entry["tokens"]:
                 problems.append(f"{shard}: {rows} rows / {tokens} tokens, manifest says "
                                 f"{entry['rows']} / {entry['tokens']}")
-        except (ContractError, pa.ArrowInvalid, OSError) as err:
+        except ContractError as err:
             problems.append(f"{shard}: {err}")
+        except (pa.ArrowException, OSError) as err:
+            problems.append(unreadable(shard, err))
     if manifest.get("num_rows") is not None and manifest["num_rows"] != sum(s["rows"] for s in manifest["shards"]):
         problems.append(f"{root / MANIFEST}: num_rows does not equal the sum over shards")
     for stray in sorted(p.name for p in root.glob(SHARD_GLOB) if p.name not in listed):

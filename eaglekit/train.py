@@ -575,6 +575,7 @@ def _train(cfg: TrainConfig, target) -> dict:
     torch.manual_seed(cfg.seed)
 
     ds = open_features(cfg.data)
+    ds.verify_checksums()  # a corrupt shard stops the run here, by name (remembered per size+mtime)
     meta = ds.meta
     data_name = cfg.data if isinstance(cfg.data, str) else " + ".join(cfg.data)
     if ds.num_rows == 0 or ds.num_tokens == 0:
@@ -586,6 +587,7 @@ def _train(cfg: TrainConfig, target) -> dict:
     eval_ds = None
     if cfg.eval_data:
         eval_ds = open_features(cfg.eval_data)
+        eval_ds.verify_checksums()
         check_shards(eval_ds.meta, target, where=cfg.eval_data)
         require_same(meta, eval_ds.meta, ("teacher_kind", "teacher_topk", "aux_layer_ids", "aux_layer_convention"),
                      where=cfg.eval_data, fix="evaluate on shards from the same featurize settings")

@@ -56,3 +56,73 @@ def test_beam_run_help_lists_the_config_options():
     assert r.exit_code == 0
     for opt in ("--config", "--check", "--runner", "--workdir"):
         assert opt in r.output, opt
+
+
+# ---------------------------------------------------------------------------------------------
+# 2-3. Corrupt shards: train and inspect check every sha256 (remembered per size+mtime) and turn every
+# pyarrow read error into one line naming the shard
+
+@pytest.fixture
+def shards(tmp_path, tiny_target, monkeypatch):
+    from test_train_data import make_shards
+    monkeypatch.setenv("EAGLEKIT_CACHE", str(tmp_path / "cache"))  # the checksum cache of this test only
+    return make_shards(tmp_path / "feats", tiny_target)
+
+
+def _shard(path):
+    return sorted(path.glob("shard-*.arrow"))[0]
+
+
+def _flip_middle_byte(path):
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF   # same size, footer intact: pyarrow reads it without complaint
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("command", [["train", "--target", "tiny", "--max-steps", "1", "--no-progress"],
+                                     ["data", "inspect"]])
+def test_corrupt_shard_is_refused_by_name(shards, tmp_path, command):
+    shard = _shard(shards)
+    _flip_middle_byte(shard)
+    args = command[:1] + (["--data", str(shards), "--out", str(tmp_path / "run")] + command[1:]
+                          if command[0] == "train" else command[1:] + [str(shards)])
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (r.output, r.exception)
+    assert shard.name in r.output and "sha256" in r.output and "corrupt" in r.output
+    assert not (tmp_path / "run" / "best").exists()
+
+
+def test_checksums_are_hashed_once_until_the_file_changes(shards, monkeypatch):
+    from eaglekit import shards as S
+    calls = []
+    real = S.file_sha256
+    monkeypatch.setattr(S, "file_sha256", lambda p: calls.append(p) or real(p))
+    ds = S.open_features(shards)
+    ds.verify_checksums()
+    n = len(calls)
+    assert n == len(ds.shards) >= 1
+    S.open_features(shards).verify_checksums()   # a second run trusts the remembered digests
+    assert len(calls) == n
+    shard = _shard(shards)
+    st = shard.stat()
+    _flip_middle_byte(shard)
+    os.utime(shard, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # same size, new mtime: hashed again
+    from eaglekit.contract import ContractError
+    with pytest.raises(ContractError, match="sha256"):
+        S.open_features(shards).verify_checksums()
+    assert len(calls) == n + 1
+
+
+@pytest.mark.parametrize("command", [["train", "--target", "tiny", "--max-steps", "1", "--no-progress"],
+                                     ["data", "inspect"]])
+def test_damaged_arrow_footer_is_one_line(shards, tmp_path, command):
+    shard = _shard(shards)
+    data = bytearray(shard.read_bytes())
+    data[-40:-10] = b"\xff" * 30   # inside the footer flatbuffer; size unchanged
+    shard.write_bytes(bytes(data))
+    args = command[:1] + (["--data", str(shards), "--out", str(tmp_path / "run")] + command[1:]
+                          if command[0] == "train" else command[1:] + [str(shards)])
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (r.output, r.exception)
+    assert shard.name in r.output and "not a readable Arrow IPC file" in r.output
+    assert len([line for line in r.output.splitlines() if line.strip()]) == 1
