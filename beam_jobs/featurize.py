@@ -53,6 +53,7 @@ class FeaturizeConfig:
     dtype: str = "float32"
     device: str = "cpu"
     accelerator: str | None = None      # Beam resource hint for the model step (Dataflow GPU workers), e.g. type:nvidia-l4;count:1;install-nvidia-driver
+    max_dead_letter_share: float = 0.5  # fail the run when more than this share of conversations become dead letters (1.0: off); no rows from some input always fails
 
     def codec(self) -> str:
         if self.hidden_codec not in CODEC_ALIASES:
@@ -67,6 +68,8 @@ class FeaturizeConfig:
             raise click.UsageError(f"--overflow must be truncate or drop, got {self.overflow!r}")
         if self.teacher == "topk_logprobs" and self.topk < 1:
             raise click.UsageError("--topk must be >= 1")
+        if not 0.0 <= self.max_dead_letter_share <= 1.0:
+            raise click.UsageError(f"--max-dead-letter-share must be within [0, 1], got {self.max_dead_letter_share}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,12 +263,8 @@ def _read(path: str):
 
 
 def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
-    from apache_beam.ml.inference.base import RunInference
-
     from beam_jobs import io
-    from beam_jobs.handlers import LoadOnceHandler
     from eaglekit.models import load_target
-    from eaglekit.shards import build_manifest, write_manifest
 
     cfg.check()
     files = conversation_files(cfg.input)
@@ -275,6 +274,22 @@ def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=
     del target
     staging = io.staging_path(cfg.output)
     os.makedirs(staging, exist_ok=True)
+    try:
+        return _run_featurize(cfg, runner, beam_args, files, meta, count_in, staging)
+    except io.YieldError:
+        raise  # the staging folder keeps the dead letters the message points at
+    except BaseException:
+        io.discard_staging(staging)
+        raise
+
+
+def _run_featurize(cfg: FeaturizeConfig, runner, beam_args, files, meta, count_in, staging) -> dict:
+    from apache_beam.ml.inference.base import RunInference
+
+    from beam_jobs import io
+    from beam_jobs.handlers import LoadOnceHandler
+    from eaglekit.shards import build_manifest, write_manifest
+
     handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64,
                               namespace="eaglekit.featurize")
     max_len, overflow = cfg.max_length, cfg.overflow
@@ -313,6 +328,8 @@ def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=
     out = sum(s["rows"] for s in shards)
     counts = {STAGE: io.stage_counts(count_in, out, dropped)}
     io.check_counts(counts)
+    io.check_yield(STAGE, count_in, out, dropped, cfg.max_dead_letter_share,
+                   where=os.path.join(staging, "dead_letters-*.jsonl"))
     options = asdict(cfg)
     manifest = build_manifest(meta, shards, {**io.manifest_header(STAGE, options), "counts": counts,
                                              "truncated": truncated, "run": uuid.uuid4().hex[:8]})
@@ -347,19 +364,24 @@ def _ids(value):
 @click.option("--compression", type=click.Choice(["auto", "zstd", "none"]), default="auto", show_default=True)
 @click.option("--dtype", default="float32", show_default=True)
 @click.option("--device", default="cpu", show_default=True)
+@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
+              help="Fail (exit 1) when more than this share of conversations become dead letters (1: never); a "
+                   "run that writes no rows from a non-empty input always fails.")
 @click.option("--runner", default="DirectRunner", show_default=True)
 @click.pass_context
 def featurize_command(ctx, input_, output, target, aux_layers, aux_convention, codec, teacher, topk, max_length,
-                      overflow, batch_tokens, max_shard_tokens, compression, dtype, device, runner):
+                      overflow, batch_tokens, max_shard_tokens, compression, dtype, device, max_dead_letter_share,
+                      runner):
     """Capture aux hidden states and the teacher into Arrow shards."""
     cfg = FeaturizeConfig(input=input_, output=output, target=target, aux_layer_ids=_ids(aux_layers),
                           aux_layer_convention=aux_convention, hidden_codec=codec, teacher=teacher, topk=topk,
                           max_length=max_length, overflow=overflow, batch_tokens=batch_tokens,
                           max_shard_tokens=max_shard_tokens, compression=None if compression == "none" else compression,
-                          dtype=dtype, device=device)
+                          dtype=dtype, device=device, max_dead_letter_share=max_dead_letter_share)
+    from beam_jobs.io import YieldError
     try:
         manifest = run_featurize(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except ContractError as err:
+    except (ContractError, YieldError) as err:
         raise click.ClickException(str(err)) from err
     c = manifest["counts"][STAGE]
     click.echo(f"featurize: {c['in']} conversations -> {c['out']} rows, {manifest['num_tokens']} tokens in "

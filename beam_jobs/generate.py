@@ -53,6 +53,7 @@ class GenerateConfig:
     dtype: str = "float32"
     device: str = "cpu"
     limit: int | None = None            # read at most this many prompts (smoke runs)
+    max_dead_letter_share: float = 0.5  # fail the run when more than this share of prompts become dead letters (1.0: off); no output from some input always fails
     accelerator: str | None = None      # Beam resource hint for the model step (Dataflow GPU workers), e.g. type:nvidia-l4;count:1;install-nvidia-driver
 
     def sampling(self) -> dict:
@@ -292,11 +293,7 @@ def conversation_meta(backend) -> dict:
 
 
 def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
-    import apache_beam as beam
-    from apache_beam.ml.inference.base import RunInference
-
     from beam_jobs import io
-    from beam_jobs.handlers import LoadOnceHandler
 
     files = prompt_files(cfg.input)
     n_in_files = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
@@ -307,6 +304,21 @@ def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()
     schema = arrow_schema("conversation", meta)
     staging = io.staging_path(cfg.output)
     os.makedirs(staging, exist_ok=True)
+    try:
+        return _run_generate(cfg, runner, beam_args, files, n_in_files, schema, staging)
+    except io.YieldError:
+        raise  # the staging folder keeps the dead letters the message points at
+    except BaseException:
+        io.discard_staging(staging)
+        raise
+
+
+def _run_generate(cfg: GenerateConfig, runner, beam_args, files, n_in_files, schema, staging) -> dict:
+    import apache_beam as beam
+    from apache_beam.ml.inference.base import RunInference
+
+    from beam_jobs import io
+    from beam_jobs.handlers import LoadOnceHandler
     limit = cfg.limit
 
     handler = LoadOnceHandler(cfg, load_backend, _run_handler, max_batch_size=max(cfg.batch_size * 4, 8),
@@ -347,6 +359,8 @@ def finish_output(cfg: GenerateConfig, staging: str, count_in: int, options: dic
     out, dropped = count_outputs(staging, "conversations")
     counts = {STAGE: io.stage_counts(count_in, out, dropped)}
     io.check_counts(counts)
+    io.check_yield(STAGE, count_in, out, dropped, getattr(cfg, "max_dead_letter_share", None),
+                   where=os.path.join(staging, "dead_letters-*.jsonl"))
     manifest = io.manifest_header(STAGE, options)
     manifest.update({"counts": counts, "files": sorted(os.path.basename(f) for f in glob.glob(
         os.path.join(staging, "conversations-*.parquet")))})
@@ -378,20 +392,25 @@ def finish_output(cfg: GenerateConfig, staging: str, count_in: int, options: dic
 @click.option("--dtype", default="float32", show_default=True)
 @click.option("--device", default="cpu", show_default=True)
 @click.option("--limit", type=int, default=None, help="Answer at most N prompts (smoke runs).")
+@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
+              help="Fail (exit 1) when more than this share of prompts become dead letters (1: never); a run "
+                   "that answers none of a non-empty input always fails.")
 @click.option("--runner", default="DirectRunner", show_default=True)
 @click.pass_context
 def generate_command(ctx, input_, output, target, backend, api_base, api_flavor, api_model, system_prompt,
                      max_new_tokens, max_prompt_tokens, temperature, top_p, top_k, seed, batch_size, max_turns,
-                     dtype, device, limit, runner):
+                     dtype, device, limit, max_dead_letter_share, runner):
     """Answer clean prompts with the target itself; store exact token ids."""
     cfg = GenerateConfig(input=input_, output=output, target=target, backend=backend, api_base=api_base,
                          api_flavor=api_flavor, api_model=api_model, system_prompt=system_prompt,
                          max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens,
                          temperature=temperature, top_p=top_p, top_k=top_k, seed=seed, batch_size=batch_size,
-                         max_turns=max_turns, dtype=dtype, device=device, limit=limit)
+                         max_turns=max_turns, dtype=dtype, device=device, limit=limit,
+                         max_dead_letter_share=max_dead_letter_share)
+    from beam_jobs.io import YieldError
     try:
         manifest = run_generate(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except ContractError as err:
+    except (ContractError, YieldError) as err:
         raise click.ClickException(str(err)) from err
     c = manifest["counts"][STAGE]
     click.echo(f"generate: {c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']} -> {output}")

@@ -15,7 +15,12 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
+import socket
+import sys
+import threading
+import time
 import uuid
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -81,15 +86,121 @@ def dead_letter(stage: str, reason: str, record_id: str | None = None, file: str
             "detail": detail[:500]}
 
 
+# Staging folders: `<output>.tmp-<run>.<host>.<pid>` names the process that writes it, so a later run of
+# the same output can tell a folder left by a killed or failed run from one a running job still writes.
+STALE_UNOWNED_AFTER_S = 6 * 3600   # folders without a live owner we can check: untouched this long
+_STAGING_RE = re.compile(r"\.tmp-[0-9a-f]{8}(?:\.(?P<host>[0-9a-f]{6})\.(?P<pid>\d+))?$")
+_OLD_RE = re.compile(r"\.old-[0-9a-f]{8}$")
+_ACTIVE: dict[str, int] = {}       # staging folders of this process -> the thread running that job
+
+
+def _host_tag() -> str:
+    return hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
+
+
+def _is_local(path: str) -> bool:
+    return FileSystems.get_scheme(path) in (None, "file") and "://" not in path
+
+
+def _newest_mtime(path: str) -> float:
+    newest = os.path.getmtime(path)
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            try:
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+            except OSError:
+                pass
+    return newest
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def _stale_reason(path: str, now: float) -> str | None:
+    """Why the staging (or .old) folder `path` is left over from a finished run, or None if it may be live.
+
+    Ours (this host): stale once its process is gone, or, in this process, once the thread that made it has
+    ended or is the one starting this run (runs are synchronous). Other hosts' and unnamed (older eaglekit)
+    folders: stale once nothing in them changed for STALE_UNOWNED_AFTER_S; a live pid's folder too (pid
+    reuse), after the same time."""
+    name = os.path.basename(path)
+    if _OLD_RE.search(name):  # exists only for an instant inside publish_output
+        return "left by an interrupted publish" if now - os.path.getmtime(path) > 600 else None
+    m = _STAGING_RE.search(name)
+    if m is None:
+        return None
+    host, pid = m.group("host"), m.group("pid")
+    if host == _host_tag() and pid is not None:
+        pid = int(pid)
+        if pid == os.getpid():
+            owner = _ACTIVE.get(path)
+            alive = {t.ident for t in threading.enumerate()}
+            if owner is None or owner == threading.get_ident() or owner not in alive:
+                return "left by an earlier run in this process"
+            return None
+        if not _pid_alive(pid):
+            return f"left by process {pid}, which is no longer running"
+    age = now - _newest_mtime(path)
+    if age > STALE_UNOWNED_AFTER_S:
+        return f"untouched for {age / 3600:.0f} h"
+    return None
+
+
+def remove_stale_staging(output: str, echo=None) -> list[str]:
+    """Remove staging folders of `output` left by killed or failed runs (see _stale_reason); one line on
+    stderr for each. Folders a running job may still write are left alone. Local outputs only."""
+    output = output.rstrip("/")
+    if not _is_local(output):
+        return []
+    import glob
+    echo = echo or (lambda msg: print(msg, file=sys.stderr))
+    now, removed = time.time(), []
+    for path in sorted(glob.glob(glob.escape(output) + ".tmp-*") + glob.glob(glob.escape(output) + ".old-*")):
+        if not os.path.isdir(path):
+            continue
+        try:
+            why = _stale_reason(path, now)
+        except OSError:  # vanished meanwhile (its owner published or removed it)
+            continue
+        if why:
+            shutil.rmtree(path, ignore_errors=True)
+            _ACTIVE.pop(path, None)
+            removed.append(path)
+            echo(f"removed stale staging folder {path} ({why})")
+    return removed
+
+
 def staging_path(output: str) -> str:
-    """Where a run writes before publishing: beside the final output, unique per run."""
-    return f"{output.rstrip('/')}.tmp-{uuid.uuid4().hex[:8]}"
+    """Where a run writes before publishing: beside the final output, unique per run, named after this
+    host and process. Stale staging folders of the same output (killed or failed runs) are removed first."""
+    output = output.rstrip("/")
+    path = f"{output}.tmp-{uuid.uuid4().hex[:8]}.{_host_tag()}.{os.getpid()}"
+    if _is_local(output):
+        remove_stale_staging(output)
+        os.makedirs(path, exist_ok=True)
+        _ACTIVE[path] = threading.get_ident()
+    return path
+
+
+def discard_staging(staging: str) -> None:
+    """Remove a failed run's staging folder now (local disks; a later run would remove it anyway)."""
+    _ACTIVE.pop(staging, None)
+    if _is_local(staging):
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def publish_output(staging: str, output: str) -> None:
     """Replace `output` with the finished `staging` directory (atomic rename on local disks)."""
     output = output.rstrip("/")
-    if FileSystems.get_scheme(output) in (None, "file") and "://" not in output:
+    _ACTIVE.pop(staging, None)
+    if _is_local(output):
         old = None
         if os.path.exists(output):
             old = f"{output}.old-{uuid.uuid4().hex[:8]}"
@@ -152,6 +263,35 @@ def check_counts(counts: dict[str, dict]) -> None:
         if c["in"] != c["out"] + sum(c["dropped"].values()):
             raise AssertionError(f"counts of stage {stage!r} do not add up: in={c['in']} out={c['out']} "
                                  f"dropped={c['dropped']}")
+
+
+DEFAULT_MAX_DEAD_LETTER_SHARE = 0.5
+
+
+class YieldError(ValueError):
+    """A stage made no output from non-empty input, or lost more than the allowed share of its records."""
+
+
+def check_yield(stage: str, n_in: int, n_out: int, dead_by_reason: dict[str, int] | None = None,
+                max_share: float | None = DEFAULT_MAX_DEAD_LETTER_SHARE, count_reasons: Iterable[str] | None = None,
+                where: str = "") -> None:
+    """Raise YieldError (one line) when a stage's run went wrong as a whole rather than record by record:
+    `n_in` > 0 records in and none out, or more than `max_share` of `n_in` became dead letters.
+
+    `count_reasons`: the dead-letter reasons that count as errors (None: every reason). The clean stage
+    passes only its error reasons (malformed records, ...): duplicates, contamination and PII drops are
+    the stage working, not failing. `max_share` None turns the share check off (the no-output check stays).
+    `where`: the dead letters' location, named in the message."""
+    dead_by_reason = dict(dead_by_reason or {})
+    counted = {r: n for r, n in dead_by_reason.items() if count_reasons is None or r in set(count_reasons)}
+    dead = sum(counted.values())
+    look = f"; see the dead letters in {where}" if where else ""
+    top = ", ".join(f"{r}={n}" for r, n in sorted(counted.items(), key=lambda kv: -kv[1])[:4])
+    if n_in > 0 and n_out == 0:
+        raise YieldError(f"{stage}: {n_in} records in, none out ({top or 'no dead letters'}){look}")
+    if max_share is not None and n_in > 0 and dead / n_in > max_share:
+        raise YieldError(f"{stage}: {dead} of {n_in} records ({dead / n_in:.0%}) became dead letters ({top}), more "
+                         f"than --max-dead-letter-share {max_share:g}{look}; fix the cause or raise the share")
 
 
 def manifest_header(stage: str, options: dict) -> dict:

@@ -126,3 +126,112 @@ def test_damaged_arrow_footer_is_one_line(shards, tmp_path, command):
     assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (r.output, r.exception)
     assert shard.name in r.output and "not a readable Arrow IPC file" in r.output
     assert len([line for line in r.output.splitlines() if line.strip()]) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. A stage that made nothing from something, or lost most of its records, fails
+
+def test_generate_with_unreachable_server_exits_non_zero(tmp_path):
+    from test_generate import PROMPTS, write_prompts
+    write_prompts(tmp_path / "clean", PROMPTS[:2])
+    r = CliRunner().invoke(main, ["beam", "run", "generate", "--input", str(tmp_path / "clean"), "--output",
+                                  str(tmp_path / "gen"), "--target", "tiny", "--backend", "openai",
+                                  "--api-base", "http://127.0.0.1:9"])
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (r.output, r.exception)
+    assert "2 records in, none out (generation_error=2)" in r.output
+    assert not (tmp_path / "gen").exists()  # nothing for featurize to pick up
+
+
+def test_generate_fails_above_the_dead_letter_share(tmp_path):
+    from beam_jobs.generate import GenerateConfig, run_generate
+    from beam_jobs.io import YieldError
+    from test_generate import PROMPTS, write_prompts
+    write_prompts(tmp_path / "clean", PROMPTS)  # 1 of 4 has no user turn: 25% dead letters
+    cfg = GenerateConfig(input=str(tmp_path / "clean"), output=str(tmp_path / "gen"), target="tiny",
+                         max_new_tokens=2, batch_size=4, max_dead_letter_share=0.2)
+    with pytest.raises(YieldError, match=r"1 of 4 records \(25%\) became dead letters \(bad_messages=1\)"):
+        run_generate(cfg)
+    assert not (tmp_path / "gen").exists()
+
+
+def test_featurize_with_no_rows_fails(tmp_path):
+    from beam_jobs.featurize import FeaturizeConfig, run_featurize
+    from beam_jobs.generate import GenerateConfig, run_generate
+    from beam_jobs.io import YieldError
+    from test_generate import PROMPTS, write_prompts
+    write_prompts(tmp_path / "clean", PROMPTS[:2])
+    run_generate(GenerateConfig(input=str(tmp_path / "clean"), output=str(tmp_path / "gen"), target="tiny",
+                                max_new_tokens=2))
+    with pytest.raises(YieldError, match=r"2 records in, none out \(too_long=2\)"):
+        run_featurize(FeaturizeConfig(input=str(tmp_path / "gen"), output=str(tmp_path / "feat"), target="tiny",
+                                      max_length=3, overflow="drop"))
+    assert not (tmp_path / "feat").exists()
+
+
+def test_check_yield_counts_only_error_reasons_for_clean():
+    from beam_jobs.io import YieldError, check_yield
+    # clean: duplicates, contamination and PII drops are the stage working, not failing
+    check_yield("clean", 100, 20, {"exact_duplicate": 50, "near_duplicate": 25, "malformed_json": 5}, 0.5,
+                count_reasons={"malformed_json"})
+    with pytest.raises(YieldError, match="60 of 100"):
+        check_yield("clean", 100, 20, {"exact_duplicate": 20, "malformed_json": 60}, 0.5,
+                    count_reasons={"malformed_json"})
+    with pytest.raises(YieldError, match="none out"):
+        check_yield("clean", 3, 0, {"exact_duplicate": 3}, 0.5, count_reasons={"malformed_json"})
+    check_yield("generate", 0, 0, {}, 0.5)  # nothing in, nothing out: not a failure
+    check_yield("generate", 10, 5, {"generation_error": 5}, 0.5)  # exactly the share: allowed
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. Staging folders of killed or failed runs are removed by the next run of the same output
+
+def test_stale_staging_folders_are_removed_but_live_ones_kept(tmp_path, capsys):
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from beam_jobs import io
+    out = str(tmp_path / "out")
+    # a run killed mid-way: its process is gone, its folder stays
+    code = (f"import os; from beam_jobs import io; p = io.staging_path({out!r}); os.makedirs(p, exist_ok=True); "
+            f"open(os.path.join(p, 'part'), 'w').write('x'); print(p)")
+    dead = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=os.path.dirname(os.path.dirname(__file__))).stdout.strip().splitlines()[-1]
+    assert os.path.isdir(dead)
+    # a folder of an older eaglekit (no owner in its name), untouched for a day
+    legacy = out + ".tmp-0123abcd"
+    os.makedirs(legacy)
+    os.utime(legacy, (time.time() - 86400, time.time() - 86400))
+    # a job of this process still running in another thread
+    made, done = [], threading.Event()
+    t = threading.Thread(target=lambda: (made.append(io.staging_path(out)), done.wait(30)))
+    t.start()
+    while not made:
+        time.sleep(0.01)
+    live = made[0]
+    try:
+        mine = io.staging_path(out)
+        err = capsys.readouterr().err
+        assert not os.path.exists(dead) and not os.path.exists(legacy)
+        assert os.path.isdir(live) and os.path.isdir(mine)
+        assert f"removed stale staging folder {dead}" in err and "no longer running" in err and legacy in err
+    finally:
+        done.set()
+        t.join()
+    io.publish_output(mine, out)
+    io.staging_path(out)  # the finished thread's folder is stale now
+    assert not os.path.exists(live)
+
+
+def test_failed_run_leaves_no_staging_folder(tmp_path):
+    from beam_jobs.featurize import FeaturizeConfig, run_featurize
+    from beam_jobs.generate import GenerateConfig, run_generate
+    from test_generate import PROMPTS, write_prompts
+    write_prompts(tmp_path / "clean", PROMPTS[:1])
+    run_generate(GenerateConfig(input=str(tmp_path / "clean"), output=str(tmp_path / "gen"), target="tiny",
+                                max_new_tokens=2))
+    with pytest.raises(Exception):  # noqa: B017 - any failure inside the run
+        run_featurize(FeaturizeConfig(input=str(tmp_path / "gen"), output=str(tmp_path / "feat"), target="tiny",
+                                      dtype="no-such-dtype"))
+    assert not list(tmp_path.glob("feat*"))

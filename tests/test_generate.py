@@ -132,8 +132,13 @@ def test_openai_backend_multi_turn_keeps_server_ids(tmp_path, fake_server, flavo
 
 def test_unreachable_server_goes_to_dead_letters(tmp_path):
     from beam_jobs.generate import GenerateConfig, run_generate
+    from beam_jobs.io import YieldError
     write_prompts(tmp_path / "clean", PROMPTS[:1])
     cfg = GenerateConfig(input=str(tmp_path / "clean"), output=str(tmp_path / "gen"), target="tiny",
                          backend="openai", api_base="http://127.0.0.1:9", api_timeout_s=2)
-    manifest = run_generate(cfg)
-    assert manifest["counts"]["generate"] == {"in": 1, "out": 0, "dropped": {"generation_error": 1}}
+    # every prompt a dead letter: the run fails (nothing published) and names what happened and where
+    with pytest.raises(YieldError, match=r"1 records in, none out \(generation_error=1\)") as err:
+        run_generate(cfg)
+    assert not (tmp_path / "gen").exists()
+    dead = [json.loads(line) for f in glob.glob(str(err.value).split("dead letters in ")[1]) for line in open(f)]
+    assert [d["reason"] for d in dead] == ["generation_error"]
