@@ -9,8 +9,10 @@ staging directory and publishes it atomically; manifest.json is written last.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -22,11 +24,12 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
 from beam_jobs import io as bio
+from beam_jobs import pii as pii_lib
 from beam_jobs.commands import beam_flags
 from beam_jobs.dedupe import (BandBatcher, ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits,
                               exact_key, group_bands, lsh_params, normalise, signature)
 from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
-from beam_jobs.pii import DEFAULT_MODEL, DEFAULT_POLICIES, POLICIES, PiiConfig, warm_filter
+from beam_jobs.pii import DEFAULT_MODEL, PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 
 STAGE = "clean"
@@ -47,6 +50,7 @@ class CleanConfig:
     decontam_threshold: float = 0.8
     pii: PiiConfig = field(default_factory=PiiConfig)
     pii_enabled: bool = True
+    pii_keep: list[str] = field(default_factory=list)        # entity types --pii-policy X=keep took out (checked too)
     pii_batch: int = 256                                     # prompts per PII batch (BatchElements max)
     output_format: str = "parquet"
 
@@ -350,6 +354,61 @@ def _options(cfg: CleanConfig) -> dict:
     return json.loads(json.dumps(d, default=list))
 
 
+def _close_names(name: str, known: Iterable[str]) -> list[str]:
+    """The known entity types a mistyped one may have meant: those it is a whole part of (EMAIL ->
+    EMAIL_ADDRESS, which difflib's ratio ranks low for short names), then difflib's nearest (EMAIL_ADRESS ->
+    EMAIL_ADDRESS, not also IP_ADDRESS: only names within 0.1 of the best ratio); at most 3."""
+    key, known = name.strip().upper().replace(" ", "_"), sorted(known)
+    parts = [k for k in known if key in k.split("_") or key == k]
+    ratios = sorted(((difflib.SequenceMatcher(None, key, k).ratio(), k) for k in known), key=lambda rk: -rk[0])
+    best = ratios[0][0] if ratios else 0.0
+    near = [k for r, k in ratios if r >= max(0.5, best - 0.1)]
+    return list(dict.fromkeys(parts + near))[:3]
+
+
+def check_pii_policies(cfg: CleanConfig) -> None:
+    """Raise ValueError naming each --pii-policy entity type the PII engine cannot report (with its close
+    matches and the valid names): a policy for a type no recognizer emits would silently do nothing, and an
+    unknown type only failed later, inside a worker. The default policies are the pii module's own (tested
+    there), so a run that names no other type skips building the analyzer (a few seconds of model loading)."""
+    if not cfg.pii_enabled:
+        return
+    named = sorted(set(cfg.pii.policies) | set(cfg.pii_keep))
+    extra = [e for e in named if e not in pii_lib.DEFAULT_POLICIES]
+    if not extra:
+        return
+    try:
+        known = set(pii_lib.loaded_entities(cfg.pii.model))
+    except OSError as e:  # the model is not on this machine: a remote run whose workers install it
+        logging.getLogger(__name__).warning("--pii-policy names not checked here (%s); the workers will", e)
+        return
+    bad = [e for e in extra if e not in known]
+    if bad:
+        def hint(e):
+            close = _close_names(e, known)
+            return f"{e!r} (did you mean {' or '.join(close)}?)" if close else f"{e!r}"
+        raise ValueError(f"--pii-policy: no PII recognizer reports {', '.join(hint(e) for e in bad)}; "
+                         f"entity types of --pii-model {cfg.pii.model}: {', '.join(sorted(known))}")
+
+
+def _local_path(path: str) -> str:
+    """The absolute path of a local file (provenance joins must not depend on the working directory);
+    URIs (gs://...) as given."""
+    return path if "://" in path else os.path.abspath(path)
+
+
+def expand_flag(flag: str, patterns: Iterable[str]) -> list[str]:
+    """The sorted files matching `patterns`, absolute; a pattern matching nothing is a FileNotFoundError
+    naming the option it came from."""
+    files = []
+    for pattern in patterns:
+        try:
+            files.extend(bio.expand_inputs([pattern]))
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{flag}: no file matches {pattern!r}; check the path or glob") from None
+    return sorted({_local_path(f) for f in files})
+
+
 def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> dict:
     """Run the clean pipeline and return the manifest (also written to `<output>/manifest.json`)."""
     from eaglekit import __version__
@@ -364,8 +423,9 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
         check = check_spacy_model(model)
         if check.status == "fail":
             raise ValueError(f"--pii-model: {check.detail}; fix: {check.fix}, or pass the model's folder")
-    files = bio.expand_inputs(cfg.inputs)
-    eval_files = bio.expand_inputs(cfg.decontaminate) if cfg.decontaminate else []
+    check_pii_policies(cfg)
+    files = expand_flag("--input", cfg.inputs)
+    eval_files = expand_flag("--decontaminate", cfg.decontaminate)
     for f in files + eval_files:
         file_format(f)  # unknown extensions stop the run here, naming the file
     checksums = {f: bio.file_sha256(f) for f in files}
@@ -412,17 +472,24 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     return manifest
 
 
-def _parse_policies(specs: Iterable[str]) -> dict[str, str]:
-    policies = dict(DEFAULT_POLICIES)
+def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
+    """(policies, entity types to keep) from ENTITY=POLICY specs over the defaults; the names are checked
+    against the PII engine by run_clean (check_pii_policies)."""
+    policies, keep = dict(pii_lib.DEFAULT_POLICIES), []
+    allowed = (*pii_lib.POLICIES, "keep")  # read now: the pii module may add policies
     for spec in specs:
         entity, sep, policy = spec.partition("=")
-        if not sep or policy not in (*POLICIES, "keep"):
-            raise click.BadParameter(f"{spec!r}: use ENTITY=drop, ENTITY=redact or ENTITY=keep (e.g. PERSON=drop)")
+        entity, policy = entity.strip(), policy.strip()
+        if not sep or not entity or policy not in allowed:
+            forms = ", ".join(f"ENTITY={p}" for p in allowed)
+            raise click.BadParameter(f"{spec!r}: use {forms} (e.g. PERSON=drop)", param_hint="--pii-policy")
         if policy == "keep":
-            policies.pop(entity.strip(), None)
+            policies.pop(entity, None)
+            keep.append(entity)
         else:
-            policies[entity.strip()] = policy
-    return policies
+            policies[entity] = policy
+            keep = [k for k in keep if k != entity]
+    return policies, keep
 
 
 @click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -458,14 +525,14 @@ def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_
         reader.prompt_fields = tuple(prompt_field)
     if messages_field:
         reader.messages_fields = tuple(messages_field)
+    policies, keep = _parse_policies(pii_policy)
     try:  # a bad number (threshold, shards, policy) is a message, not a traceback
         cfg = CleanConfig(inputs=list(inputs), output=output, reader=reader,
                           near=NearDupConfig(threshold=near_threshold, shards=near_shards),
                           near_dedupe=not no_near_dedupe, decontaminate=list(decontaminate),
                           decontam_threshold=decontam_threshold,
-                          pii=PiiConfig(model=pii_model, policies=_parse_policies(pii_policy),
-                                        score_threshold=pii_threshold),
-                          pii_enabled=not no_pii, output_format=output_format)
+                          pii=PiiConfig(model=pii_model, policies=policies, score_threshold=pii_threshold),
+                          pii_enabled=not no_pii, pii_keep=keep, output_format=output_format)
         manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(str(e)) from None

@@ -265,7 +265,7 @@ def test_cli_passes_beam_flags_and_reports_missing_input(dedupe_input, tmp_path)
     assert json.load(open(tmp_path / "o" / "manifest.json"))["counts"]["prompts_out"] == 3
     assert glob.glob(str(tmp_path / "o" / "prompts-*.jsonl"))
     res = runner.invoke(clean_command, ["--input", str(tmp_path / "missing*.jsonl"), "--output", str(tmp_path / "x")])
-    assert res.exit_code != 0 and "no input matches" in res.output
+    assert res.exit_code != 0 and "--input: no file matches" in res.output
     for bad, says in ((["--near-threshold", "2"], "similarity thresholds must be in (0, 1]"),
                       (["--near-shards", "0"], "near.shards")):
         res = runner.invoke(clean_command, ["--input", str(dedupe_input / "*.jsonl"), "--output", str(tmp_path / "y"),
