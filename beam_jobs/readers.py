@@ -29,6 +29,7 @@ class ReaderConfig:
     prompt_fields: tuple[str, ...] = ("prompt", "text", "instruction", "question", "input")
     messages_fields: tuple[str, ...] = ("conversations", "messages")
     category_field: str = "category"
+    id_fields: tuple[str, ...] = ("id", "question_id", "_id", "uid", "idx")  # the record's own id: the first present
     system_field: str = "system"
     all_user_turns: bool = False      # every user turn as its own prompt (default: the first only)
     keep_system: bool = True          # keep a leading system turn in the prompt's messages
@@ -71,6 +72,21 @@ def _first(rec: dict, names) -> tuple[str | None, Any]:
     return None, None
 
 
+def source_id(rec: dict, names) -> str | None:
+    """The record's own id as a string (the first of `names` holding a scalar; JSON spelling for true/false),
+    kept beside the stable hash id so outputs join back to the input's ids; None when it has none."""
+    for n in names:
+        v = rec.get(n)
+        if v is None or isinstance(v, (dict, list, tuple)):
+            continue
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (bytes, bytearray)):
+            return bytes(v).decode("utf-8", errors="backslashreplace")
+        return v if isinstance(v, str) else str(v)
+    return None
+
+
 def extract_prompts(rec: Any, file: str, record: int, sha: str | None, cfg: ReaderConfig) -> Iterator[tuple[str, dict]]:
     """('prompt', dict) / ('dead', dead letter) / ('event', (key, n)) items for one parsed record."""
     def dead(stage, reason, detail, turn=None):
@@ -107,6 +123,7 @@ def extract_prompts(rec: Any, file: str, record: int, sha: str | None, cfg: Read
     category = rec.get(cfg.category_field)
     category = None if category is None else str(category)
     source = cfg.source_name or source_stem(file)
+    sid = source_id(rec, cfg.id_fields)
     for turn, content in enumerate(turns if cfg.all_user_turns else turns[:1]):
         yield "event", (f"{STAGE_EXTRACT}/in", 1)
         if isinstance(content, (bytes, bytearray)):
@@ -128,7 +145,7 @@ def extract_prompts(rec: Any, file: str, record: int, sha: str | None, cfg: Read
         messages.append({"role": "user", "content": content})
         yield "event", (f"{STAGE_EXTRACT}/out", 1)
         yield "prompt", {
-            "id": prompt_id(file, record, turn), "source": source, "category": category, "messages": messages,
+            "id": prompt_id(file, record, turn), "source_id": sid, "source": source, "category": category, "messages": messages,
             "provenance": {"file": file, "file_sha256": sha, "record": int(record), "turn": int(turn)},
             "pii": [],
         }

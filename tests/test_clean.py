@@ -78,6 +78,30 @@ def test_sharegpt_json_and_parquet_readers(tmp_path):
     assert [d["reason"] for d in dead] == ["unreadable_file"]
 
 
+def test_source_id_is_the_records_own_id(tmp_path):
+    rows = [{"id": "q-1", "prompt": "a"}, {"question_id": 81, "prompt": "b"}, {"_id": {"$oid": "x"}, "uid": 7.5, "prompt": "c"},
+            {"idx": True, "prompt": "d"}, {"id": None, "prompt": "e"}, {"prompt": "f"}]
+    prompts, _ = _items(_write_jsonl(tmp_path / "ids.jsonl", rows))
+    assert [p["source_id"] for p in prompts] == ["q-1", "81", "7.5", "true", None, None]
+    assert len({p["id"] for p in prompts}) == 6                   # the stable hash id stays beside it
+    pq.write_table(pa.table({"question_id": [3, None], "prompt": ["from parquet", "no id"]}), tmp_path / "ids.parquet")
+    prompts, _ = _items(tmp_path / "ids.parquet")
+    assert [p["source_id"] for p in prompts] == ["3", None]
+
+
+def test_output_keeps_source_id_and_absolute_provenance(tmp_path, monkeypatch):
+    (tmp_path / "data").mkdir()
+    _write_jsonl(tmp_path / "data" / "in.jsonl", [{"id": 12, "prompt": LONG_A}, {"prompt": LONG_B}])
+    monkeypatch.chdir(tmp_path)                                   # a relative --input
+    run_clean(CleanConfig(inputs=["data/*.jsonl"], output="out", pii_enabled=False))
+    rows, _ = _outputs(tmp_path / "out")
+    want = str(tmp_path / "data" / "in.jsonl")
+    assert sorted((r["provenance"]["record"], r["source_id"], r["provenance"]["file"]) for r in rows) == \
+        [(0, "12", want), (1, None, want)]
+    manifest = json.load(open(tmp_path / "out" / "manifest.json"))
+    assert [i["file"] for i in manifest["inputs"]] == [want]
+
+
 def test_minhash_similarity_orders_pairs():
     cfg = NearDupConfig()
     a, b, c = (signature(normalise(t), cfg) for t in (LONG_A, LONG_A.replace("better", "best"), LONG_B))
