@@ -32,10 +32,18 @@ def _options(f):
         click.option("--cuda-graph-max-bs", default=None, type=int, help="--cuda-graph-max-bs-decode"),
         click.option("--max-running-requests", default=None, type=int),
         click.option("--disable-overlap-schedule", is_flag=True, help="Turn SGLang's overlap scheduler off."),
-        click.option("--api-key", default=None, envvar="EAGLEKIT_API_KEY", help="Require this bearer key on /v1."),
+        click.option("--api-key", default=None, envvar="EAGLEKIT_API_KEY", show_envvar=True,
+                     help="Require this bearer key on every endpoint but /health. Prefer the EAGLEKIT_API_KEY "
+                          "environment variable: a key on the command line shows in `ps`."),
         click.option("--served-model-name", default=None),
         click.option("--max-tokens-limit", default=2048, show_default=True, type=int,
                      help="Embedded backend: largest max_tokens a request may ask for."),
+        click.option("--max-prompt-tokens", default=None, type=click.IntRange(min=1),
+                     help="Embedded backend: longest prompt a request may send (longer: HTTP 400) [default: the "
+                          "context length minus max_tokens]."),
+        click.option("--prefill-chunk", default=512, show_default=True, type=click.IntRange(min=1),
+                     help="Embedded backend: prompt tokens prefilled per scheduler step; other requests decode "
+                          "between chunks, so one long prompt does not stall every client."),
         click.option("--health-timeout", default=900.0, show_default=True, type=float),
         click.option("--dry-run", is_flag=True, help="Print the exact command (and SGLang's resolved settings) and exit."),
         click.argument("extra_args", nargs=-1, type=click.UNPROCESSED),
@@ -77,6 +85,15 @@ def serve(**params):
         cfg = _config(params)
         backend = cfg.resolved_backend()
         from serving.launch import check_serve, dry_run, launch
+        if dry and cfg.backend == "auto" and backend == "embedded":
+            # --dry-run shows the launch a GPU box would make: the SGLang command, pass-through args included
+            click.echo("# --backend auto picks SGLang where a GPU is present; this box has none, so without "
+                       "--dry-run it would run the embedded engine (which takes no pass-through args). "
+                       "The SGLang command:")
+            cfg.backend = backend = "sglang"
+        if backend == "embedded" and cfg.extra_args:
+            raise LaunchError(f"the embedded engine takes no pass-through args ({' '.join(cfg.extra_args)} after --): "
+                              f"they are for SGLang/vLLM (--backend sglang|vllm on a GPU box); remove them")
         if backend == "embedded":
             errors, warnings = check_serve(cfg) if cfg.draft else ([], [])
             for w in warnings:

@@ -52,6 +52,7 @@ class Generation:
     first_token_time: float | None = None
     # decoding state
     target_kv: object = None
+    prefilled: int = 0                # prompt tokens already in the target cache (prefill runs in chunks)
     root: int | None = None           # last committed token, not yet in the target cache
     past_len: int = 0                 # tokens in the target cache
     draft_kv: tuple | None = None
@@ -103,7 +104,7 @@ class EagleEngine:
     """
 
     def __init__(self, target, head=None, steps: int = 3, topk: int = 1, num_draft_tokens: int = 4,
-                 min_draft_prob: float = 0.0, packed_linear: bool = True):
+                 min_draft_prob: float = 0.0, packed_linear: bool = True, prefill_chunk: int = 512):
         self.target = target
         self.model = target.model
         self.tokenizer = target.tokenizer
@@ -128,6 +129,11 @@ class EagleEngine:
                                   f"{self.model.config.hidden_size}")
         if not 0.0 <= float(min_draft_prob) < 1.0:
             raise EngineError(f"min_draft_prob must be within [0, 1), got {min_draft_prob}")
+        if int(prefill_chunk) < 1:
+            raise EngineError(f"prefill_chunk must be >= 1, got {prefill_chunk}")
+        # A long prompt is prefilled `prefill_chunk` tokens per step, so a scheduler interleaving steps of
+        # several requests keeps decoding the others between chunks (one step is never a whole long prompt).
+        self.prefill_chunk = int(prefill_chunk)
         self.steps, self.topk, self.num_draft_tokens = steps, topk, num_draft_tokens
         self.min_draft_prob = float(min_draft_prob)
         self.min_score = math.log(self.min_draft_prob) if self.min_draft_prob > 0 else -math.inf
@@ -179,11 +185,12 @@ class EagleEngine:
 
     @torch.inference_mode()
     def step(self, gen: Generation) -> list[int]:
-        """Advance one request by one step (prefill or one verify); return the tokens it produced."""
+        """Advance one request by one step (a prefill chunk or one verify); return the tokens it produced
+        (none for a prefill chunk that is not the prompt's last)."""
         if gen.finished:
             return []
         with self.lock:
-            if gen.target_kv is None:
+            if gen.prefilled < len(gen.prompt_ids):
                 new = self._prefill(gen)
             elif self.head is None:
                 new = self._plain_step(gen)
@@ -257,15 +264,23 @@ class EagleEngine:
         return torch.cat([hs[i][0, index] for i in self.aux_ids], dim=-1)
 
     def _prefill(self, gen: Generation) -> list[int]:
-        n = len(gen.prompt_ids)
-        ids = torch.tensor([gen.prompt_ids], device=self.device)
-        pos = torch.arange(n, device=self.device)[None]
-        bias = T.causal_bias(n, 0, self.dtype, self.device)
-        out, cache = self._target(ids, pos, bias, None, hidden=self.head is not None)
+        """The next chunk of the prompt into the target (and head) caches; the first token after the last."""
+        n, start = len(gen.prompt_ids), gen.prefilled
+        end = min(n, start + self.prefill_chunk)
+        m = end - start
+        ids = torch.tensor([gen.prompt_ids[start:end]], device=self.device)
+        pos = torch.arange(start, end, device=self.device)[None]
+        bias = T.causal_bias(m, start, self.dtype, self.device)
+        out, cache = self._target(ids, pos, bias, gen.target_kv, hidden=self.head is not None)
+        gen.target_kv, gen.prefilled, gen.past_len = cache, end, end
+        if end < n:
+            if self.head is not None:
+                self._draft_extend(gen, self._aux(out, slice(0, m)), gen.prompt_ids[start + 1:end + 1], start=start)
+            return []
         first = self._choose(out.logits[0, -1], gen)
-        gen.target_kv, gen.past_len, gen.root = cache, n, first
+        gen.root = first
         if self.head is not None:
-            self._draft_extend(gen, self._aux(out, slice(0, n)), gen.prompt_ids[1:] + [first], start=0)
+            self._draft_extend(gen, self._aux(out, slice(0, m)), gen.prompt_ids[start + 1:] + [first], start=start)
         return [first]
 
     def _plain_step(self, gen: Generation) -> list[int]:

@@ -53,6 +53,8 @@ class ServeConfig:
     api_key: str | None = None
     served_model_name: str | None = None
     max_tokens_limit: int = 2048        # embedded server: upper bound on max_tokens per request
+    max_prompt_tokens: int | None = None  # embedded server: longer prompts get a 400 (None: context length only)
+    prefill_chunk: int = 512            # embedded server: prompt tokens prefilled per scheduler step
     health_timeout: float = 900.0
 
     def resolved_backend(self) -> str:

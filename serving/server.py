@@ -80,14 +80,47 @@ class _Job:
     cancelled: threading.Event = field(default_factory=threading.Event)
 
 
+class Histogram:
+    """A Prometheus histogram (cumulative buckets, sum, count) fed from the scheduler thread."""
+
+    def __init__(self, buckets: tuple[float, ...]):
+        self.buckets = tuple(sorted(buckets))
+        self.counts = [0] * len(self.buckets)
+        self.sum, self.count = 0.0, 0
+        self._lock = threading.Lock()
+
+    def observe(self, value: float) -> None:
+        with self._lock:
+            for i, b in enumerate(self.buckets):
+                if value <= b:
+                    self.counts[i] += 1
+            self.sum += value
+            self.count += 1
+
+    def render(self, name: str, help_text: str) -> list[str]:
+        with self._lock:
+            lines = [f"# HELP {name} {help_text}", f"# TYPE {name} histogram"]
+            lines += [f'{name}_bucket{{le="{b:g}"}} {c}' for b, c in zip(self.buckets, self.counts)]
+            lines += [f'{name}_bucket{{le="+Inf"}} {self.count}', f"{name}_sum {self.sum}", f"{name}_count {self.count}"]
+        return lines
+
+
+TTFT_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+TPOT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
 class Scheduler:
-    """Owns the engine; runs one step of every active request in turn on a single thread."""
+    """Owns the engine; runs one step of every active request in turn on a single thread. Long prompts are
+    prefilled a chunk per step (EagleEngine.prefill_chunk), so other requests keep decoding meanwhile."""
 
     def __init__(self, engine: EagleEngine, max_running: int = 64):
         self.engine, self.max_running = engine, max_running
         self.incoming: queue.Queue[_Job] = queue.Queue()
         self.active: list[_Job] = []
         self.failures = 0
+        self.cancelled = 0
+        self.ttft = Histogram(TTFT_BUCKETS)   # request start -> first token (queueing and prefill included)
+        self.tpot = Histogram(TPOT_BUCKETS)   # mean time per output token after the first, per request
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="eaglekit-scheduler", daemon=True)
         self.thread.start()
@@ -103,6 +136,13 @@ class Scheduler:
     def waiting(self) -> int:
         return self.incoming.qsize()
 
+    def _observe(self, gen: Generation) -> None:
+        if gen.first_token_time is None:
+            return
+        self.ttft.observe(gen.first_token_time - gen.started)
+        if len(gen.output_ids) > 1:
+            self.tpot.observe((time.perf_counter() - gen.first_token_time) / (len(gen.output_ids) - 1))
+
     def _emit(self, job: _Job, item) -> None:
         job.loop.call_soon_threadsafe(job.out.put_nowait, item)
 
@@ -114,14 +154,19 @@ class Scheduler:
                 except queue.Empty:
                     break
             for job in list(self.active):
-                if job.cancelled.is_set():
+                if job.cancelled.is_set():  # the client went away: stop spending steps on it
+                    if not job.gen.finished:
+                        self.cancelled += 1
+                        job.gen.target_kv = job.gen.draft_kv = None
                     self.active.remove(job)
+                    self._emit(job, None)  # ends a reader still waiting on it
                     continue
                 try:
                     new = self.engine.step(job.gen)
                     if new:
                         self._emit(job, new)
                     if job.gen.finished:
+                        self._observe(job.gen)
                         self._emit(job, None)
                         self.active.remove(job)
                 except Exception as err:  # one bad request must not stop the others
@@ -165,8 +210,15 @@ class _TextStream:
 # ---------------------------------------------------------------------------------------------
 # App
 
+# Totals that only grow (Prometheus counters); every other number in /metrics is a gauge.
+COUNTERS = {"requests_finished", "verify_steps", "output_tokens", "failures", "requests", "errors_4xx",
+            "prompt_tokens", "completion_tokens", "cancelled"}
+
+
 def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str | None = None,
-               max_tokens_limit: int = 2048, max_running: int = 64) -> FastAPI:
+               max_tokens_limit: int = 2048, max_running: int = 64, max_prompt_tokens: int | None = None) -> FastAPI:
+    """The API app. With `api_key` every endpoint but GET /health (a bare liveness answer for load
+    balancers) needs `Authorization: Bearer <key>`. `max_prompt_tokens`: longer prompts get a 400."""
     from contextlib import asynccontextmanager
 
     @asynccontextmanager
@@ -194,14 +246,26 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         counters["errors_4xx"] += 1
         return _error(exc.status, exc.message, exc.param, exc.kind)
 
-    @app.middleware("http")
-    async def _auth(request: Request, call_next):
-        if api_key and request.url.path.startswith("/v1"):
-            if request.headers.get("authorization", "") != f"Bearer {api_key}":
-                counters["errors_4xx"] += 1
-                return _error(401, "missing or wrong API key (send 'Authorization: Bearer <key>')",
-                              kind="authentication_error")
-        return await call_next(request)
+    if api_key:
+        # A plain ASGI middleware, not @app.middleware("http"): Starlette's BaseHTTPMiddleware wraps `receive`
+        # so that a handler never sees the client's disconnect, and abandoned requests would run to the end.
+        expected = f"Bearer {api_key}".encode()
+
+        class _Auth:
+            def __init__(self, inner):
+                self.inner = inner
+
+            async def __call__(self, scope, receive, send):
+                if scope["type"] == "http" and scope["path"] != "/health" and \
+                        dict(scope["headers"]).get(b"authorization", b"") != expected:
+                    counters["errors_4xx"] += 1
+                    response = _error(401, "missing or wrong API key (send 'Authorization: Bearer <key>')",
+                                      kind="authentication_error")
+                    await response(scope, receive, send)
+                    return
+                await self.inner(scope, receive, send)
+
+        app.add_middleware(_Auth)
 
     @app.get("/health")
     def health():
@@ -216,16 +280,20 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         s = engine.stats
         return {"requests_finished": s["requests"], "running": len(sched.active), "waiting": sched.waiting,
                 "verify_steps": s["verify_steps"], "output_tokens": s["output_tokens"],
-                "mean_accept_length": engine.mean_accept_length(), "failures": sched.failures, **counters,
-                **engine.describe()}
+                "mean_accept_length": engine.mean_accept_length(), "failures": sched.failures,
+                "cancelled": sched.cancelled, **counters, **engine.describe()}
 
     @app.get("/metrics")
     def metrics():
         lines = []
         for k, v in _metrics().items():
             if isinstance(v, bool) or isinstance(v, (int, float)):
-                lines.append(f"# TYPE eaglekit_{k} gauge\neaglekit_{k} {float(v)}")
-        return PlainTextResponse("\n".join(lines) + "\n")
+                lines.append(f"# TYPE eaglekit_{k} {'counter' if k in COUNTERS else 'gauge'}\neaglekit_{k} {float(v)}")
+        lines += sched.ttft.render("eaglekit_time_to_first_token_seconds",
+                                   "Request start (queueing and prefill included) to its first token.")
+        lines += sched.tpot.render("eaglekit_time_per_output_token_seconds",
+                                   "Per finished request: time per output token after the first.")
+        return PlainTextResponse("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
 
     @app.get("/server_info")
     def server_info():
@@ -240,6 +308,9 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         if max_tokens > max_tokens_limit:
             raise APIError(400, f"max_tokens {max_tokens} exceeds this server's limit of {max_tokens_limit}",
                            "max_tokens")
+        if max_prompt_tokens is not None and prompt_len > max_prompt_tokens:
+            raise APIError(400, f"the prompt has {prompt_len} tokens; this server takes at most {max_prompt_tokens} "
+                                f"(--max-prompt-tokens)", "messages" if isinstance(body, ChatRequest) else "prompt")
         if prompt_len + max_tokens > context:
             raise APIError(400, f"prompt ({prompt_len} tokens) + max_tokens ({max_tokens}) exceeds the "
                                 f"context length {context}", "max_tokens")
@@ -281,7 +352,18 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         return {"prompt_tokens": len(gen.prompt_ids), "completion_tokens": len(gen.output_ids),
                 "total_tokens": len(gen.prompt_ids) + len(gen.output_ids)}
 
-    async def _respond(body: _Common, prompt_ids: list[int], chat: bool, echo_text: str = ""):
+    async def _watch_disconnect(request: Request | None, job: _Job) -> None:
+        """Cancel `job` once its client has gone (a non-streaming client that timed out or hung up)."""
+        if request is None:
+            return
+        while not job.cancelled.is_set():
+            if await request.is_disconnected():
+                job.cancelled.set()
+                return
+            await asyncio.sleep(0.2)
+
+    async def _respond(body: _Common, prompt_ids: list[int], chat: bool, echo_text: str = "",
+                       request: Request | None = None):
         params = _params(body, len(prompt_ids))
         job = await _run(prompt_ids, params)
         text = _TextStream(engine.tokenizer, _stops(body))
@@ -294,10 +376,16 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
 
         if not body.stream:
             out = echo_text
-            async for chunk in _drain(job):
-                out += text.push(chunk)
-                if text.stopped:
-                    break
+            watcher = asyncio.create_task(_watch_disconnect(request, job))
+            try:
+                async for chunk in _drain(job):
+                    out += text.push(chunk)
+                    if text.stopped:
+                        break
+            finally:
+                watcher.cancel()
+            if job.cancelled.is_set() and not job.gen.finished and not text.stopped:
+                return JSONResponse({"error": {"message": "client disconnected", "code": 499}}, status_code=499)
             out += text.push([], final=True)
             counters["completion_tokens"] += len(job.gen.output_ids)
             choice = ({"index": 0, "message": {"role": "assistant", "content": out}, "finish_reason": finish_reason()}
@@ -345,7 +433,7 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         return StreamingResponse(events(), media_type="text/event-stream")
 
     @app.post("/v1/completions")
-    async def completions(body: CompletionRequest):
+    async def completions(body: CompletionRequest, request: Request):
         p = body.prompt
         if isinstance(p, list) and p and all(isinstance(x, str) for x in p):
             if len(p) != 1:
@@ -363,10 +451,10 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         if not ids:
             raise APIError(400, "prompt encodes to no tokens", "prompt")
         echo = (p if isinstance(p, str) else engine.tokenizer.decode(ids)) if body.echo else ""
-        return await _respond(body, ids, chat=False, echo_text=echo)
+        return await _respond(body, ids, chat=False, echo_text=echo, request=request)
 
     @app.post("/v1/chat/completions")
-    async def chat(body: ChatRequest):
+    async def chat(body: ChatRequest, request: Request):
         messages = []
         for i, m in enumerate(body.messages):
             content = m.content
@@ -381,7 +469,7 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
             raise APIError(400, f"cannot apply the chat template to these messages: {err}", "messages")
         if hasattr(ids, "keys"):
             ids = ids["input_ids"]
-        return await _respond(body, list(ids), chat=True)
+        return await _respond(body, list(ids), chat=True, request=request)
 
     return app
 
@@ -389,9 +477,10 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
 def serve_embedded(cfg, echo=print) -> None:
     """`eaglekit serve --backend embedded`: load target (+ head) and run the API with uvicorn."""
     import uvicorn
-    engine = build_engine(cfg.model, cfg.draft, cfg.num_steps, cfg.topk, cfg.num_draft_tokens, cfg.min_draft_prob)
+    engine = build_engine(cfg.model, cfg.draft, cfg.num_steps, cfg.topk, cfg.num_draft_tokens, cfg.min_draft_prob,
+                          getattr(cfg, "prefill_chunk", 512))
     app = create_app(engine, cfg.served_model_name, cfg.api_key, cfg.max_tokens_limit,
-                     cfg.max_running_requests or 64)
+                     cfg.max_running_requests or 64, getattr(cfg, "max_prompt_tokens", None))
     echo(f"embedded EAGLE-3 engine: {json.dumps(engine.describe())}")
     echo(f"OpenAI-compatible API at http://{cfg.host}:{cfg.port}/v1  (Ctrl-C stops it)")
     uvicorn.run(app, host=cfg.host, port=cfg.port, log_level="warning")
@@ -423,8 +512,8 @@ def running_server(app, timeout: float = 30.0) -> Iterator[str]:
 
 
 def build_engine(model: str, draft: str | None, steps: int, topk: int, num_draft_tokens: int,
-                 min_draft_prob: float = 0.0) -> EagleEngine:
+                 min_draft_prob: float = 0.0, prefill_chunk: int = 512) -> EagleEngine:
     from eaglekit.models import load_target
     target = load_target(model)
     head = load_head(draft, target) if draft else None
-    return EagleEngine(target, head, steps, topk, num_draft_tokens, min_draft_prob)
+    return EagleEngine(target, head, steps, topk, num_draft_tokens, min_draft_prob, prefill_chunk=prefill_chunk)

@@ -235,3 +235,146 @@ def test_failed_run_leaves_no_staging_folder(tmp_path):
         run_featurize(FeaturizeConfig(input=str(tmp_path / "gen"), output=str(tmp_path / "feat"), target="tiny",
                                       dtype="no-such-dtype"))
     assert not list(tmp_path.glob("feat*"))
+
+
+# ---------------------------------------------------------------------------------------------
+# 5-6 and the server items of 8: abandoned requests stop, long prompts do not stall short ones, every
+# endpoint but /health needs the key, counters and latency histograms are typed as such
+
+KEY = "sk-faults"
+
+
+class _SlowEngine:
+    """An EagleEngine whose target forward costs `per_token` seconds per input token (as a real one's
+    prefill does), recording every Generation it starts."""
+
+    def __new__(cls, target, per_token=0.002, **kw):
+        from serving.engine import EagleEngine
+
+        class Slow(EagleEngine):
+            def _target(self, ids, positions, bias, cache, hidden):
+                import time
+                time.sleep(per_token * ids.shape[1])
+                return super()._target(ids, positions, bias, cache, hidden)
+
+            def start(self, prompt_ids, params=None):
+                gen = super().start(prompt_ids, params)
+                self.started_gens.append(gen)
+                return gen
+
+        eng = Slow(target, None, **kw)
+        eng.started_gens = []
+        return eng
+
+
+@pytest.fixture
+def slow_server(tiny_target):
+    from serving.server import create_app, running_server
+    engine = _SlowEngine(tiny_target, per_token=0.002, prefill_chunk=32)
+    app = create_app(engine, model_name="tiny", api_key=KEY, max_tokens_limit=1800, max_prompt_tokens=1200)
+    with running_server(app) as url:
+        yield url, engine, app
+
+
+H = {"Authorization": f"Bearer {KEY}"}
+
+
+def test_abandoned_non_streaming_request_is_cancelled(slow_server):
+    import time
+
+    import httpx
+    url, engine, app = slow_server
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(url + "/v1/completions", headers=H, timeout=1.0,
+                   json={"prompt": "hi", "max_tokens": 1500, "ignore_eos": True})
+    gen = engine.started_gens[-1]
+    deadline = time.time() + 5
+    while app.state.scheduler.active and time.time() < deadline:
+        time.sleep(0.05)
+    assert not app.state.scheduler.active  # stopped, not generating 1,500 tokens for nobody
+    n = len(gen.output_ids)
+    time.sleep(0.3)
+    assert len(gen.output_ids) == n < 1500 and not gen.finished
+    metrics = httpx.get(url + "/metrics", headers=H).text
+    assert "eaglekit_cancelled 1.0" in metrics
+
+
+def test_long_prompt_does_not_stall_short_requests(slow_server):
+    import threading
+    import time
+
+    import httpx
+    url, engine, _ = slow_server
+    long_ids = [5 + (i % 400) for i in range(1000)]  # ~2 s of prefill at 2 ms a token
+    done = {}
+
+    def ask(name, prompt, max_tokens):
+        t0 = time.perf_counter()
+        r = httpx.post(url + "/v1/completions", headers=H, timeout=60,
+                       json={"prompt": prompt, "max_tokens": max_tokens, "ignore_eos": True})
+        done[name] = (time.perf_counter() - t0, r.status_code)
+
+    long = threading.Thread(target=ask, args=("long", long_ids, 2))
+    long.start()
+    while not engine.started_gens:
+        time.sleep(0.01)
+    time.sleep(0.2)  # the long prefill is under way
+    ask("short", "hi", 3)
+    long.join()
+    assert done["long"][1] == done["short"][1] == 200
+    assert done["short"][0] < 0.6 * done["long"][0], done  # served between the long prompt's prefill chunks
+
+
+def test_chunked_prefill_gives_the_same_tokens(tiny_target):
+    from serving.engine import EagleEngine, SamplingParams
+    from serving.testing import random_head
+    ids = [5 + (i * 7) % 300 for i in range(70)]
+    params = SamplingParams(max_new_tokens=12, ignore_eos=True)
+    for head in (None, random_head(tiny_target)):
+        whole = EagleEngine(tiny_target, head, 3, 1, 4, prefill_chunk=4096).generate(ids, params).output_ids
+        chunked = EagleEngine(tiny_target, head, 3, 1, 4, prefill_chunk=16).generate(ids, params).output_ids
+        assert chunked == whole
+
+
+def test_prompt_over_max_prompt_tokens_is_a_clear_400(slow_server):
+    import httpx
+    url, _, _ = slow_server
+    r = httpx.post(url + "/v1/completions", headers=H, json={"prompt": [7] * 1300, "max_tokens": 2})
+    assert r.status_code == 400 and "1300 tokens" in r.json()["error"]["message"]
+    assert "--max-prompt-tokens" in r.json()["error"]["message"]
+
+
+def test_every_endpoint_but_health_needs_the_key_and_metrics_are_typed(slow_server):
+    import httpx
+    url, _, _ = slow_server
+    for path in ("/metrics", "/server_info", "/v1/models"):
+        assert httpx.get(url + path).status_code == 401, path
+    assert httpx.get(url + "/health").status_code == 200  # a bare liveness answer, nothing else
+    httpx.post(url + "/v1/completions", headers=H, json={"prompt": "hi", "max_tokens": 3, "ignore_eos": True})
+    text = httpx.get(url + "/metrics", headers=H).text
+    types = dict(line.split()[2:4] for line in text.splitlines() if line.startswith("# TYPE"))
+    for counter in ("eaglekit_requests", "eaglekit_output_tokens", "eaglekit_prompt_tokens",
+                    "eaglekit_completion_tokens", "eaglekit_errors_4xx", "eaglekit_requests_finished"):
+        assert types[counter] == "counter", counter
+    assert types["eaglekit_running"] == "gauge" and types["eaglekit_mean_accept_length"] == "gauge"
+    for hist in ("eaglekit_time_to_first_token_seconds", "eaglekit_time_per_output_token_seconds"):
+        assert types[hist] == "histogram"
+        assert f'{hist}_bucket{{le="+Inf"}} 1' in text and f"{hist}_count 1" in text and f"{hist}_sum " in text
+
+
+def test_serve_help_documents_the_api_key_env_var():
+    from serving.commands import serve
+    r = CliRunner().invoke(serve, ["--help"])
+    assert "EAGLEKIT_API_KEY" in r.output
+
+
+def test_serve_dry_run_on_a_cpu_box_prints_the_sglang_command_with_pass_through_args(monkeypatch):
+    import torch
+
+    from serving.commands import serve
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    r = CliRunner().invoke(serve, ["--model", "/models/llama", "--draft", "out/head", "--dry-run", "--", "--tp", "2"])
+    assert "sglang.launch_server" in r.output and "--tp 2" in r.output, r.output
+    assert "embedded engine" in r.output  # and says what this box would run without --dry-run
+    r = CliRunner().invoke(serve, ["--backend", "embedded", "--model", "tiny", "--", "--tp", "2"])
+    assert r.exit_code != 0 and "takes no pass-through args" in r.output

@@ -38,10 +38,12 @@ def test_models_health_and_completion(server, client, tiny_target):
     ref = EagleEngine(tiny_target, None).generate(ids, SamplingParams(max_new_tokens=20, ignore_eos=True)).output_ids
     assert r.choices[0].text == tiny_target.tokenizer.decode(ref, skip_special_tokens=True)
     assert r.usage.completion_tokens == 20 and r.choices[0].finish_reason == "length"
-    metrics = httpx.get(server[0] + "/metrics").text
+    auth = {"Authorization": f"Bearer {KEY}"}  # every endpoint but /health needs the key
+    assert httpx.get(server[0] + "/metrics").status_code == 401
+    metrics = httpx.get(server[0] + "/metrics", headers=auth).text
     line = next(l for l in metrics.splitlines() if l.startswith("eaglekit_mean_accept_length "))
     assert float(line.split()[1]) >= 1.0
-    info = httpx.get(server[0] + "/server_info").json()
+    info = httpx.get(server[0] + "/server_info", headers=auth).json()
     assert info["internal_states"][0]["avg_spec_accept_length"] >= 1.0
 
 
