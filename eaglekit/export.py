@@ -114,25 +114,33 @@ def build_config(cfg: DraftConfig, fmt: str, opts: ExportOptions, info: dict) ->
                                    "verifier": {"name_or_path": verifier, "architectures": ["LlamaForCausalLM"]}}}
 
 
-def _resolve_checkpoint(path: Path) -> Path:
+def _resolve_checkpoint(path: Path, echo=None) -> Path:
     if (path / "draft.json").is_file():
         return path
     if (path / "best" / "draft.json").is_file():  # a run directory: export its best checkpoint
         return path / "best"
+    steps = sorted(p for p in (path / "checkpoints").glob("step-*") if (p / "draft.json").is_file())
+    if steps:  # a run stopped before its first evaluation (or killed): its latest step checkpoint
+        if echo is not None:
+            echo(f"{path} has no best/ checkpoint (the run stopped before its first evaluation): exporting its "
+                 f"latest step checkpoint, {steps[-1].relative_to(path)}")
+        return steps[-1]
     raise ExportError(f"{path}: not an eaglekit checkpoint (no draft.json); give a run directory, its best/ "
                       f"or a checkpoints/step-* directory")
 
 
-def export_head(checkpoint_dir, out_dir, fmt: str = "sglang", options: ExportOptions | None = None) -> Path:
+def export_head(checkpoint_dir, out_dir, fmt: str = "sglang", options: ExportOptions | None = None,
+                echo=None) -> Path:
     """Write checkpoint `checkpoint_dir` (a run dir, its best/ or a step dir) to `out_dir` in `fmt`,
-    then reload and check it. Returns out_dir."""
+    then reload and check it. Returns out_dir. A run dir without best/ exports its latest
+    checkpoints/step-* (said through `echo`)."""
     from safetensors.torch import load_file
     opts = options or ExportOptions()
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if opts.dtype not in DTYPES:
         raise ExportError(f"dtype must be one of {', '.join(DTYPES)}, got {opts.dtype!r}")
-    ckpt = _resolve_checkpoint(Path(checkpoint_dir))
+    ckpt = _resolve_checkpoint(Path(checkpoint_dir), echo)
     info = json.loads((ckpt / "draft.json").read_text())
     cfg = DraftConfig.from_dict(info["draft_config"])
     state = load_file(str(ckpt / "model.safetensors"))

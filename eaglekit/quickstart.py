@@ -171,8 +171,13 @@ def print_report(cfg: QuickstartConfig, out: dict, console) -> None:
     tr = res.get("train", {})
     if tr:
         ev = tr.get("best_eval") or {}
+        tau = tr.get("sim_tau")
+        if tau is None and tr.get("sim_accept_len") is not None:  # a summary from before sim_tau was recorded
+            tau = 1.0 + tr["sim_accept_len"]
+        held = "n/a" if tau is None else f"{tau:.2f}"
         console.print(f"Training: {tr.get('step')} steps, {tr.get('tokens')} tokens, best step {tr.get('best_step')}, "
-                      f"held-out simulated acceptance length {tr.get('sim_accept_len')}"
+                      f"held-out simulated acceptance length {held} (tokens per verify step, bonus token included, "
+                      f"as the bench's below)"
                       + (f", acc by step {[round(a, 3) for a in ev.get('acc', [])]}" if ev.get("acc") else ""))
     bench = res.get("bench", {})
     for r in bench.get("runs", []):

@@ -659,6 +659,9 @@ def _train(cfg: TrainConfig, target) -> dict:
     if rank == 0:
         out.mkdir(parents=True, exist_ok=True)
         (out / "vocab.json").write_text(json.dumps(vocab_report, indent=1))
+    if rank == 0 and cfg.resume and resume_from is not None:
+        # the killed run logged steps past its last checkpoint; this run logs them again from that step
+        _truncate_metrics(out / "metrics.jsonl", step)
     metrics_f = open(out / "metrics.jsonl", "a") if rank == 0 else None
     tb = _tensorboard(out) if rank == 0 else None
 
@@ -789,12 +792,30 @@ def _train(cfg: TrainConfig, target) -> dict:
             save_checkpoint(out / "best", weights, info | {"step": step, "eval": None})
     summary.update({"step": step, "total_steps": total_steps, "best_checkpoint": str(out / "best"),
                     "best_step": best["step"], "sim_accept_len": best["sim_accept_len"] if best["step"] else None,
+                    # the same on SGLang's / the bench's scale (tokens per verify step, bonus included)
+                    "sim_tau": round(1.0 + best["sim_accept_len"], 6) if best["step"] else None,
                     "best_eval": best.get("eval"), "vocab": vocab_report, "skipped_nan": counters["skipped_nan"],
                     "tokens": counters["tokens"], "world_size": world,
                     "parallel": cfg.parallel if world > 1 else "none"})
     if rank == 0:
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def _truncate_metrics(path: Path, step: int) -> None:
+    """Keep only metrics.jsonl records of steps <= `step` (the resumed checkpoint's), atomically."""
+    if not path.is_file():
+        return
+    kept = []
+    for line in path.read_text().splitlines():
+        try:
+            if int(json.loads(line).get("step", 0)) <= step:
+                kept.append(line)
+        except (ValueError, AttributeError, TypeError):
+            continue  # a line cut short by the kill
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text("".join(f"{line}\n" for line in kept))
+    os.replace(tmp, path)
 
 
 def _finite(b: dict) -> bool:

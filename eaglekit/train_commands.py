@@ -76,7 +76,7 @@ def train(ctx, data, target, out, **options):
     except (TrainError, ContractError) as err:
         raise click.ClickException(str(err)) from err
     click.echo(json.dumps({k: summary[k] for k in ("step", "best_checkpoint", "best_step", "sim_accept_len",
-                                                     "tokens", "skipped_nan") if k in summary}))
+                                                     "sim_tau", "tokens", "skipped_nan") if k in summary}))
 
 
 @train.command("export")
@@ -91,7 +91,8 @@ def export_cmd(checkpoint, out, fmt, dtype, speculative_tokens, verifier):
     then reload it and check every tensor against what the loader consumes."""
     from eaglekit.export import ExportError, ExportOptions, export_head
     try:
-        path = export_head(checkpoint, out, fmt, ExportOptions(dtype, speculative_tokens, verifier))
+        path = export_head(checkpoint, out, fmt, ExportOptions(dtype, speculative_tokens, verifier),
+                           echo=lambda msg: click.echo(msg, err=True))
     except ExportError as err:
         raise click.ClickException(str(err)) from err
     click.echo(f"wrote {fmt} head to {path} (reload check passed)")

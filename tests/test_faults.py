@@ -378,3 +378,54 @@ def test_serve_dry_run_on_a_cpu_box_prints_the_sglang_command_with_pass_through_
     assert "embedded engine" in r.output  # and says what this box would run without --dry-run
     r = CliRunner().invoke(serve, ["--backend", "embedded", "--model", "tiny", "--", "--tp", "2"])
     assert r.exit_code != 0 and "takes no pass-through args" in r.output
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. Training leftovers: export of a run without best/, metrics.jsonl after a resume, the quickstart's
+# acceptance length on the bench's scale
+
+def test_export_of_a_run_without_best_and_metrics_after_resume(tmp_path, tiny_target, monkeypatch):
+    from eaglekit.train import TrainConfig, train
+    from test_train_data import make_shards
+    monkeypatch.setenv("EAGLEKIT_CACHE", str(tmp_path / "cache"))
+    data = make_shards(tmp_path, tiny_target)
+    run = tmp_path / "run"
+    cfg = TrainConfig(data=str(data), target="tiny", out=str(run), seq_len=48, batch_size=1, ttt_steps=2,
+                      draft_vocab_size=512, heldout_fraction=0.0, log_every=1, eval_every=1000, save_every=3,
+                      max_steps=7, stop_after=5, progress=False, prefetch=0)
+    train(cfg, target=tiny_target)   # "killed" after step 5: checkpoints/step-3, no best/
+    assert not (run / "best").exists() and (run / "checkpoints" / "step-00000003").is_dir()
+    r = CliRunner().invoke(main, ["train", "export", str(run), str(tmp_path / "head")])
+    assert r.exit_code == 0, r.output
+    assert "latest step checkpoint" in r.output and "step-00000003" in r.output
+    assert (tmp_path / "head" / "config.json").is_file()
+    cfg.resume, cfg.stop_after = True, None
+    train(cfg, target=tiny_target)   # resumes from step 3 and logs 4.. again
+    steps = [json.loads(line)["step"] for line in open(run / "metrics.jsonl") if not json.loads(line).get("eval")]
+    assert steps == list(range(1, 8)), steps
+
+
+def test_quickstart_reports_acceptance_on_the_bench_scale(tmp_path):
+    from rich.console import Console
+
+    from eaglekit.quickstart import QuickstartConfig, print_report
+    console = Console(record=True, width=400)
+    out = {"results": {"train": {"step": 300, "tokens": 1000, "best_step": 300, "sim_accept_len": 0.3351340405518395,
+                                 "best_eval": {"acc": [0.4]}},
+                       "bench": {"runs": [{"setting": [3, 1, 4], "output_tok_s": 20.0, "accept_length": 1.56,
+                                           "speedup": 1.1}]}},
+           "timings": {}, "total_s": 60.0}
+    print_report(QuickstartConfig(workdir=str(tmp_path)), out, console)
+    text = console.export_text()
+    assert "0.3351340405518395" not in text
+    assert "held-out simulated acceptance length 1.34 (tokens per verify step, bonus token included" in text
+    assert "acceptance length 1.56" in text
+
+
+def test_train_summary_gives_the_acceptance_length_with_the_bonus_token():
+    import torch
+
+    from eaglekit.train import summarize
+    stats = torch.tensor([[0.0, 10, 5, 10, 5], [0.0, 10, 5, 5, 2]])  # cacc 0.5 then 0.4
+    s = summarize(stats)
+    assert abs(s["sim_accept_len"] - (0.5 + 0.5 * 0.4)) < 1e-9 and abs(s["sim_tau"] - 1.7) < 1e-9
