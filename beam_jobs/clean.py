@@ -1,7 +1,9 @@
 """`eaglekit beam run clean`: raw prompt sets -> clean, deduplicated, decontaminated, PII-filtered prompt
 records (schemas/prompt.json), with dead letters and a manifest whose counts add up.
 
-Chain: read -> extract -> exact_dedupe -> near_dedupe -> decontaminate -> pii -> write. Every drop is a
+Chain: read -> extract -> exact_dedupe -> near_dedupe -> decontaminate -> pii -> write. Near dedupe is
+symmetric (shingle Jaccard between input prompts); decontamination scores how much of an evaluation prompt a
+prompt contains (dedupe.Contained), so a benchmark item with a sentence added still counts. Every drop is a
 dead letter (id + reason, never text) and a count; survivors are chosen by provenance order (file,
 record, turn), so the output is the same whatever the runner or worker count. The run writes into a
 staging directory and publishes it atomically; manifest.json is written last.
@@ -26,8 +28,8 @@ from apache_beam.transforms.window import GlobalWindows
 from beam_jobs import io as bio
 from beam_jobs import pii as pii_lib
 from beam_jobs.commands import beam_flags
-from beam_jobs.dedupe import (BandBatcher, ExactCheck, NearDupConfig, band_keys, bucket_pairs, contamination_hits,
-                              exact_key, group_bands, lsh_params, normalise, signature)
+from beam_jobs.dedupe import (CONTAIN_CHARS, BandBatcher, Contained, ExactCheck, Letters, NearDupConfig, band_keys,
+                              bucket_pairs, exact_key, group_bands, lsh_params, normalise, signature)
 from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import DEFAULT_MODEL, PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
@@ -47,7 +49,12 @@ class CleanConfig:
     near: NearDupConfig = field(default_factory=NearDupConfig)
     near_dedupe: bool = True
     decontaminate: list[str] = field(default_factory=list)   # evaluation prompt sets (any reader format)
+    # Containment (share of an evaluation prompt's n-letter grams found in a prompt) at or above which the prompt
+    # is dropped. Planted copies (text added around it; whitespace, case, punctuation edits) score 1.0; on 19k
+    # ordinary prompts against 94 evaluation prompts none scored above 0.43 (shared template openings), so 0.8
+    # leaves room on both sides, and still drops a long evaluation prompt with a word or two edited.
     decontam_threshold: float = 0.8
+    decontam_chars: int = CONTAIN_CHARS                      # containment n-gram length, in letters and digits
     pii: PiiConfig = field(default_factory=PiiConfig)
     pii_enabled: bool = True
     pii_keep: list[str] = field(default_factory=list)        # entity types --pii-policy X=keep took out (checked too)
@@ -62,6 +69,8 @@ class CleanConfig:
         for t in (self.near.threshold, self.decontam_threshold):
             if not 0.0 < t <= 1.0:
                 raise ValueError(f"similarity thresholds must be in (0, 1], got {t}")
+        if self.decontam_chars < 1:
+            raise ValueError(f"decontam_chars must be >= 1, got {self.decontam_chars}")
 
 
 def _user_text(p: dict) -> str:
@@ -168,34 +177,101 @@ class BatchedBands(beam.DoFn):
 
 
 class Sketch(BatchedBands):
-    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, normalised text)), batched."""
+    """(id, prompt) plus its LSH band entries (band key, ('p', order, id, normalised text)), batched, when near
+    dedupe is on; with an evaluation index (side input, see eval_index), also ('contain' output) (key,
+    (order, id, normalised text)) for each key of an evaluation prompt this prompt may contain."""
     band_tag = "bands"
 
-    def __init__(self, near: NearDupConfig, threshold: float):
-        self.near, self.threshold = near, threshold
+    def __init__(self, near: NearDupConfig, near_on: bool = True, contain_chars: int = CONTAIN_CHARS):
+        self.near, self.near_on, self.contain_chars = near, near_on, contain_chars
 
-    def process(self, p):
-        norm, keys = _sketch(_user_text(p), self.near, self.threshold)
+    def process(self, p, index=None):
         yield (p["id"], p)
-        yield from self._add_bands(keys, ("p", _order(p), p["id"], norm))
+        text = _user_text(p)
+        norm = None
+        if self.near_on:
+            norm, keys = _sketch(text, self.near, self.near.threshold)
+            yield from self._add_bands(keys, ("p", _order(p), p["id"], norm))
+        if index is not None and len(index[0]):
+            norm = norm or normalise(text)
+            codes = Letters.of(norm).candidate_codes(self.contain_chars, short=index[1])
+            for key in np.intersect1d(codes, index[0], assume_unique=True).view(np.int64).tolist():
+                yield beam.pvalue.TaggedOutput("contain", (key, (_order(p), p["id"], norm)))
 
 
-class SketchEval(BatchedBands):
-    def __init__(self, near: NearDupConfig, threshold: float):
-        self.near, self.threshold = near, threshold
+def _eval_ref(p: dict) -> tuple:
+    prov = p["provenance"]
+    return (prov["file"], prov["record"], prov["turn"], p.get("source_id"))
+
+
+class EvalKeys(beam.DoFn):
+    """Each evaluation prompt under each of its keys (Contained.keys): (key, (ref, normalised text)); and on
+    'index', (key, letters + 1 for a short prompt else 0) for eval_index."""
+    def __init__(self, chars: int, threshold: float):
+        self.chars, self.threshold = chars, threshold
 
     def process(self, p):
-        norm, keys = _sketch(_user_text(p), self.near, self.threshold)
-        ref = f"{os.path.basename(p['provenance']['file'])}:{p['provenance']['record']}"
-        yield from self._add_bands(keys, ("e", ref, norm))
+        norm = normalise(_user_text(p))
+        c = Contained(norm, self.chars)
+        short = len(c.letters.stream) + 1 if c.short else 0
+        for key in np.array(c.keys(self.threshold), np.uint64).view(np.int64).tolist():
+            yield (key, (_eval_ref(p), norm))
+            yield beam.pvalue.TaggedOutput("index", (key, short))
+
+
+def eval_index(entries: list) -> tuple[np.ndarray, int]:
+    """(sorted distinct keys, the longest short prompt's letters + 1 (0: none)): what Sketch looks prompts up
+    in. Holds only the keys (~1/5 of the evaluation sets' letters x 8 bytes), not their text."""
+    keys = np.unique(np.array([k for k, _ in entries], np.int64).view(np.uint64))
+    return keys, max((s for _, s in entries), default=0)
+
+
+class ContainCheck(beam.DoFn):
+    """Prompts and evaluation prompts that share a key -> (id, ('contam', (-score, eval file, record, turn,
+    detail))) for each pair whose containment reaches the threshold (exact, on the texts). Each pair's result
+    depends on the pair alone, so neither the order of a group nor a pair met under several keys changes the
+    decision: DecideNear keeps the highest score, then the first evaluation prompt."""
+    def __init__(self, chars: int, threshold: float, max_items: int = 100_000):
+        self.chars, self.threshold, self.max_items = chars, threshold, max_items
+
+    def setup(self):
+        self.evals: dict = {}
+        self.letters: dict = {}
+
+    def _memo(self, cache: dict, key, make):
+        if key not in cache:
+            if len(cache) >= self.max_items:
+                cache.clear()
+            cache[key] = make()
+        return cache[key]
+
+    def process(self, kv):
+        _, joined = kv
+        evals = list(joined["e"])  # a few per key; the prompts may be many (a common phrase) and stream past
+        for _, pid, norm in joined["q"]:
+            letters = self._memo(self.letters, pid, lambda: Letters.of(norm))
+            for ref, enorm in evals:
+                contained = self._memo(self.evals, ref, lambda: Contained(enorm, self.chars))
+                score = contained.score(letters)
+                if score >= self.threshold:
+                    yield (pid, ("contam", (-score, *ref[:3], self._detail(ref, score, contained))))
+
+    def _detail(self, ref, score: float, contained: Contained) -> str:
+        file, record, turn, sid = ref
+        where = f"{file}:{record}" + (f" turn {turn}" if turn else "") + (f" (id {sid})" if sid is not None else "")
+        if contained.short:
+            return (f"contains evaluation prompt {where} whole (containment 1.00; under {self.chars} letters, "
+                    f"so it must appear whole)")
+        return (f"contains evaluation prompt {where}: containment {score:.2f} >= {self.threshold} "
+                f"(share of its {self.chars}-letter n-grams found here)")
 
 
 class Bucket(beam.DoFn):
-    """One shard of LSH buckets -> ('near', (id, (rep_order, rep_id))) and ('contam', (id, eval_ref))
-    decisions, each verified with the exact shingle Jaccard. Which members share a bucket does not depend
-    on how the entries were batched, and each bucket sorts its members: the decisions are deterministic."""
-    def __init__(self, near: NearDupConfig, near_on: bool, decontam_threshold: float):
-        self.near, self.near_on, self.decontam_threshold = near, near_on, decontam_threshold
+    """One shard of LSH buckets -> (id, ('near', (rep_order, rep_id))) decisions, each verified with the exact
+    shingle Jaccard. Which members share a bucket does not depend on how the entries were batched, and each
+    bucket sorts its members: the decisions are deterministic."""
+    def __init__(self, near: NearDupConfig):
+        self.near = near
 
     def setup(self):
         self.check = ExactCheck(self.near)
@@ -204,22 +280,15 @@ class Bucket(beam.DoFn):
         _, batches = kv
         for members in group_bands(batches).values():
             if len(members) > 1:  # a bucket of one has nothing to compare: the common case
-                yield from self._bucket(members)
-
-    def _bucket(self, members):
-        sig = self.check.signature
-        prompts = [(m[1], m[2], sig(("p", m[2]), m[3]), m[3]) for m in members if m[0] == "p"]
-        evals = [(m[1], sig(("e", m[1]), m[2]), m[2]) for m in members if m[0] == "e"]
-        if self.near_on and len(prompts) > 1:
-            for pid, rep in bucket_pairs(prompts, self.near, self.check):
-                yield (pid, ("near", rep))
-        for pid, ref in contamination_hits(prompts, evals, self.near, self.decontam_threshold, self.check):
-            yield (pid, ("contam", ref))
+                sig = self.check.signature
+                prompts = [(m[1], m[2], sig(("p", m[2]), m[3]), m[3]) for m in members]
+                for pid, rep in bucket_pairs(prompts, self.near, self.check):
+                    yield (pid, ("near", rep))
 
 
 class DecideNear(Counting):
     """Join a prompt with its bucket decisions: near duplicate (of the earliest similar representative),
-    contaminated (first eval match), or kept."""
+    contaminated (the evaluation prompt it contains most, the first of equals), or kept."""
     def process(self, kv):
         _, joined = kv
         prompts, marks = joined["prompt"], joined["marks"]
@@ -227,7 +296,7 @@ class DecideNear(Counting):
             return
         p = prompts[0]
         near = sorted(v for kind, v in marks if kind == "near")
-        contam = sorted(v for kind, v in marks if kind == "contam")
+        contam = sorted(v for kind, v in marks if kind == "contam")  # highest containment, then first eval
         self.count("near_dedupe/in")
         if near:
             yield self.dead("near_dedupe", "near_duplicate", p, f"near duplicate of {near[0][1]}")
@@ -235,7 +304,7 @@ class DecideNear(Counting):
         self.count("near_dedupe/out")
         self.count("decontaminate/in")
         if contam:
-            yield self.dead("decontaminate", "contaminated", p, f"near duplicate of evaluation prompt {contam[0]}")
+            yield self.dead("decontaminate", "contaminated", p, contam[0][-1])
             return
         self.count("decontaminate/out")
         yield p
@@ -297,17 +366,24 @@ def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_fi
              | "ExactKey" >> beam.Map(lambda pr: (exact_key(normalise(_user_text(pr))), pr))
              | "GroupExact" >> beam.GroupByKey()
              | "KeepFirst" >> beam.ParDo(KeepFirst(pii_cfg)).with_outputs("dead", "event", main="prompts"))
-    band_threshold = min(cfg.near.threshold, cfg.decontam_threshold)
-    sk = exact.prompts | "Sketch" >> beam.ParDo(Sketch(cfg.near, band_threshold)).with_outputs("bands", main="keyed")
-    band_sources = [sk.bands]
+    sketch = Sketch(cfg.near, cfg.near_dedupe, cfg.decontam_chars)
+    contain_marks = []
     if eval_files:
         eval_reader = dataclasses.replace(cfg.reader, all_user_turns=True, max_chars=10 ** 9)
         evals = (p | "ListEvalSets" >> beam.Create(eval_files)
                    | "ReadEval" >> beam.ParDo(ReadPrompts(eval_reader, {})).with_outputs("dead", "event", main="prompts"))
-        band_sources.append(evals.prompts | "SketchEval" >> beam.ParDo(SketchEval(cfg.near, band_threshold)))
-    marks = (band_sources | "AllBands" >> beam.Flatten()
-             | "GroupBands" >> beam.GroupByKey()
-             | "Buckets" >> beam.ParDo(Bucket(cfg.near, cfg.near_dedupe, cfg.decontam_threshold)))
+        eval_keys = (evals.prompts | "EvalKeys" >> beam.ParDo(EvalKeys(cfg.decontam_chars, cfg.decontam_threshold))
+                     .with_outputs("index", main="keyed"))
+        index = eval_keys.index | "EvalKeyList" >> beam.combiners.ToList() | "EvalIndex" >> beam.Map(eval_index)
+        sk = (exact.prompts | "Sketch" >> beam.ParDo(sketch, index=beam.pvalue.AsSingleton(index))
+              .with_outputs("bands", "contain", main="keyed"))
+        contain_marks = [{"q": sk.contain, "e": eval_keys.keyed} | "JoinEvalKeys" >> beam.CoGroupByKey()
+                         | "Contained" >> beam.ParDo(ContainCheck(cfg.decontam_chars, cfg.decontam_threshold))]
+    else:
+        sk = exact.prompts | "Sketch" >> beam.ParDo(sketch).with_outputs("bands", main="keyed")
+    near_marks = (sk.bands | "GroupBands" >> beam.GroupByKey()
+                  | "Buckets" >> beam.ParDo(Bucket(cfg.near)))
+    marks = [near_marks, *contain_marks] | "AllMarks" >> beam.Flatten()
     near = ({"prompt": sk.keyed, "marks": marks} | "JoinMarks" >> beam.CoGroupByKey()
             | "DecideNear" >> beam.ParDo(DecideNear()).with_outputs("dead", "event", main="prompts"))
     pii = (near.prompts

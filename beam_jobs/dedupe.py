@@ -1,11 +1,18 @@
-"""Normalisation, exact-dedupe keys and MinHash-LSH helpers for the clean stage (numpy-vectorised sketches).
+"""Normalisation, exact-dedupe keys, MinHash-LSH helpers (numpy-vectorised sketches) and the containment
+scores of decontamination, for the clean stage.
 
 Normalisation (NFKC, case-fold, collapsed whitespace) is for hashing only; the kept text is the original.
-Near duplicates: shingles (character 3-grams by default: a one-word edit of a short prompt keeps most of
-its 3-grams, while word n-grams of a 20-word prompt lose a large share of theirs), a MinHash per prompt,
-and LSH band keys. The bands are sized for recall at the threshold (a pair exactly at it collides with
+Near duplicates (between input prompts): shingles (character 3-grams by default: a one-word edit of a
+short prompt keeps most of its 3-grams, while word n-grams of a 20-word prompt lose a large share of
+theirs), a MinHash per prompt, and LSH band keys. The bands are sized for recall at the threshold (a pair exactly at it collides with
 probability >= `lsh_recall`), so they yield extra candidates; every candidate is then verified with the
 exact Jaccard similarity of the two shingle sets, so the MinHash estimate never decides on its own.
+
+Decontamination is not symmetric: a training prompt that holds an evaluation prompt plus a sentence of its
+own has a low Jaccard similarity with it, yet carries the whole benchmark item. It scores instead how much
+of the evaluation prompt the candidate contains (as GPT-3's and Llama 2's decontamination do), on the
+"letter stream" (letters and digits only, case-folded), so whitespace, case and punctuation edits change
+nothing: see `Contained`.
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import numpy as np
 
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
+_ALNUM = re.compile(r"[^\W_]+")  # letters and digits: the units of the containment letter stream
 SHINGLE_KINDS = ("char", "word")
 
 
@@ -278,21 +286,141 @@ def bucket_pairs(members: list[tuple], cfg: NearDupConfig, check: ExactCheck | N
     return out
 
 
-def contamination_hits(prompts: list[tuple], evals: list[tuple], cfg: NearDupConfig, threshold: float,
-                       check: ExactCheck | None = None) -> list[tuple[str, str]]:
-    """(prompt_id, eval_ref) for prompts (order, id, sig, norm) in one bucket whose exact shingle Jaccard
-    with an eval prompt (ref, sig, norm) reaches `threshold`; the first such eval by ref."""
-    if not prompts or not evals:
-        return []
-    evals = sorted(evals, key=lambda e: e[0])
-    esigs = np.stack([e[1] for e in evals])
-    floor = threshold - _screen(cfg.num_perm)
-    check = check or ExactCheck(cfg)
-    out = []
-    for _, pid, sig, norm in sorted(prompts, key=lambda m: (m[0], m[1])):
-        for k in np.nonzero((esigs == sig).mean(axis=1) >= floor)[0]:
-            ref, _, enorm = evals[int(k)]
-            if check.at_least(("p", pid), norm, ("e", ref), enorm, threshold):
-                out.append((pid, ref))
-                break
-    return out
+# --- decontamination: containment of evaluation prompts ----------------------------------------------
+
+CONTAIN_CHARS = 25   # containment n-gram length, in letters and digits (about 5 words; see Contained)
+_P = np.uint64(1_000_003)
+_P_INV = np.uint64(pow(1_000_003, -1, 1 << 64))   # odd, so invertible modulo 2^64: prefix sums give any span's hash
+_LEN_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+_POWERS: list[np.ndarray] = [np.ones(1, np.uint64), np.ones(1, np.uint64)]  # [P^-k], [P^k], grown on demand
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(P^-k, P^k) for k = 0..n (modulo 2^64), from a table grown by doubling."""
+    inv, pw = _POWERS
+    if len(pw) <= n:
+        size = max(n + 1, 2 * len(pw), 4096)
+        with np.errstate(over="ignore"):
+            inv = np.cumprod(np.concatenate([[np.uint64(1)], np.full(size - 1, _P_INV, np.uint64)]))
+            pw = np.cumprod(np.concatenate([[np.uint64(1)], np.full(size - 1, _P, np.uint64)]))
+        _POWERS[:] = [inv, pw]
+    return inv, pw
+
+
+@dataclass
+class Letters:
+    """A text's letter stream (its letters and digits, in order: normalise() first) and where its words
+    start and end in it."""
+    stream: str
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, norm: str) -> Letters:
+        words = _ALNUM.findall(norm)
+        lengths = np.array([len(w) for w in words], np.int64)
+        ends = np.cumsum(lengths)
+        return cls("".join(words), ends - lengths, ends)
+
+    def codes(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """64-bit codes of the spans stream[i:j]: a polynomial hash from prefix sums (C[k] = sum_{t<k} u_t P^-t,
+        so the hash of stream[i:j] is (C[j] - C[i]) P^(j-1)), the span's length mixed in, then splitmix64."""
+        prefix = getattr(self, "_prefix", None)
+        if prefix is None:
+            units = np.frombuffer(self.stream.encode("utf-32-le"), np.uint32).astype(np.uint64)
+            inv, _ = _powers(len(units))
+            with np.errstate(over="ignore"):
+                sums = np.cumsum(units * inv[:len(units)], dtype=np.uint64)
+            prefix = self._prefix = np.concatenate([[np.uint64(0)], sums])
+        _, pw = _powers(len(self.stream))
+        with np.errstate(over="ignore"):
+            h = (prefix[j] - prefix[i]) * pw[j - 1] + (j - i).astype(np.uint64) * _LEN_MIX
+        return _mix64(h)
+
+    def gram_codes(self, n: int = CONTAIN_CHARS) -> np.ndarray:
+        """Codes of every n-letter gram (none when the stream is shorter)."""
+        if len(self.stream) < n:
+            return np.zeros(0, np.uint64)
+        i = np.arange(len(self.stream) - n + 1)
+        return self.codes(i, i + n)
+
+    def span_codes(self, n: int = CONTAIN_CHARS) -> np.ndarray:
+        """Codes of every run of whole words shorter than n letters (what a short evaluation prompt is
+        matched against: it must appear whole, starting and ending at word boundaries)."""
+        starts, ends = self.starts, self.ends
+        # for each first word, the last word a run under n letters can end with; then every (first, last) pair
+        last = np.searchsorted(ends, starts + n - 1, side="right") - 1
+        counts = np.maximum(last - np.arange(len(starts)) + 1, 0)
+        if not counts.sum():
+            return np.zeros(0, np.uint64)
+        first = np.repeat(np.arange(len(starts)), counts)
+        offset = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
+        return self.codes(starts[first], ends[first + offset])
+
+    def candidate_codes(self, n: int = CONTAIN_CHARS, short: int | None = None) -> np.ndarray:
+        """Every code under which this text may meet an evaluation prompt it contains (sorted, distinct):
+        its n-letter grams, and its word runs shorter than `short` letters (default n; 0: none, when no
+        evaluation prompt is short)."""
+        short = n if short is None else short
+        spans = self.span_codes(short) if short > 0 else np.zeros(0, np.uint64)
+        return np.unique(np.concatenate([self.gram_codes(n), spans]))
+
+    def holds_words(self, other: str) -> bool:
+        """Whether `other` (a letter stream) occurs here starting at a word start and ending at a word end."""
+        starts, ends = set(self.starts.tolist()), set(self.ends.tolist())
+        i = self.stream.find(other)
+        while i >= 0:
+            if i in starts and i + len(other) in ends:
+                return True
+            i = self.stream.find(other, i + 1)
+        return False
+
+
+def _needed(m: int, threshold: float) -> int:
+    """The fewest of m n-grams a candidate must contain to score >= threshold (c / m >= threshold, computed
+    as the check computes it: 0.7 * 10 is 7.000000000000001 in floating point)."""
+    c = max(0, min(m, int(np.ceil(threshold * m)) - 1))
+    while c < m and c / m < threshold:
+        c += 1
+    return c
+
+
+class Contained:
+    """One evaluation prompt, ready to score candidates by containment: the share of its distinct n-letter
+    grams (`n` letters and digits, about 5 words at 25) that occur in the candidate's letter stream.
+
+    Planted copies (the prompt with text before or after it, or whitespace, case or punctuation edits) score
+    1.0; each edited letter costs at most n grams. An evaluation prompt shorter than n letters ("Why is the
+    sky blue?") has no gram: it counts as contained (1.0) only where it occurs whole at word boundaries
+    ("what is ai" is not in "what is air pollution"), else 0.
+
+    `keys()` are codes every candidate reaching the threshold shares with it, so an index of them finds all
+    such candidates (no LSH miss rate): a candidate holding at least c of the m grams misses at most m - c,
+    so it holds one of any m - c + 1 of them; the smallest codes are taken, the same choice on every worker.
+    A short prompt's key is its own code, found among the candidate's word spans (`Letters.span_codes`)."""
+    def __init__(self, norm: str, n: int = CONTAIN_CHARS):
+        self.n = n
+        self.letters = Letters.of(norm)
+        stream = self.letters.stream
+        self.short = len(stream) < n
+        self.grams = [] if self.short else sorted({stream[i:i + n] for i in range(len(stream) - n + 1)})
+
+    def keys(self, threshold: float) -> list[int]:
+        stream = self.letters.stream
+        if not stream:
+            return []  # nothing a candidate could contain (an all-punctuation prompt)
+        if self.short:
+            return [int(self.letters.codes(np.array([0]), np.array([len(stream)]))[0])]
+        codes = np.unique(self.letters.gram_codes(self.n))
+        m = len(self.grams)
+        return [int(x) for x in codes[: m - _needed(m, threshold) + 1]]
+
+    def score(self, candidate: Letters) -> float:
+        if not self.letters.stream:
+            return 0.0
+        if self.short:
+            return 1.0 if candidate.holds_words(self.letters.stream) else 0.0
+        text = candidate.stream
+        return sum(g in text for g in self.grams) / len(self.grams)

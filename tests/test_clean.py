@@ -184,6 +184,142 @@ def test_decontamination_drops_eval_near_duplicates(dedupe_input, tmp_path):
     assert m["stages"]["decontaminate"]["dropped"] == {"contaminated": 1}
 
 
+# --- decontamination: containment of evaluation prompts ----------------------------------------------
+
+EVALS = [{"id": "ev-0", "question": "Write a Python function that returns the n-th Fibonacci number iteratively, "
+                                    "and explain its running time."},
+         {"id": "ev-1", "question": "A train travels 60 km in 45 minutes. What is its speed in km/h?"},
+         {"id": "ev-2", "question": "What is AI?"},                     # short: must appear whole
+         {"id": "ev-3", "question": "Why is the sky blue?"}]
+EV = [e["question"] for e in EVALS]
+PLANTED = [EV[0] + " Please keep it short and add one worked example.",  # a sentence appended
+           "I am studying for an exam tomorrow. " + EV[1],                # a sentence prepended
+           "  " + EV[0].replace("n-th", "nth").replace(",", "").upper().replace(" ", "   "),  # ws/case/punct
+           "Quick one: " + EV[2].lower().replace("?", "") + " Answer in two sentences.",
+           EV[3].replace("?", " ?!") + "\nThanks."]
+ORDINARY = ["Write a Java function that returns the n-th prime number, and explain its memory use.",
+            "What is air pollution and how does it affect children?",   # "what is ai" + letters, not words
+            "A bus travels 90 km in 2 hours. What is its average speed?",
+            "Explain why the ocean looks blue from space.", LONG_A, LONG_B, LONG_C]
+
+
+def test_containment_scores_planted_copies_fully():
+    from beam_jobs.dedupe import Contained, Letters, jaccard, shingles
+    scores = {t: max(Contained(normalise(e)).score(Letters.of(normalise(t))) for e in EV) for t in PLANTED + ORDINARY}
+    assert all(scores[t] == 1.0 for t in PLANTED), scores
+    assert all(scores[t] < 0.5 for t in ORDINARY), scores
+    # symmetric Jaccard (the old test) let every copy with text added through: 0.18-0.70 < 0.8
+    cfg = NearDupConfig()
+    old = [max(jaccard(shingles(normalise(t), cfg), shingles(normalise(e), cfg)) for e in EV) for t in PLANTED]
+    assert [j < 0.8 for j in old] == [True, True, False, True, True], old
+    long = Contained(normalise(EV[0]))
+    assert not long.short and Contained(normalise(EV[2])).short
+    edited = Letters.of(normalise(EV[0].replace("running", "walking")))  # one word of 17: still caught at 0.8
+    assert 0.8 <= long.score(edited) < 1.0
+
+
+def test_containment_keys_find_every_candidate_over_the_threshold():
+    """Whatever a candidate keeps of an evaluation prompt, if it scores >= t it holds one of the prompt's keys."""
+    import random
+    from beam_jobs.dedupe import Contained, Letters, _needed
+    assert [_needed(10, 0.7), _needed(5, 0.8), _needed(46, 0.8), _needed(3, 1.0), _needed(7, 0.01)] == [7, 4, 37, 3, 1]
+    rng = random.Random(0)
+    checked = 0
+    for text in (EV[0], EV[1], LONG_A, LONG_B):
+        ev = Contained(normalise(text))
+        words = normalise(text).split()
+        for t in (0.5, 0.8, 0.95, 1.0):
+            keys = set(ev.keys(t))
+            assert len(keys) == len(ev.grams) - _needed(len(ev.grams), t) + 1
+            for _ in range(60):
+                kept = [w if rng.random() > 0.1 else rng.choice(["zz", "q"]) for w in words]
+                cand = Letters.of("lead in " + " ".join(kept) + " tail")
+                if ev.score(cand) >= t:
+                    checked += 1
+                    assert keys & set(cand.candidate_codes().tolist()), (text, t, kept)
+    assert checked > 50
+    for text in EV[2:]:  # short prompts: their one key is among a containing candidate's word spans
+        ev = Contained(normalise(text))
+        cand = Letters.of(normalise("so, " + text.upper() + " thanks"))
+        assert ev.score(cand) == 1.0 and set(ev.keys(0.8)) <= set(cand.candidate_codes(short=len(ev.letters.stream) + 1).tolist())
+
+
+def test_containment_drops_no_ordinary_prompts():
+    """Thousands of template prompts (bench/make_prompts.py, the serving bench's prompts held out) against the
+    bench and quickstart prompts as evaluation sets: no more than 0.1% may be dropped (none are)."""
+    import importlib.util
+    from pathlib import Path
+
+    from beam_jobs.dedupe import Contained, Letters
+    from serving.bench import BUILTIN_PROMPTS
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("make_prompts", root / "bench" / "make_prompts.py")
+    mp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mp)
+    bench = [q for qs in BUILTIN_PROMPTS.values() for q in qs]
+    quick = [p["messages"][-1]["content"] for k, p in read_file(str(root / "eaglekit/data/prompts.jsonl"), None,
+                                                                    ReaderConfig()) if k == "prompt"]
+    evals = [Contained(normalise(t)) for t in bench + quick]
+    index: dict[int, list] = {}
+    for e in evals:
+        for key in e.keys(0.8):
+            index.setdefault(key, []).append(e)
+    short = max(len(e.letters.stream) + 1 for e in evals if e.short)
+    ordinary = [r["messages"][-1]["content"] for r in mp.make_prompts(4000, 3, exclude=bench, extended=True)]
+    dropped = []
+    for text in ordinary:
+        cand = Letters.of(normalise(text))
+        hits = {id(e): e for key in cand.candidate_codes(short=short).tolist() for e in index.get(key, [])}
+        if any(e.score(cand) >= 0.8 for e in hits.values()):
+            dropped.append(text)
+    assert len(dropped) <= len(ordinary) // 1000, dropped
+
+
+@pytest.fixture(scope="module")
+def contam_input(tmp_path_factory):
+    d = tmp_path_factory.mktemp("contam")
+    rows = [{"id": f"in-{i}", "prompt": t} for i, t in enumerate(ORDINARY + PLANTED)]
+    _write_jsonl(d / "in.jsonl", rows)
+    _write_jsonl(d / "evals.jsonl", EVALS)
+    return d
+
+
+def _run_contam(d, out, beam_args=(), **kw):
+    cfg = CleanConfig(inputs=[str(d / "in.jsonl")], output=str(out), pii_enabled=False,
+                      decontaminate=[str(d / "evals.jsonl")], **kw)
+    return run_clean(cfg, beam_args=beam_args)
+
+
+def test_decontamination_by_containment(contam_input, tmp_path):
+    m = _run_contam(contam_input, tmp_path / "out")
+    rows, dead = _outputs(tmp_path / "out")
+    assert sorted(r["messages"][-1]["content"] for r in rows) == sorted(ORDINARY)
+    gone = {d["record"]: d for d in dead}
+    assert sorted(gone) == list(range(len(ORDINARY), len(ORDINARY) + len(PLANTED)))
+    assert {d["reason"] for d in dead} == {"contaminated"} and all(d["stage"] == "decontaminate" for d in dead)
+    ev = str(contam_input / "evals.jsonl")
+    n = len(ORDINARY)
+    assert gone[n]["detail"] == (f"contains evaluation prompt {ev}:0 (id ev-0): containment 1.00 >= 0.8 "
+                                 f"(share of its 25-letter n-grams found here)")
+    assert f"{ev}:1 (id ev-1): containment 1.00" in gone[n + 1]["detail"]
+    assert f"{ev}:2 (id ev-2) whole" in gone[n + 3]["detail"] and f"{ev}:3 (id ev-3) whole" in gone[n + 4]["detail"]
+    assert all("Fibonacci" not in d["detail"] and "train" not in d["detail"] for d in dead)   # never the text
+    assert m["stages"]["decontaminate"] == {"in": n + len(PLANTED), "out": n, "dropped": {"contaminated": len(PLANTED)}}
+    assert m["counts"]["prompts_in"] == m["counts"]["prompts_out"] + sum(m["counts"]["dropped"].values())
+    # the same decisions with near dedupe off, and with band batches of one entry in one shard
+    _run_contam(contam_input, tmp_path / "b", near_dedupe=False)
+    _run_contam(contam_input, tmp_path / "c", near=NearDupConfig(shards=1, batch_entries=1))
+    assert _outputs(tmp_path / "b") == _outputs(tmp_path / "c") == _outputs(tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_decontamination_is_the_same_with_worker_processes(contam_input, tmp_path):
+    _run_contam(contam_input, tmp_path / "a")
+    _run_contam(contam_input, tmp_path / "b",
+                beam_args=["--direct_running_mode=multi_processing", "--direct_num_workers=2"])
+    assert _outputs(tmp_path / "a") == _outputs(tmp_path / "b")
+
+
 @pytest.fixture(scope="module")
 def pii_filter():
     from beam_jobs.pii import PiiConfig, PiiFilter
