@@ -584,8 +584,12 @@ def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
               help="Shards of the LSH band space; each is grouped in one worker's memory: raise it for inputs of "
                    "millions of prompts (about prompts x 11 bands / 200k).")
 @click.option("--no-near-dedupe", is_flag=True)
-@click.option("--decontaminate", multiple=True, help="Evaluation prompt set(s) whose near duplicates are dropped.")
-@click.option("--decontam-threshold", type=float, default=0.8, show_default=True)
+@click.option("--decontaminate", multiple=True,
+              help="Evaluation prompt set(s): input prompts that contain one of their prompts (also with text "
+                   "around it or case, spacing or punctuation edits) are dropped (repeatable).")
+@click.option("--decontam-threshold", type=float, default=0.8, show_default=True,
+              help="Containment: the share of an evaluation prompt's 25-letter n-grams an input prompt must hold "
+                   "to be dropped (evaluation prompts under 25 letters must appear whole).")
 @click.option("--pii-model", default=DEFAULT_MODEL, show_default=True, help="spaCy model for Presidio's NER.")
 @click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
 @click.option("--pii-threshold", type=float, default=0.3, show_default=True)
