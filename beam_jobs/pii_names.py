@@ -160,8 +160,9 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
     words = {w for s, e in known for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e]) if w[0].isupper()}
-    for w in sorted(words):
-        spans += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w'’\-]){re.escape(w)}(?![\w\-])", text)]
+    if words:
+        alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        spans += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w'’\-])(?:{alt})(?![\w\-])", text)]
     return spans
 
 

