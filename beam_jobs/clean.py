@@ -52,7 +52,7 @@ class CleanConfig:
     # Containment (share of an evaluation prompt's n-letter grams found in a prompt) at or above which the prompt
     # is dropped. Planted copies (text added around it; whitespace, case, punctuation edits) score 1.0; on 19k
     # ordinary prompts against 94 evaluation prompts none scored above 0.43 (shared template openings), so 0.8
-    # leaves room on both sides, and still drops a long evaluation prompt with a word or two edited.
+    # leaves room on both sides, and still drops a copy of a long evaluation prompt with a word edited.
     decontam_threshold: float = 0.8
     decontam_chars: int = CONTAIN_CHARS                      # containment n-gram length, in letters and digits
     pii: PiiConfig = field(default_factory=PiiConfig)
