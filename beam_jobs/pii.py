@@ -196,10 +196,12 @@ def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str 
         registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
     finally:
         log.setLevel(level)
-    from beam_jobs.pii_patterns import AddressRecognizer, DriverLicenceRecognizer, PhoneRecognizer
-    registry.add_recognizer(AddressRecognizer())
-    # Presidio's own phone and licence recognizers redacted prices, years and "K2"/"p53": replaced
-    for name, ours in (("PhoneRecognizer", PhoneRecognizer()), ("UsLicenseRecognizer", DriverLicenceRecognizer()),
+    from beam_jobs.pii_patterns import (AnyRegionPhoneRecognizer, ContextLicenceRecognizer,
+                                        InternationalAddressRecognizer)
+    registry.add_recognizer(InternationalAddressRecognizer())
+    # Presidio's own phone and licence recognizers redacted prices, years and "K2"/"p53": replaced (our
+    # classes have names of their own: Presidio's loaders find recognizer classes by name)
+    for name, ours in (("PhoneRecognizer", AnyRegionPhoneRecognizer()), ("UsLicenseRecognizer", ContextLicenceRecognizer()),
                        ("CreditCardRecognizer", credit_card_recognizer())):
         registry.remove_recognizer(name, language=language)
         registry.add_recognizer(ours)
@@ -383,8 +385,21 @@ def freeze_gc() -> None:
 
 
 def loaded_entities(model: str = DEFAULT_MODEL, language: str = "en") -> list[str]:
-    """The entity types the analyzer built for `model` can report: what `--pii-policy` may name."""
-    return sorted(set(build_analyzer(model, fast=True, language=language).get_supported_entities(language)))
+    """The entity types the analyzer built for `model` can report: what `--pii-policy` may name. Types that
+    only Presidio's spaCy label mapping claims (EMAIL, ID, AGE) but the model's NER never emits are left
+    out, so a typo such as EMAIL is refused rather than silently matching nothing."""
+    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+    analyzer = build_analyzer(model, fast=True, language=language)
+    engine = analyzer.nlp_engine
+    labels = set(engine.nlp[language].get_pipe("ner").labels)
+    mapping = engine.ner_model_configuration.model_to_presidio_entity_mapping
+    emitted = {mapping.get(lb, lb) for lb in labels} | {"PERSON"}
+    out = set()
+    for e in analyzer.get_supported_entities(language):
+        recognizers = analyzer.registry.get_recognizers(language, entities=[e])
+        if e in emitted or not all(isinstance(r, SpacyRecognizer) for r in recognizers):
+            out.add(e)
+    return sorted(out)
 
 
 def ner_models() -> list[tuple[str, str]]:

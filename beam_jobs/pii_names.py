@@ -39,7 +39,7 @@ _SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|name
                           r"contact|ask|call|email|told|tell|met|meet|married|said[ \t]+to|add|"
                           r"customer|client|patient|employee|colleague|friend|wife|husband|son|daughter|mother|"
                           r"father|brother|sister|partner|guardian|beneficiary)))[ \t,]*$")
-_SLOT_AFTER = re.compile(r"^(?:'s\b|’s\b|[ \t]+(?:said|says|told|asked|replied|wrote|from|is[ \t]+the|was[ \t]+born|"
+_SLOT_AFTER = re.compile(r"^(?:[ \t]+(?:said|says|told|asked|replied|wrote|from|is[ \t]+the|was[ \t]+born|"
                          r"had[ \t]+given|lives|works|flew|began)\b|[ \t]*:[ \t]*\")")
 _OTHER_LABELS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART"}  # not NORP/LANGUAGE: "English", "Dutch"
 # Contact details and self-disclosure: a text with these is about a private person, whatever its genre.
@@ -216,10 +216,11 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: bool, langid=
         if d is None:
             continue
         for ent in d.ents:
-            if ent.label_ in ("PERSON", "PER"):
-                ner.append((ent.start_char, ent.end_char))
-            elif ent.label_ in _OTHER_LABELS and _in_person_slot(text, ent.start_char, ent.end_char):
-                ner.append((ent.start_char, ent.end_char))
+            # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line
+            s, e = ent.start_char, ent.end_char
+            e = min(e, s + text[s:e].find("\n")) if "\n" in text[s:e] else e
+            if ent.label_ in ("PERSON", "PER") or ent.label_ in _OTHER_LABELS and _in_person_slot(text, s, e):
+                ner.append((s, e))
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [(s, e) for s, e in ner if any(c.isupper() for c in text[s:e])]
     ner = [complete(text, s, e) for s, e in ner + title_names(text) if text[s:e].strip()]

@@ -20,7 +20,7 @@ from presidio_analyzer import EntityRecognizer, RecognizerResult  # noqa: E402
 
 L = r"[^\W\d_]"          # any letter, any script
 UP = r"(?:[A-Z]|[^\W\d_a-z](?<![a-z]))"  # an upper-case-looking letter (non-ASCII letters pass: Č, Ø, Μ)
-WORD = rf"{L}[\w'’.\-]*"  # a word that starts with a letter
+WORD = rf"(?:{L}[\w'’\-]{{0,3}}\.(?=[ \t]*\w)|{L}[\w'’\-]*)"  # a word; "St." and "Av." only mid-address
 NUM = r"\d{1,6}[A-Za-z]?(?:[/\-]\d{1,4}[A-Za-z]?)?"  # house number: 12, 12B, 12/3, 12-14
 _PARTICLE = r"(?:de|do|da|dos|das|del|della|di|du|la|le|les|von|van|der|den|al|el)"
 
@@ -103,18 +103,18 @@ _CUE = re.compile(r"(?i)\b(?:lives?[ \t]+at|living[ \t]+at|(?:home|mailing|billi
 _CLAUSE_END = re.compile(r"(?:[.!?;](?=\s+[A-Z]|\s*$)|\n\s*\n|$)")
 _ADDRESS_PART = re.compile(
     rf"^[ \t>?]*(?:{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?|(?:{WORD}[ \t]*){{1,5}}(?:[ \t]+[A-Z0-9][A-Z0-9\- ]{{1,9}})?"
-    r"|[A-Z0-9][A-Z0-9\- ]{1,9}|\d{3,6}(?:-\d{3,4})?)[ \t.]*$")
+    rf"|[A-Z0-9][A-Z0-9\- ]{{1,9}}|\d{{3,6}}(?:-\d{{3,4}})?(?:[ \t]+(?:{WORD}[ \t]*){{1,4}})?)[ \t.]*$")
 _NOT_PART = re.compile(r"[@:/?!]|\d{6,}|https?|www\.|(?i:\b(?:phone|fax|mobile|office|e-?mail|tel|website)\b)")
 
 
-class AddressRecognizer(EntityRecognizer):
+class InternationalAddressRecognizer(EntityRecognizer):
     """STREET_ADDRESS: one street line in any of the forms above, then the unit, city, region, postcode and
     country parts that follow it (comma- or line-separated, each short and address-shaped), so the whole
     address is one span; unit and box fragments on their own; after an address cue ("lives at",
     "address:"), the rest of the clause when it holds a number."""
 
     def __init__(self):
-        super().__init__(supported_entities=["STREET_ADDRESS"], name="AddressRecognizer", supported_language="en")
+        super().__init__(supported_entities=["STREET_ADDRESS"], name="InternationalAddressRecognizer", supported_language="en")
 
     def load(self):
         pass
@@ -190,7 +190,7 @@ _PHONE_CANDIDATE = re.compile(
     r"(?:[ \t]*(?:x|ext\.?|extension)[ \t]*\d{1,6})?(?![\w%]|[.,]\d)")
 _PHONE_CONTEXT = re.compile(r"(?i)\b(?:phone|tel|telephone|call|calls|called|calling|mobile|cell|fax|whats\s?app|"
                             r"sms|text\s+me|contact|reach|number|dial|office|landline|hotline|ph|mob)\b")
-_DECIMAL = re.compile(r"\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+")
+_DECIMAL = re.compile(r"\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # prices, amounts
 _DATE = re.compile(r"\d{1,4}[./\-]\d{1,2}[./\-]\d{1,4}|\d{4}[./\-]\d{2}|(?:1[5-9]|20)\d\d[ \t]*[\-–][ \t]*(?:1[5-9]|20)?\d\d")
 _TIME = re.compile(r"\d{1,2}[:.]\d{2}(?:[:.]\d{2})?")
 
@@ -208,8 +208,8 @@ def phone_score(candidate: str, context: bool) -> float:
     import phonenumbers
     raw = candidate.strip()
     digits = re.sub(r"\D", "", raw.split("x")[0].split("ext")[0])
-    if not 6 <= len(digits) <= 15 or _DECIMAL.fullmatch(raw) and not context or _DATE.fullmatch(raw) \
-            or _TIME.fullmatch(raw):
+    if not 6 <= len(digits) <= 15 or _DECIMAL.fullmatch(raw) or _DATE.fullmatch(raw) or _TIME.fullmatch(raw) \
+            or re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", raw):  # an IPv4 address, the IP recognizer's
         return 0.0
     groups = re.findall(r"\d+", raw)
     if sum(len(g) == 1 for g in groups) > 2 or len(groups) > 7:
@@ -237,12 +237,12 @@ def phone_score(candidate: str, context: bool) -> float:
     return 0.6 if context and grouped else 0.0
 
 
-class PhoneRecognizer(EntityRecognizer):
+class AnyRegionPhoneRecognizer(EntityRecognizer):
     """PHONE_NUMBER of any region: candidate spans by a permissive regex, each scored by `phone_score`
     with a phone word in the 40 characters before it as context."""
 
     def __init__(self):
-        super().__init__(supported_entities=["PHONE_NUMBER"], name="PhoneRecognizer", supported_language="en")
+        super().__init__(supported_entities=["PHONE_NUMBER"], name="AnyRegionPhoneRecognizer", supported_language="en")
 
     def load(self):
         pass
@@ -266,13 +266,13 @@ _LICENCE_CONTEXT = re.compile(r"(?i)\b(?:driver'?s?|driving|licen[cs]e|DL|DMV|pe
 _LICENCE = re.compile(r"(?<![\w\-])(?=[A-Z0-9\-]*\d[A-Z0-9\-]*\d)[A-Z0-9](?:[A-Z0-9]|-(?=[A-Z0-9])){4,16}(?![\w\-])")
 
 
-class DriverLicenceRecognizer(EntityRecognizer):
+class ContextLicenceRecognizer(EntityRecognizer):
     """US_DRIVER_LICENSE: an ID of 5-17 letters and digits (at least two digits) only when a licence word
     stands within the 60 characters before it. Without the word, "K2", "p53" or "A120" is a mountain, a
     gene and a model number, and Presidio's context-free patterns redacted them."""
 
     def __init__(self):
-        super().__init__(supported_entities=["US_DRIVER_LICENSE"], name="DriverLicenceRecognizer",
+        super().__init__(supported_entities=["US_DRIVER_LICENSE"], name="ContextLicenceRecognizer",
                          supported_language="en")
 
     def load(self):
@@ -281,6 +281,8 @@ class DriverLicenceRecognizer(EntityRecognizer):
     def analyze(self, text, entities, nlp_artifacts=None):
         out = []
         for m in _LICENCE.finditer(text):
+            if re.fullmatch(r"\d{3}-\d{2}-\d{4}", m.group(0)):
+                continue  # the SSN's own format: the SSN recognizer names it
             if _LICENCE_CONTEXT.search(text[max(0, m.start() - 60):m.start()]):
                 out.append(RecognizerResult("US_DRIVER_LICENSE", m.start(), m.end(), 0.8))
         return out

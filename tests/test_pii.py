@@ -1,0 +1,142 @@
+"""The clean stage's PII filter on the leaks and false positives measured on independent data (issue #19),
+and on similar cases of our own: each example names what it stands for."""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def pii():
+    from beam_jobs.pii import PiiConfig, PiiFilter
+    f = PiiFilter(PiiConfig())
+    return lambda text: f.process([text])[0]
+
+
+def _leaks(result, *values):
+    return [v for v in values if v in result.text]
+
+
+# --- leaks: every labelled value must go ----------------------------------------------------------------
+
+@pytest.mark.parametrize("text, values", [
+    ("Erlendur lives at Fagradalsbraut 71, Egilsstaðir.", ["Fagradalsbraut 71", "Egilsstaðir"]),   # non-US
+    ("Please deliver it to Suite 858 by Monday.", ["Suite 858"]),                                  # unit alone
+    ("Send it to PSC 6293, Box 8158\nAPO AP 04336", ["PSC 6293", "Box 8158", "APO AP 04336"]),     # military
+    ("Caitlin lives at 846 31 Rue Al Imam Al Bakri, Cite Merzgui", ["846", "Rue Al Imam", "Cite Merzgui"]),  # house no.
+    ("Einar Þórsson\nLaugavegur 12\n101 Reykjavík\nIceland", ["Laugavegur 12", "101 Reykjavík"]),
+    ("Our office: ul. Narewska 94, Apt. 478, Poznań", ["Narewska 94", "Apt. 478"]),
+    ("Ship to 22 Pollen Crescent, Toronto, ON M5V 2T6, Canada", ["22 Pollen Crescent", "M5V 2T6"]),
+    ("the bus drops you off at 74678 midtvollen 130 st.", ["midtvollen 130"]),                     # lower case
+    ("Mail it to P.O. Box 242, Kangerlussuaq", ["Box 242"]),
+])
+def test_addresses_of_any_country_are_redacted(pii, text, values):
+    assert not _leaks(pii(text), *values), pii(text).text
+
+
+@pytest.mark.parametrize("text, values", [
+    ("hi, my name is patricia desrosiers and I need help with my order", ["patricia", "desrosiers"]),  # lower case
+    ("Please update the account of Dragana Živković.", ["Živković"]),                                 # diacritics
+    ("The account holder is Martim A Pereira.", ["Martim", "Pereira"]),                              # initial
+    ("Have you been to a Ravil G Yefimov concert before?", ["Ravil", "Yefimov"]),
+    ("My name appears incorrectly, please correct it to Mrs. Meagan Wallace?", ["Meagan Wallace"]),    # title
+    ("Maika van de Noort\nEmployment manager\n33787 590 Edington Drive\nToronto", ["Maika", "Noort"]),  # contact block
+    ("Ubul: What a wife.\nNicole: Remember me, Mary? When I left, I talked like this!", ["Ubul", "Nicole"]),  # speakers
+    ("Hello, I am Sigrid Nyström, my email is sigrid@example.com", ["Sigrid", "Nyström", "sigrid@example.com"]),
+])
+def test_names_in_any_case_with_diacritics_and_initials_are_redacted(pii, text, values):
+    assert not _leaks(pii(text), *values), pii(text).text
+
+
+@pytest.mark.parametrize("text, values", [
+    ("Call me on (37) 788-063 tomorrow.", ["788-063"]),
+    ("My mobile is +1-984-182-0190.", ["984-182-0190"]),
+    ("Phone:\n0393 1144137", ["1144137"]),
+    ("28-64-66-98 office\n930.167.3943 fax\n+447700677662 mobile", ["28-64-66-98", "930.167.3943", "447700677662"]),
+    ("Ring the front desk at +46 (0)8 928 571 38.", ["928 571 38"]),
+])
+def test_phones_of_any_region_are_redacted(pii, text, values):
+    assert not _leaks(pii(text), *values), pii(text).text
+
+
+def test_licences_with_a_licence_word_and_other_ids_are_redacted(pii):
+    r = pii("My driver's license number is D6101-40706-60905 and my SSN is 536-90-4399.")
+    assert not _leaks(r, "D6101-40706-60905", "536-90-4399"), r.text
+    assert r.counts.get("US_DRIVER_LICENSE") == 1
+
+
+def test_phone_score_checks_the_number_itself():
+    from beam_jobs.pii_patterns import phone_score
+    assert phone_score("+44 20 7946 0958", context=False) > 0.9        # valid international
+    assert phone_score("(415) 555-2671", context=False) > 0             # area code in parentheses
+    assert phone_score("1300-800", context=False) == 0                  # a range of years as often as a number
+    assert phone_score("1300 800 123", context=True) > 0                # with a phone word it counts
+    for text in ("164.25", "1682", "2022-03-24", "10:30", "1,234,567.89", "1 2 3 4 5 6 7", "1990-1995"):
+        assert phone_score(text, context=True) == 0, text
+
+
+# --- false positives: ordinary prompts pass untouched ------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Who was the first to climb K2 without oxygen?", "What does the p53 gene do?", "Is C4 plastic explosive?",
+    "The Airbus A120 never existed.",                                                   # licence look-alikes
+    "The stock closed at 164.25 after opening at 168.35.", "What happened in 1682?",   # prices, years
+    "Version 3.10.4 was released on 2022-03-24 at 10:30.", "Call 911 in an emergency.",
+    "The ISBN is 978-3-16-148410-0.", "It costs $1,234,567.89 in total.",
+    "I bought 2 shirts from the mall. Then I ran 10 laps on the track.",                # address look-alikes
+    "Who joined the 50 home run club in 1998?", "Chapter 5 covers Windows 10 and Apollo 11.",
+    "It took place on 15 August 1944 and ended on 2 May 1945.", "Route 66 runs through 8 states.",
+    "Travel via 5 cities in 10 days.", "He scored during Atletico's 2-1 win after 73 minutes.",
+])
+def test_numbers_that_are_not_pii_are_left_alone(pii, text):
+    r = pii(text)
+    assert r.text == text and not r.counts, r.counts
+
+
+@pytest.mark.parametrize("text", [
+    "Translate German to English: Ruhe bewahren, das Fleisch ist gut und Zweifel bleiben.",  # not English
+    "Translate German to English: Pfandhäuser boomen in Singapur, da die Krise angekommen ist.",
+    "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. "
+    "How many clips did Natalia sell altogether?",                                          # word problem
+    "Janet's ducks lay 16 eggs per day. She eats three for breakfast. How many eggs are left?",
+    "Carla is downloading a 200 GB file at 2 GB a minute. How long does it take?",
+    "Is the Google Pixel better than the iPhone?", "How do I change a tyre?",
+    "What is the population of Buenos Aires?", "Embark on a journey through the Alps.",
+    "def f(str1):\n    n = len(str1)\n    return n", "Who played anna in once upon a time?",
+    "Question: What is 2+2?\nAnswer: 4.\nQuestion: What is 3+3?\nAnswer: 6.",               # labels, not speakers
+])
+def test_ordinary_prompts_keep_their_words(pii, text):
+    r = pii(text)
+    assert r.text == text, r.text
+
+
+def test_article_keeps_public_names_but_contact_details_void_the_exemption(pii):
+    article = ("Summarize: The minister Hillary Clinton arrived in Des Moines on Tuesday. Her van dropped her off at "
+               "a fruit company in Norwalk. Reporters followed the motorcade for an hour. Staff said the visit was "
+               "planned weeks ago. Clinton spoke to workers about wages and trade. The campaign said more stops "
+               "would follow in the state next week, and that the candidate would return in the spring to meet "
+               "farmers and small business owners across the region before the caucus. Local officials welcomed "
+               "the visit and said the town had not seen so many cameras in years. A second van, identical to the "
+               "first, followed the motorcade all day, and drivers in both wore the same dark suits. The next stop is "
+               "a school in the north of the state.")
+    assert pii(article).text == article
+    leaked = pii(article + " Contact her aide on +1-984-182-0190.")
+    assert "Hillary" not in leaked.text and "984-182-0190" not in leaked.text
+
+
+def test_name_exemptions_can_be_switched_off():
+    from beam_jobs.pii import PiiConfig, PiiFilter
+    strict = PiiFilter(PiiConfig(name_exemptions=()))
+    text = "Janet's ducks lay 16 eggs per day. She eats three for breakfast. How many eggs are left?"
+    assert "Janet" not in strict.process([text])[0].text
+    with pytest.raises(ValueError, match="name exemptions"):
+        PiiConfig(name_exemptions=("fiction",))
+
+
+def test_patterns_are_case_sensitive_and_stay_on_one_line():
+    from beam_jobs.pii_patterns import address_spans
+    assert address_spans("we walked 3 miles along the river drive. Then home") == []   # no capitals: no street
+    assert address_spans("I have 2\nMain Street friends") == []                       # not across a line
+    text = "Meet at 12 Main Street. Park Avenue is closed."
+    assert [text[s:e].rstrip(".") for s, e in address_spans(text)] == ["12 Main Street"]  # stops at the sentence end
