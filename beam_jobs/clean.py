@@ -32,6 +32,7 @@ from beam_jobs.dedupe import (CONTAIN_CHARS, BandBatcher, Contained, ExactCheck,
                               bucket_pairs, exact_key, group_bands, lsh_params, normalise, signature)
 from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import DEFAULT_MODEL, PiiConfig, warm_filter
+from beam_jobs.pii_names import NAME_EXEMPTIONS
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 
 STAGE = "clean"
@@ -568,6 +569,12 @@ def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
     return policies, keep
 
 
+def _name_exemptions(spec: str) -> tuple[str, ...]:
+    """`--pii-keep-names-in`: 'none' or a comma-separated subset of NAME_EXEMPTIONS (checked by PiiConfig)."""
+    spec = spec.strip()
+    return () if spec in ("", "none") else tuple(p.strip() for p in spec.split(",") if p.strip())
+
+
 @click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.option("--input", "inputs", multiple=True, required=True, help="Prompt file, glob or gs:// path (repeatable).")
 @click.option("--output", required=True, help="Output directory (replaced atomically).")
@@ -593,11 +600,14 @@ def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
 @click.option("--pii-model", default=DEFAULT_MODEL, show_default=True, help="spaCy model for Presidio's NER.")
 @click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
 @click.option("--pii-threshold", type=float, default=0.3, show_default=True)
+@click.option("--pii-keep-names-in", default=",".join(NAME_EXEMPTIONS), show_default=True,
+              help="Where a person's name is kept unless the text also holds contact details: any of "
+                   f"{', '.join(NAME_EXEMPTIONS)} (comma-separated), or 'none' to redact every name found.")
 @click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
 @click.pass_context
 def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,
                   source_name, max_chars, near_threshold, near_shards, no_near_dedupe, decontaminate, decontam_threshold,
-                  pii_model, pii_policy, pii_threshold, no_pii):
+                  pii_model, pii_policy, pii_threshold, pii_keep_names_in, no_pii):
     """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
     reader = ReaderConfig(all_user_turns=all_turns, category_field=category_field, source_name=source_name,
                           max_chars=max_chars)
@@ -611,7 +621,8 @@ def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_
                           near=NearDupConfig(threshold=near_threshold, shards=near_shards),
                           near_dedupe=not no_near_dedupe, decontaminate=list(decontaminate),
                           decontam_threshold=decontam_threshold,
-                          pii=PiiConfig(model=pii_model, policies=policies, score_threshold=pii_threshold),
+                          pii=PiiConfig(model=pii_model, policies=policies, score_threshold=pii_threshold,
+                                        name_exemptions=_name_exemptions(pii_keep_names_in)),
                           pii_enabled=not no_pii, pii_keep=keep, output_format=output_format)
         manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (FileNotFoundError, ValueError) as e:
