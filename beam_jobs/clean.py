@@ -61,6 +61,9 @@ class CleanConfig:
     pii_keep: list[str] = field(default_factory=list)        # entity types --pii-policy X=keep took out (checked too)
     pii_batch: int = 256                                     # prompts per PII batch (BatchElements max)
     output_format: str = "parquet"
+    # a run fails when more than this share of records were unreadable (malformed, no user turn, ...);
+    # duplicates, contamination and PII drops are the stage working and never count
+    max_dead_letter_share: float | None = bio.DEFAULT_MAX_DEAD_LETTER_SHARE
 
     def __post_init__(self):
         if not self.inputs:
@@ -528,6 +531,9 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     for s in stages.values():
         for reason, n in s["dropped"].items():
             dropped[reason] = dropped.get(reason, 0) + n
+    errors = {r for s in ("read", "extract") for r in stages[s]["dropped"]}
+    bio.check_yield(STAGE, stages["read"]["in"], stages["pii"]["out"], dropped, cfg.max_dead_letter_share,
+                    count_reasons=errors, where=staging)
     manifest = {
         **bio.manifest_header(STAGE, _options(cfg)),
         "runner": runner,
@@ -603,11 +609,13 @@ def _name_exemptions(spec: str) -> tuple[str, ...]:
 @click.option("--pii-keep-names-in", default=",".join(NAME_EXEMPTIONS), show_default=True,
               help="Where a person's name is kept unless the text also holds contact details: any of "
                    f"{', '.join(NAME_EXEMPTIONS)} (comma-separated), or 'none' to redact every name found.")
+@click.option("--max-dead-letter-share", type=float, default=bio.DEFAULT_MAX_DEAD_LETTER_SHARE, show_default=True,
+              help="Fail when more than this share of records were unreadable (duplicates and PII drops never count).")
 @click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
 @click.pass_context
 def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,
                   source_name, max_chars, near_threshold, near_shards, no_near_dedupe, decontaminate, decontam_threshold,
-                  pii_model, pii_policy, pii_threshold, pii_keep_names_in, no_pii):
+                  pii_model, pii_policy, pii_threshold, pii_keep_names_in, max_dead_letter_share, no_pii):
     """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
     reader = ReaderConfig(all_user_turns=all_turns, category_field=category_field, source_name=source_name,
                           max_chars=max_chars)
@@ -623,7 +631,8 @@ def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_
                           decontam_threshold=decontam_threshold,
                           pii=PiiConfig(model=pii_model, policies=policies, score_threshold=pii_threshold,
                                         name_exemptions=_name_exemptions(pii_keep_names_in)),
-                          pii_enabled=not no_pii, pii_keep=keep, output_format=output_format)
+                          pii_enabled=not no_pii, pii_keep=keep, output_format=output_format,
+                          max_dead_letter_share=max_dead_letter_share)
         manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(str(e)) from None

@@ -243,13 +243,14 @@ def eaglekit_system(model: str | None = None):
 
 
 def presidio_system(model: str | None = None):
-    """Plain Presidio as a new user sets it up offline: explicit small spaCy engine, default recognizers,
+    """Plain Presidio as a new user sets it up offline: explicit spaCy engine (the small model unless
+    --baseline-model names another), default recognizers,
     every entity it reports replaced (the anonymizer's default)."""
-    from beam_jobs.pii import DEFAULT_MODEL, import_presidio
+    from beam_jobs.pii import SM_MODEL, import_presidio, spacy_model
     import_presidio()
     from presidio_analyzer import AnalyzerEngine
     from presidio_analyzer.nlp_engine import SpacyNlpEngine
-    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": model or DEFAULT_MODEL}])
+    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": spacy_model(model or SM_MODEL)}])
     engine.load()
     analyzer = AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])
 

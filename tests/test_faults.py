@@ -429,3 +429,17 @@ def test_train_summary_gives_the_acceptance_length_with_the_bonus_token():
     stats = torch.tensor([[0.0, 10, 5, 10, 5], [0.0, 10, 5, 5, 2]])  # cacc 0.5 then 0.4
     s = summarize(stats)
     assert abs(s["sim_accept_len"] - (0.5 + 0.5 * 0.4)) < 1e-9 and abs(s["sim_tau"] - 1.7) < 1e-9
+
+
+def test_clean_fails_when_most_records_are_unreadable(tmp_path):
+    """#21.4 for clean: unreadable records over the share stop the run; duplicates and PII drops never count."""
+    from click.testing import CliRunner
+    from eaglekit.cli import main
+    src = tmp_path / "bad.jsonl"
+    src.write_text('not json\n{bad\n[1,\n{"prompt": "What is 2+2?"}\n{"prompt": "What is 2+2?"}\n')
+    args = ["beam", "run", "clean", "--input", str(src), "--no-pii", "--format", "jsonl"]
+    res = CliRunner().invoke(main, [*args, "--output", str(tmp_path / "a")])
+    assert res.exit_code == 1 and "malformed_json=3" in res.output and "--max-dead-letter-share" in res.output
+    assert not (tmp_path / "a").exists()
+    res = CliRunner().invoke(main, [*args, "--output", str(tmp_path / "b"), "--max-dead-letter-share", "0.7"])
+    assert res.exit_code == 0 and (tmp_path / "b" / "manifest.json").exists(), res.output
