@@ -216,17 +216,26 @@ class PiiResult:
     spans: list = field(default_factory=list)  # (entity type, start, end) in the input text, redacted or not
 
 
-def _merge_spans(results) -> list:
-    """Non-overlapping spans, longest/highest-scoring first, so one region gets one placeholder."""
+def _merge_spans(results, text: str = "") -> list:
+    """Non-overlapping spans, longest/highest-scoring first, so one region gets one placeholder. A span
+    that overlaps a chosen one keeps its parts outside it (when they hold a letter or digit): a name that
+    runs into an address ("Mrs. Barbara Yudina Apt. 675 ...") is still redacted up to the address."""
+    from presidio_analyzer import RecognizerResult
     chosen = []
     for r in sorted(results, key=lambda r: (-(r.end - r.start), -r.score, r.start, r.entity_type)):
-        if all(r.end <= c.start or r.start >= c.end for c in chosen):
-            chosen.append(r)
+        pieces = [(r.start, r.end)]
+        for c in chosen:
+            pieces = [p for a, b in pieces for p in ((a, min(b, c.start)), (max(a, c.end), b)) if p[0] < p[1]]
+        for a, b in pieces:
+            if (a, b) == (r.start, r.end):
+                chosen.append(r)
+            elif any(ch.isalnum() for ch in text[a:b]):
+                chosen.append(RecognizerResult(r.entity_type, a, b, r.score))
     return sorted(chosen, key=lambda r: r.start)
 
 
 def apply_policy(text: str, results, policies: dict[str, str]) -> PiiResult:
-    spans = _merge_spans([r for r in results if r.entity_type in policies])
+    spans = _merge_spans([r for r in results if r.entity_type in policies], text)
     counts: dict[str, int] = {}
     for r in spans:
         counts[r.entity_type] = counts.get(r.entity_type, 0) + 1

@@ -96,6 +96,18 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
     return s, e
 
 
+def _capitalised_prefix(text: str, s: int, e: int) -> tuple[int, int]:
+    """The span cut after its last leading capitalised word, initial or particle: the NER sometimes runs a
+    name into the verb or number after it ("John drink", "Richard 5 seconds")."""
+    end = s
+    for m in re.finditer(r"[^\s]+", text[s:e]):
+        w = m.group(0)
+        if not (w[:1].isupper() or re.fullmatch(_PARTICLE, w)):
+            break
+        end = s + m.end()
+    return (s, end)
+
+
 def _acronym(word: str) -> bool:
     return len(word) > 1 and word.isupper()  # "CEO", "NCIS": a role or a title, not part of the name
 
@@ -103,6 +115,31 @@ def _acronym(word: str) -> bool:
 def _is_sentence_start(text: str, i: int) -> bool:
     before = text[:i].rstrip(" \t")
     return not before or before[-1] in ".!?:\n\"“"
+
+
+# Cues after which capitalised words are a name ("was called Crystal Murdock", "says Navrátilová")
+_WEAK_CUE = re.compile(r"(?i:\b(?:call(?:ed)?[ \t]+(?:me|him|her)|(?:was|is|were|be)[ \t]+called|named(?:[ \t]+(?:him|her))?|"
+                       r"says|said|asked|replied|shouted[ \t]+at|told|married|thanks?[ \t]+to|assistant[ \t]+to|"
+                       r"(?:speak|talk|write|reply)[ \t]+to))[ \t]+")
+_WEAK_NAME = re.compile(rf"{_CAP}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}}")
+# "Danial, can I please speak to your boss?": a word addressed at the start of a line
+_VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
+                       r"what|where|when|why|how)\b", re.MULTILINE)
+_NOT_VOCATIVE = frozenset("""yes no well ok okay now so then also however sure please thanks hi hello hey sorry oh
+actually honestly remember look listen note first second third finally today tomorrow yesterday meanwhile besides
+again anyway instead otherwise still sadly luckily unfortunately fortunately ideally""".split())
+
+
+def weak_cue_names(text: str) -> list[tuple[int, int]]:
+    """Capitalised words after a speech or naming verb, and a capitalised word addressed at a line start."""
+    spans = []
+    for m in _WEAK_CUE.finditer(text):
+        n = _WEAK_NAME.match(text, m.end())
+        if n and n.group(0).split()[0].lower() not in _STOP and not _acronym(n.group(0).split()[0]):
+            spans.append((n.start(), n.end()))
+    spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
+              if m.group(1).lower() not in _NOT_VOCATIVE and m.group(1).lower() not in _STOP]
+    return spans
 
 
 def title_names(text: str) -> list[tuple[int, int]]:
@@ -185,9 +222,11 @@ def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
     out = []
     for m in re.finditer(r"[^\n:]+", text):
         chunk = m.group(0)
-        words = re.findall(r"[^\W\d_]+", chunk.lower())
-        if len(words) < 3 or sum(w in _EN_FUNCTION for w in words) >= 0.12 * len(words) + 1:
+        words = re.findall(r"[^\W\d_]+", chunk)
+        if len(words) < 3 or sum(w.lower() in _EN_FUNCTION for w in words) >= 0.12 * len(words) + 1:
             continue
+        if sum(w[0].islower() and len(w) > 2 for w in words) < 2:
+            continue  # a line of capitalised words ("Maja S Hermansen") is a name, not a sentence of a language
         if langid(chunk) != "en":
             out.append((m.start(), m.end()))
     return out
@@ -197,7 +236,7 @@ def is_article(text: str, cfg: NameConfig) -> bool:
     return len(text) >= cfg.article_chars and len(_SENTENCE.findall(text)) + 1 >= cfg.article_sentences
 
 
-_NUMBER = re.compile(r"(?i)\$?\d[\d,.]*%?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+_NUMBER = re.compile(r"(?i)(?<![#\w])\$?\d[\d,.]*%?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|dozen|half|twice|triple|double)\b")
 
 
@@ -222,18 +261,21 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: bool, langid=
             if ent.label_ in ("PERSON", "PER") or ent.label_ in _OTHER_LABELS and _in_person_slot(text, s, e):
                 ner.append((s, e))
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
-        ner = [(s, e) for s, e in ner if any(c.isupper() for c in text[s:e])]
-    ner = [complete(text, s, e) for s, e in ner + title_names(text) if text[s:e].strip()]
+        ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
+    ner = [complete(text, s, e) for s, e in ner + title_names(text) + weak_cue_names(text) if text[s:e].strip()]
     cued = [complete(text, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     ner += structural_names(text, contact_details, ner + cued)
 
-    personal = contact_details or bool(_PERSONAL.search(text))
+    keep = set(cfg.exemptions)
+    article = "article" in keep and is_article(text, cfg)
+    # contact details make any text about a private person; a first-person cue ("my name") does so except
+    # in an article, where it is somebody quoted
+    personal = contact_details or not article and bool(_PERSONAL.search(text))
     if not personal:
-        keep = set(cfg.exemptions)
-        if "article" in keep and is_article(text, cfg):
+        if article:
             ner = []
         if ner and "word_problem" in keep and is_word_problem(text):
-            ner = [(s, e) for s, e in ner if len(text[s:e].split()) > 1]
+            ner = []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
         if ner and "non_english" in keep and langid is not None:
             foreign = non_english_ranges(text, langid)
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]

@@ -22,7 +22,8 @@ L = r"[^\W\d_]"          # any letter, any script
 UP = r"(?:[A-Z]|[^\W\d_a-z](?<![a-z]))"  # an upper-case-looking letter (non-ASCII letters pass: Č, Ø, Μ)
 WORD = rf"(?:{L}[\w'’\-]{{0,3}}\.(?=[ \t]*\w)|{L}[\w'’\-]*)"  # a word; "St." and "Av." only mid-address
 NUM = r"\d{1,6}[A-Za-z]?(?:[/\-]\d{1,4}[A-Za-z]?)?"  # house number: 12, 12B, 12/3, 12-14
-_PARTICLE = r"(?:de|do|da|dos|das|del|della|di|du|la|le|les|von|van|der|den|al|el)"
+_PARTICLE = (r"(?:de|do|da|dos|das|del|della|delle|dello|dei|degli|di|du|des|la|le|les|von|van|der|den|al|el|"
+             r"y|e|i)")
 
 # USPS Publication 28 primary street suffixes and the common abbreviations (English-speaking countries).
 _EN_SUFFIXES = """
@@ -51,7 +52,9 @@ Vägen Väg Gade Stræde Torv Torget Tori Tie Katu Kuja Polku
 """.split()
 # Lower-case street words of the languages that write them so ("ul. Narewska", "Rákóczi út", "trg
 # revolucije"): distinctive enough to match in lower case
-_STREET_WORDS_LOWER = r"ul\.|u\.|ulica|út|utca|tér|körút|krt\.?|trg|náměstí|rue"
+_STREET_WORDS_LOWER = r"ul\.|u\.|ulica|út|útja|utca|tér|körút|krt\.?|trg|náměstí|rue"
+# Street words some languages write in lower case after the name ("Trenerys gate 232", "Luite tee 87")
+_AFTER_NAME_LOWER = r"(?:gate|gata|gatan|vei|veien|vej|vegur|tee|tie|katu|kuja|straat|weg|laan|vägen|väg|utca|út|útja|tér)"
 # Compound endings of at least four letters (shorter ones end ordinary words: "during", "Katie", "Colgate")
 _STREET_TAILS = ("straße", "strasse", "gasse", "platz", "allee", "straat", "gracht", "plein", "steenweg",
                  "gade", "stræde", "gatan", "vägen", "veien", "vegen", "vegur", "braut", "stræti", "straeti",
@@ -77,33 +80,38 @@ _US = (rf"(?<![\w.,])(?:{NUM}{_SP})?{NUM}{_SP}(?:[NSEW]\.?{_SP}|North{_SP}|South
 # (or a word ending in a street tail) with up to four more words on either side, then a house number
 _NAMEWORD = rf"(?:{UP}{WORD}|{_PARTICLE})"   # a word of a street's name: capitalised, or a particle
 # (a street word needs a name word beside it: "via 5 cities" is no address)
-_EU = (rf"(?<![\w.,])(?:{NUM}{_SP})?(?:(?:{UP}{WORD}{_SP}){{1,3}}\b{_WORDS}(?:{_SP}{_NAMEWORD}){{0,4}}"
+_EU = (rf"(?<![\w.,])(?:{NUM}{_SP})?(?:(?:{UP}{WORD}{_SP}){{1,3}}\b(?:{_WORDS}|{_AFTER_NAME_LOWER}\b)(?:{_SP}{_NAMEWORD}){{0,4}}"
        rf"|\b{_WORDS}(?:{_SP}{_NAMEWORD}){{1,4}}|{UP}[\w'’\-]{{2,}}{_TAILS}\.?(?:{_SP}{_NAMEWORD}){{0,2}})"
        rf",?{_SP}{NUM}\.?(?![\w])")
 # "12 rue de la Paix", "7 Via Roma": house number first, then a street word and its name
-_EU_NUM_FIRST = (rf"(?<![\w.,]){NUM},?{_SP}{_WORDS}{_SP}(?:{_NAMEWORD}{_SP}){{0,4}}{UP}{WORD}")
+_EU_NUM_FIRST = (rf"(?<![\w.,]){NUM},?{_SP}{_WORDS}{_SP}(?:{_NAMEWORD}{_SP}){{0,4}}{UP}{WORD}(?:,?{_SP}{NUM}(?![\w]))?")
 # "28030 Edeby 55", "0138 Brisas 6802": number, capitalised name, number (the form most of Europe writes
 # without a street word); the capital keeps "3 apples and 5" out
 _MONTHS = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April|June|July|"
            r"August|September|October|November|December)\b")
-_NUM_NAME_NUM = (rf"(?<![\w.,]){NUM}{_SP}(?!{_MONTHS})(?:{UP}{WORD}{_SP}){{1,4}}(?!(?:1[5-9]|20)\d\d\b){NUM}\.?"
-                 r"(?![\w%])")
+# Words that number things in ordinary text ("Season 2 Episode 5", "3 Points Table 4"), never a street
+_COUNTED = (r"(?:Episode|Chapter|Season|Series|Table|Figure|Fig|Part|Page|Vol|Volume|Level|Round|Step|Grade|"
+            r"Class|Room|Section|Article|Act|Scene|Verse|Book|Game|Week|Day|Year|Stage|Phase|Version|Points?|Goals?)\b")
+_NUM_NAME_NUM = (rf"(?<![\w.,])\d{{2,6}}[A-Za-z]?{_SP}(?!{_MONTHS})(?:(?!{_COUNTED}){UP}{WORD}{_SP}){{1,4}}"
+                 rf"(?!(?:1[5-9]|20)\d\d\b){NUM}\.?(?![\w%])")
 _PO_BOX = r"\b(?:P\.?[ \t]?O\.?[ \t]*Box|Post[ \t]+Office[ \t]+Box|Postfach|Apartado|Caixa[ \t]+Postal|BP)[ \t]+\d{1,7}\b"
 # US military mail: "PSC 6293, Box 8158", "Unit 5477 Box 8244", then "APO AP 04336"
 _MILITARY = (r"(?i:\b(?:PSC|CMR|Unit)[ \t]+\d{3,5},?[ \t]+Box[ \t]+\d{3,5}\b)"
              r"|(?i:\b[AFD]PO[ \t]+A[AEP][ \t]+\d{5}\b)")
 _UNIT_ONLY = rf"\b{_UNIT_CI}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?\b"
-_CORE = re.compile("|".join(f"(?:{p})" for p in (_MILITARY, _PO_BOX, _US, _EU_NUM_FIRST, _EU, _NUM_NAME_NUM)))
+_CORE = re.compile("|".join(f"(?:{p})" for p in (_MILITARY, _PO_BOX, _US, _EU, _EU_NUM_FIRST, _NUM_NAME_NUM)))
 _UNIT_RE = re.compile(_UNIT_ONLY)
 # Words that say the next words are an address; the address then runs to the end of its clause.
-_CUE = re.compile(r"(?i)\b(?:lives?[ \t]+at|living[ \t]+at|(?:home|mailing|billing|shipping|postal|street|"
+_CUE = re.compile(r"(?i)\b(?:lives?[ \t]+(?:at|on)|living[ \t]+(?:at|on)|meet[ \t]+me[ \t]+at|(?:home|mailing|billing|shipping|postal|street|"
                   r"delivery|his|her|my|their|our|new|old)[ \t]+address(?:[ \t]+is)?[ \t]*:?|address[ \t]*:|"
-                  r"drops?[ \t]+you[ \t]+off[ \t]+at|located[ \t]+at|moved[ \t]+to|ship[ \t]+(?:it[ \t]+)?to|"
+                  r"drops?[ \t]+you[ \t]+off[ \t]+at|located[ \t]+at|ship[ \t]+(?:it[ \t]+)?to|"
                   r"send[ \t]+(?:it[ \t]+)?to|deliver[ \t]+(?:it[ \t]+)?to|(?:the[ \t]+)?corner[ \t]+of)[ \t]*\n?[ \t]*")
 _CLAUSE_END = re.compile(r"(?:[.!?;](?=\s+[A-Z]|\s*$)|\n\s*\n|$)")
 _ADDRESS_PART = re.compile(
     rf"^[ \t>?]*(?:{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?|(?:{WORD}[ \t]*){{1,5}}(?:[ \t]+[A-Z0-9][A-Z0-9\- ]{{1,9}})?"
     rf"|[A-Z0-9][A-Z0-9\- ]{{1,9}}|\d{{3,6}}(?:-\d{{3,4}})?(?:[ \t]+(?:{WORD}[ \t]*){{1,4}})?)[ \t.]*$")
+_PART_LOWER = {"de", "del", "la", "le", "di", "da", "do", "du", "des", "van", "von", "der", "den", "am", "im", "an",
+               "sur", "sous", "en", "nad", "pod", "na", "y", "e", "i", "ter", "ten", "aan", "bei", "upon", "on"}
 _NOT_PART = re.compile(r"[@:/?!]|\d{6,}|https?|www\.|(?i:\b(?:phone|fax|mobile|office|e-?mail|tel|website)\b)")
 
 
@@ -127,6 +135,7 @@ def _extend(text: str, end: int) -> int:
     """Extend an address ending at `end` over the parts that follow: at most 6, each after a comma or a
     line break, address-shaped (short words, a postcode, a region code, a unit) and not a phone or email."""
     pos, parts = end, 0
+    lower = not any(c.isupper() for c in text)
     while parts < 6:
         m = re.match(r"[ \t]*(?:,[ \t]*\n?|\n(?:[ \t>?]*\n)?)[ \t>?]*", text[pos:])
         if not m or not m.group(0).strip(" \t") and "\n" not in m.group(0):
@@ -145,6 +154,8 @@ def _extend(text: str, end: int) -> int:
             part, stop = part[:sentence.start()], start + sentence.start()
         if not part.strip() or _NOT_PART.search(part) or not _ADDRESS_PART.match(part) or len(part) > 60:
             break
+        if not lower and any(w[0].islower() and w not in _PART_LOWER for w in re.findall(r"[^\W\d_][\w'’\-]*", part)):
+            break  # in cased text, a place name is capitalised: ", were built at ..." is the sentence going on
         if re.match(rf"\s*{_UNIT}", part) is None and parts == 0 and m.group(0).strip(" \t") == "" and "\n" not in m.group(0):
             break
         pos, parts = stop, parts + 1
@@ -158,7 +169,11 @@ def _extend(text: str, end: int) -> int:
 def address_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for m in _CORE.finditer(text):
-        spans.append((m.start(), _extend(text, m.end())))
+        start = m.start()
+        before = re.search(r"(?<![\w.,])\d{1,6}[ \t]+$", text[max(0, start - 8):start])  # "45818 P.O. Box 242"
+        if before:
+            start -= len(before.group(0))
+        spans.append((start, _extend(text, m.end())))
     for m in _CUE.finditer(text):
         rest = _CLAUSE_END.search(text, m.end())
         end = rest.start() if rest else len(text)
