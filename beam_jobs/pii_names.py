@@ -206,7 +206,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
 def lowercase_text(text: str) -> bool:
     """Written without capitals (a chat message, a lower-cased form): no word but "I" starts upper case."""
     words = re.findall(r"[^\W\d_]+", text)
-    return len(words) >= 4 and not any(w[0].isupper() and w != "I" for w in words)
+    return sum(len(w) > 2 for w in words) >= 4 and not any(w[0].isupper() and w != "I" for w in words)
 
 
 def capitalised_copy(text: str) -> str | None:
@@ -217,18 +217,25 @@ def capitalised_copy(text: str) -> str | None:
 
 def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
     """Character ranges of `text` written in another language: lines and the part after an instruction's
-    colon ("Translate German to English: ..."), each of 3 words or more with few English function words,
+    colon ("Translate German to English: ..."), each of 5 words or more with few English function words,
     confirmed by the language identifier `langid(str) -> code`."""
     out = []
-    for m in re.finditer(r"[^\n:]+", text):
-        chunk = m.group(0)
+    # each line, and a line's text after its first colon (an instruction's payload) as one chunk
+    chunks = []
+    for line in re.finditer(r"[^\n]+", text):
+        colon = line.group(0).find(":")
+        if colon < 0:
+            chunks.append((line.start(), line.group(0)))
+        else:
+            chunks += [(line.start(), line.group(0)[:colon]), (line.start() + colon + 1, line.group(0)[colon + 1:])]
+    for start, chunk in chunks:
         words = re.findall(r"[^\W\d_]+", chunk)
-        if len(words) < 3 or sum(w.lower() in _EN_FUNCTION for w in words) >= 0.12 * len(words) + 1:
-            continue
-        if sum(w[0].islower() and len(w) > 2 for w in words) < 2:
+        if len(words) < 5 or sum(w.lower() in _EN_FUNCTION for w in words) >= 0.12 * len(words) + 1:
+            continue  # (a language identifier guesses wildly on fewer words)
+        if sum(w[0].islower() and len(w) > 1 and w not in _EN_FUNCTION for w in words) < 2:
             continue  # a line of capitalised words ("Maja S Hermansen") is a name, not a sentence of a language
         if langid(chunk) != "en":
-            out.append((m.start(), m.end()))
+            out.append((start, start + len(chunk)))
     return out
 
 
