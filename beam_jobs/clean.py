@@ -34,6 +34,7 @@ from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import DEFAULT_MODEL, PiiConfig, warm_filter
 from beam_jobs.pii_names import NAME_EXEMPTIONS
 from beam_jobs.readers import ReaderConfig, file_format, read_file
+from eaglekit.checksums import file_sha256
 
 STAGE = "clean"
 STAGES = ("read", "extract", "exact_dedupe", "near_dedupe", "decontaminate", "pii")
@@ -508,7 +509,7 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     eval_files = expand_flag("--decontaminate", cfg.decontaminate)
     for f in files + eval_files:
         file_format(f)  # unknown extensions stop the run here, naming the file
-    checksums = {f: bio.file_sha256(f) for f in files}
+    checksums = {f: file_sha256(f, FileSystems.open) for f in files}
     schema = arrow_schema("prompt", {"eaglekit_version": __version__})
     staging = bio.staging_path(cfg.output)
     # local multi-process workers are forked with Beam imported, and the PII step's from a process that

@@ -4,7 +4,7 @@ the three aux-layer hidden states and the teacher signal, written as Arrow featu
 Input: a generate output dir (`conversations-*.parquet`). Output: `shard-*.arrow` + `manifest.json`
 (eaglekit.shards layout) and `dead_letters-*.jsonl`, staged then renamed into place.
 
-What is captured (REFERENCE §1): aux states are HF `output_hidden_states[i]` for the hf-convention ids
+What is captured: aux states are HF `output_hidden_states[i]` for the hf-convention ids
 (input of decoder layer i, residual stream before any norm; id == L is the last layer's output before
 the final norm, which HF itself returns *after* the norm, so it is taken from a hook instead).
 Teacher: `final_hidden_prenorm` (hook on the final norm's input), `final_hidden_postnorm` (the model's
@@ -28,7 +28,7 @@ import torch
 from beam_jobs.commands import beam_flags
 from eaglekit import __version__
 from eaglekit.chat import join_turns
-from eaglekit.contract import ContractError, require_same, validate_schema
+from eaglekit.contract import ContractError, features_metadata, require_same, validate_schema
 
 STAGE = "featurize"
 TEACHERS = ("final_hidden_prenorm", "final_hidden_postnorm", "topk_logprobs")
@@ -173,15 +173,11 @@ def nonfinite(row: dict) -> str | None:
 
 
 def feature_meta(target, cfg: FeaturizeConfig) -> dict:
-    from eaglekit.models import aux_layers, default_aux_layers
-    L = int(target.config.num_hidden_layers)
-    aux = default_aux_layers(L) if cfg.aux_layer_ids is None else \
-        aux_layers(cfg.aux_layer_ids, cfg.aux_layer_convention, L)
-    return {"eaglekit_version": __version__, **target.metadata(), "num_hidden_layers": L,
-            "hidden_size": int(target.config.hidden_size), "vocab_size": int(target.config.vocab_size),
-            "aux_layer_ids": list(aux.hf), "aux_layer_convention": "hf", "hidden_codec": cfg.codec(),
-            "teacher_kind": cfg.teacher, "teacher_topk": int(cfg.topk) if cfg.teacher == "topk_logprobs" else 0,
-            "max_length": int(cfg.max_length)}
+    c = target.config
+    return features_metadata(target.metadata(), num_hidden_layers=c.num_hidden_layers, hidden_size=c.hidden_size,
+                             vocab_size=c.vocab_size, hidden_codec=cfg.codec(), teacher_kind=cfg.teacher,
+                             teacher_topk=cfg.topk, max_length=cfg.max_length, eaglekit_version=__version__,
+                             aux_layer_ids=cfg.aux_layer_ids, aux_layer_convention=cfg.aux_layer_convention)
 
 
 # ---------------------------------------------------------------------------------------------

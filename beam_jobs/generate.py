@@ -288,10 +288,6 @@ def read_records(path: str):
             yield rec
 
 
-def conversation_meta(backend) -> dict:
-    return {"eaglekit_version": __version__, **backend.target.metadata()}
-
-
 def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
     from beam_jobs import io
 

@@ -32,9 +32,6 @@ from eaglekit import __version__
 if TYPE_CHECKING:  # for the annotation only
     from beam_jobs.forkserver import WarmWorkers
 
-DEAD_LETTER_FIELDS = ("stage", "reason", "id", "file", "record", "detail")
-
-
 def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> PipelineOptions:
     """Pipeline options for `runner` plus any pass-through Beam flags (--project, --region, ...)."""
     args = list(beam_args)
@@ -231,14 +228,6 @@ def read_text(path: str) -> str:
 
 def write_json(path: str, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
-
-
-def file_sha256(path: str, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with FileSystems.open(path) as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def expand_inputs(patterns: Iterable[str]) -> list[str]:

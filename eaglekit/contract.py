@@ -1,12 +1,16 @@
 """The data contract in code: build Arrow schemas from the JSON files in `schemas/`, attach and read
 schema-level metadata, and validate a file's schema with errors that say exactly what differs.
 
+Also the one home of what the features metadata holds (`features_metadata`) and of the two aux-layer id
+conventions (`aux_layers`, `aux_ids_hf`): featurize writes them, train and export read them here.
+
 Imports nothing else of eaglekit (a wall worth keeping: readers outside eaglekit only need the JSON).
 """
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -168,3 +172,69 @@ def require_same(expected: Mapping[str, Any], actual: Mapping[str, Any], keys: t
     diffs = [f"{k}: found {actual.get(k)!r}, expected {expected.get(k)!r}" for k in keys if actual.get(k) != expected.get(k)]
     if diffs:
         raise ContractError(f"{where}: " + "; ".join(diffs) + f". {fix}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Aux-layer ids come in two conventions that differ by one: SGLang/SpecForge id v = output of decoder layer
+# v; HF `output_hidden_states` / vLLM / speculators id v = input of layer v. Feature shards store them in
+# "hf" with the convention beside them (`aux_layer_convention`); export writes SGLang's.
+
+@dataclass(frozen=True)
+class AuxLayers:
+    hf: tuple[int, int, int]       # index into HF output_hidden_states (0 = embeddings)
+    sglang: tuple[int, int, int]   # 0-based decoder layer whose output is taken
+
+
+def sglang_to_hf(ids) -> tuple[int, ...]:
+    return tuple(int(v) + 1 for v in ids)
+
+
+def hf_to_sglang(ids) -> tuple[int, ...]:
+    return tuple(int(v) - 1 for v in ids)
+
+
+def default_aux_layers(num_hidden_layers: int) -> AuxLayers:
+    """EAGLE-3's default low/mid/high layers for an L-layer target, in both conventions."""
+    L = int(num_hidden_layers)
+    if L < 5:
+        raise ContractError(f"EAGLE-3 needs a target with at least 5 decoder layers, this one has {L}")
+    sglang = (1, L // 2 - 1, L - 4)
+    return AuxLayers(hf=sglang_to_hf(sglang), sglang=sglang)
+
+
+def aux_layers(ids, convention: str, num_hidden_layers: int) -> AuxLayers:
+    """Custom layer ids given in `convention` ('hf' or 'sglang'), checked against the target depth."""
+    if convention not in ("hf", "sglang"):
+        raise ContractError(f"layer-id convention must be 'hf' or 'sglang', got {convention!r}")
+    ids = tuple(int(v) for v in ids)
+    if len(ids) != 3:
+        raise ContractError(f"EAGLE-3 takes exactly three aux layers (low, mid, high), got {list(ids)}")
+    hf = ids if convention == "hf" else sglang_to_hf(ids)
+    bad = [v for v in hf if not 1 <= v <= num_hidden_layers]
+    if bad:
+        raise ContractError(f"aux layer ids {list(ids)} ({convention}) fall outside a {num_hidden_layers}-layer target")
+    return AuxLayers(hf=hf, sglang=hf_to_sglang(hf))
+
+
+def aux_ids_hf(meta: Mapping[str, Any]) -> tuple[int, ...]:
+    """The aux layer ids of a features metadata set, in the hf convention whatever they were stored in."""
+    ids = tuple(int(v) for v in meta["aux_layer_ids"])
+    return ids if meta["aux_layer_convention"] == "hf" else sglang_to_hf(ids)
+
+
+def features_metadata(target_meta: Mapping[str, Any], *, num_hidden_layers: int, hidden_size: int, vocab_size: int,
+                      hidden_codec: str, teacher_kind: str, teacher_topk: int, max_length: int, eaglekit_version: str,
+                      aux_layer_ids=None, aux_layer_convention: str = "hf") -> dict[str, Any]:
+    """The schema metadata of a features file (schemas/features.json): the target's identity
+    (`target_meta`: model id, revision, tokenizer and chat-template hashes), its sizes, the aux layers
+    (EAGLE-3's defaults, or `aux_layer_ids` given in `aux_layer_convention`; stored in hf), the codec
+    and the teacher. Checked against the contract before it is returned."""
+    L = int(num_hidden_layers)
+    aux = default_aux_layers(L) if aux_layer_ids is None else aux_layers(aux_layer_ids, aux_layer_convention, L)
+    meta = {"eaglekit_version": eaglekit_version, **target_meta, "num_hidden_layers": L,
+            "hidden_size": int(hidden_size), "vocab_size": int(vocab_size),
+            "aux_layer_ids": list(aux.hf), "aux_layer_convention": "hf", "hidden_codec": hidden_codec,
+            "teacher_kind": teacher_kind, "teacher_topk": int(teacher_topk) if teacher_kind == "topk_logprobs" else 0,
+            "max_length": int(max_length)}
+    check_metadata("features", meta, where="features metadata")
+    return meta

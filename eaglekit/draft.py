@@ -1,6 +1,6 @@
 """The EAGLE-3 draft head: one Llama decoder layer over [token embedding ; fused target features].
 
-Parameter and buffer names are exactly those SGLang's `LlamaForCausalLMEagle3` loads (REFERENCE §3, §5):
+Parameter and buffer names are exactly those SGLang's `LlamaForCausalLMEagle3` loads:
 `fc`, `midlayer.*`, `norm`, `lm_head`, buffers `d2t` / `t2d`. The target's token embedding is reused and
 held frozen; it is deliberately not a registered submodule, so it never appears in `state_dict()`,
 `parameters()` (optimizer, DDP) or an exported checkpoint.
@@ -16,6 +16,17 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+
+from eaglekit.masks import bias_from_mask, causal_bias  # noqa: F401 - the draft head's attention biases
+
+
+def read_rope(config) -> tuple[float, dict | None]:
+    """(rope_theta, rope_scaling or None) of a model config: a transformers config object or a config.json
+    mapping, written either way (`rope_parameters` of transformers 5, or `rope_scaling` + `rope_theta`)."""
+    get = config.get if isinstance(config, dict) else (lambda key: getattr(config, key, None))
+    rope = dict(get("rope_parameters") or get("rope_scaling") or {})
+    theta = rope.pop("rope_theta", None) or get("rope_theta") or 10000.0
+    return float(theta), (rope if rope.get("rope_type", "default") != "default" else None)
 
 
 @dataclass
@@ -37,13 +48,11 @@ class DraftConfig:
     @classmethod
     def from_target(cls, target_config, draft_vocab_size: int, aux_layer_ids_hf=None) -> "DraftConfig":
         """Size the head like one decoder layer of the target (heads, widths, RoPE, context)."""
-        from eaglekit.models import default_aux_layers
+        from eaglekit.contract import default_aux_layers
         c = target_config
         heads = int(c.num_attention_heads)
         head_dim = int(getattr(c, "head_dim", None) or c.hidden_size // heads)
-        rope = dict(getattr(c, "rope_parameters", None) or getattr(c, "rope_scaling", None) or {})
-        theta = rope.pop("rope_theta", None) or getattr(c, "rope_theta", None) or 10000.0
-        scaling = rope if rope.get("rope_type", "default") != "default" else None
+        theta, scaling = read_rope(c)
         aux = tuple(aux_layer_ids_hf) if aux_layer_ids_hf is not None else default_aux_layers(c.num_hidden_layers).hf
         return cls(hidden_size=int(c.hidden_size), num_attention_heads=heads,
                    num_key_value_heads=int(getattr(c, "num_key_value_heads", None) or heads), head_dim=head_dim,
@@ -52,6 +61,10 @@ class DraftConfig:
                    max_position_embeddings=int(c.max_position_embeddings), vocab_size=int(c.vocab_size),
                    draft_vocab_size=int(draft_vocab_size), target_hidden_size=int(c.hidden_size),
                    aux_layer_ids_hf=tuple(int(v) for v in aux))
+
+    def rope_parameters(self) -> dict:
+        """The RoPE settings as transformers' `rope_parameters` (theta and any scaling in one dict)."""
+        return {"rope_type": "default", **(self.rope_scaling or {}), "rope_theta": self.rope_theta}
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -156,10 +169,9 @@ class Eagle3Draft(nn.Module):
         t2d = torch.zeros(cfg.vocab_size, dtype=torch.bool)
         t2d[: cfg.draft_vocab_size] = True
         self.register_buffer("t2d", t2d)
-        rope = {"rope_type": "default", **(cfg.rope_scaling or {}), "rope_theta": cfg.rope_theta}
         lc = LlamaConfig(hidden_size=cfg.hidden_size, num_attention_heads=cfg.num_attention_heads,
                          head_dim=cfg.head_dim, max_position_embeddings=cfg.max_position_embeddings,
-                         rope_parameters=rope)
+                         rope_parameters=cfg.rope_parameters())
         self.rotary = LlamaRotaryEmbedding(lc)  # inv_freq is a non-persistent buffer: not in state_dict
         self._embed = (embed_tokens,)           # a tuple hides the frozen target embedding from nn.Module
         embed_tokens.weight.requires_grad_(False)
@@ -214,11 +226,3 @@ class Eagle3Draft(nn.Module):
         return h, logits, kv
 
 
-def causal_bias(seq_len: int, device=None, dtype=torch.float32) -> Tensor:
-    """[1,1,S,S] additive causal bias (0 on allowed keys, -inf elsewhere)."""
-    allowed = torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()
-    return bias_from_mask(allowed, dtype)[None, None]
-
-
-def bias_from_mask(allowed: Tensor, dtype=torch.float32) -> Tensor:
-    return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill(~allowed, float("-inf"))

@@ -1,4 +1,4 @@
-"""Export a trained draft head for serving, and load an exported head back (REFERENCE §5).
+"""Export a trained draft head for serving, and load an exported head back.
 
 Formats:
   sglang       config.json (LlamaForCausalLMEagle3, num_hidden_layers 1, vocab_size = target vocab,
@@ -25,7 +25,8 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from eaglekit.draft import DraftConfig, Eagle3Draft
+from eaglekit.contract import hf_to_sglang, sglang_to_hf
+from eaglekit.draft import DraftConfig, Eagle3Draft, read_rope
 
 FORMATS = ("sglang", "speculators")
 DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
@@ -68,11 +69,10 @@ def expected_tensors(cfg: DraftConfig, fmt: str) -> dict[str, tuple[tuple[int, .
 
 
 def _llama_fields(cfg: DraftConfig, dtype: str) -> dict:
-    rope = {"rope_type": "default", **(cfg.rope_scaling or {}), "rope_theta": cfg.rope_theta}
     out = {"model_type": "llama", "hidden_size": cfg.hidden_size, "intermediate_size": cfg.intermediate_size,
            "num_attention_heads": cfg.num_attention_heads, "num_key_value_heads": cfg.num_key_value_heads,
            "head_dim": cfg.head_dim, "num_hidden_layers": 1, "hidden_act": "silu", "rms_norm_eps": cfg.rms_norm_eps,
-           "rope_theta": cfg.rope_theta, "rope_parameters": rope,
+           "rope_theta": cfg.rope_theta, "rope_parameters": cfg.rope_parameters(),
            "max_position_embeddings": cfg.max_position_embeddings, "vocab_size": cfg.vocab_size,
            "tie_word_embeddings": False, "attention_bias": False, "mlp_bias": False, "torch_dtype": dtype}
     if cfg.rope_scaling:
@@ -82,7 +82,7 @@ def _llama_fields(cfg: DraftConfig, dtype: str) -> dict:
 
 def build_config(cfg: DraftConfig, fmt: str, opts: ExportOptions, info: dict) -> dict:
     aux_hf = list(cfg.aux_layer_ids_hf)
-    aux_sglang = [v - 1 for v in aux_hf]
+    aux_sglang = list(hf_to_sglang(aux_hf))
     if fmt == "sglang":
         if opts.speculative_tokens is not None:
             raise ExportError("the SGLang format has no field for the number of speculative tokens: give "
@@ -168,16 +168,15 @@ def export_head(checkpoint_dir, out_dir, fmt: str = "sglang", options: ExportOpt
 
 def config_from_export(config: dict, fmt: str) -> DraftConfig:
     c = config if fmt == "sglang" else {**config["transformer_layer_config"], **config}
-    rope = dict(c.get("rope_parameters") or c.get("rope_scaling") or {})
-    theta = rope.pop("rope_theta", None) or c.get("rope_theta") or 10000.0
+    theta, scaling = read_rope(c)
     aux = c.get("eagle_aux_hidden_state_layer_ids")
     if fmt == "sglang" and c.get("eagle_config", {}).get("eagle_aux_hidden_state_layer_ids"):
-        aux = [v + 1 for v in c["eagle_config"]["eagle_aux_hidden_state_layer_ids"]]
+        aux = sglang_to_hf(c["eagle_config"]["eagle_aux_hidden_state_layer_ids"])
     return DraftConfig(hidden_size=c["hidden_size"], num_attention_heads=c["num_attention_heads"],
                        num_key_value_heads=c["num_key_value_heads"],
                        head_dim=c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"],
                        intermediate_size=c["intermediate_size"], rms_norm_eps=c["rms_norm_eps"],
-                       rope_theta=float(theta), rope_scaling=rope if rope.get("rope_type", "default") != "default" else None,
+                       rope_theta=theta, rope_scaling=scaling,
                        max_position_embeddings=c["max_position_embeddings"], vocab_size=c["vocab_size"],
                        draft_vocab_size=c["draft_vocab_size"],
                        target_hidden_size=c.get("target_hidden_size") or c["hidden_size"],

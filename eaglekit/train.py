@@ -2,7 +2,7 @@
 soft cross-entropy against the target restricted to the draft vocabulary; DDP or FSDP under torchrun;
 checkpoints that resume exactly (model, optimizer, scheduler, step, data position, RNG).
 
-Label alignment (REFERENCE §4). Position t holds the target's aux states after token x_t. Step k of the
+Label alignment. Position t holds the target's aux states after token x_t. Step k of the
 unroll at row t feeds token x_{t+k+1} at rotary position t+k and predicts x_{t+k+2}; its teacher is the
 target's next-token distribution at position t+k+1; it is supervised iff loss_mask[t+k+2] (same
 document). So the first and the last supervised tokens of every answer are predicted, nothing else.
@@ -38,8 +38,9 @@ from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
 from torch.distributed.tensor import DTensor
 
-from eaglekit.contract import ContractError, require_same
+from eaglekit.contract import ContractError, aux_ids_hf, aux_layers, require_same
 from eaglekit.draft import DraftConfig, Eagle3Draft
+from eaglekit.masks import bias_from_mask
 from eaglekit.vocab import build_vocab, count_supervised
 
 
@@ -289,7 +290,7 @@ def ttt_bias(seg: Tensor, k: int, dtype=torch.float32) -> Tensor:
     eye = torch.eye(L, dtype=torch.bool, device=seg.device)
     base = (seg[:, :, None] == seg[:, None, :]) & torch.ones(L, L, dtype=torch.bool, device=seg.device).tril()
     allowed = torch.cat([base | eye] + [eye.expand_as(base)] * k, dim=2)
-    return torch.zeros(allowed.shape, dtype=dtype, device=seg.device).masked_fill(~allowed, float("-inf"))[:, None]
+    return bias_from_mask(allowed, dtype)[:, None]
 
 
 class TTTModel(nn.Module):
@@ -362,8 +363,7 @@ def summarize(stats: Tensor, lmask_count: Tensor | None = None) -> dict:
 # Setup helpers
 
 def check_shards(meta: dict, target, where: str) -> None:
-    """Refuse shards made from another target/tokenizer (REFERENCE §1: ids in one explicit convention)."""
-    from eaglekit.models import ModelError, aux_layers
+    """Refuse shards made from another target/tokenizer (aux ids in one explicit convention)."""
     c = target.config
     expected = {**target.metadata(), "hidden_size": int(c.hidden_size), "vocab_size": int(c.vocab_size),
                 "num_hidden_layers": int(c.num_hidden_layers)}
@@ -372,13 +372,8 @@ def check_shards(meta: dict, target, where: str) -> None:
                      f"(--target) or re-run featurize with this one")
     try:
         aux_layers(meta["aux_layer_ids"], meta["aux_layer_convention"], c.num_hidden_layers)
-    except ModelError as err:
+    except ContractError as err:
         raise ContractError(f"{where}: {err}") from err
-
-
-def aux_ids_hf(meta: dict) -> tuple[int, int, int]:
-    ids = tuple(int(v) for v in meta["aux_layer_ids"])
-    return ids if meta["aux_layer_convention"] == "hf" else tuple(v + 1 for v in ids)
 
 
 def lr_lambda(total: int, warmup: int, min_ratio: float):

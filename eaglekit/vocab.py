@@ -1,4 +1,4 @@
-"""The draft vocabulary: the N target ids the draft head predicts (REFERENCE §3).
+"""The draft vocabulary: the N target ids the draft head predicts.
 
 Ids are chosen by frequency over *supervised* tokens (loss_mask == 1) of the training shards, ties broken
 by the smaller id, then stored sorted ascending; when fewer than N ids occur the rest is filled with the

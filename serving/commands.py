@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from serving.launch import LaunchError, ServeConfig
+from serving.launch import LaunchError, ServeConfig, default_draft_tokens
 
 
 def _options(f):
@@ -58,7 +58,7 @@ def _config(params: dict) -> ServeConfig:
     p.pop("dry_run", None)
     steps, topk = p["num_steps"], p["topk"]
     if p["num_draft_tokens"] is None:
-        p["num_draft_tokens"] = steps + 1 if topk == 1 else min(8, topk + (steps - 1) * topk * topk + 1)
+        p["num_draft_tokens"] = default_draft_tokens(steps, topk)
     p["extra_args"] = list(p["extra_args"])
     p["cuda_graph_max_bs"] = p.pop("cuda_graph_max_bs")
     return ServeConfig(**p)

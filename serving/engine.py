@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 import torch
 
 from eaglekit import cpu_linear
+from eaglekit.masks import bias_from_mask
 from eaglekit.models import align_cpu_weights
 from serving import kv as KV
 from serving import tree as T
+from serving.launch import draft_pool
 
 
 class EngineError(ValueError):
@@ -65,10 +67,6 @@ class Generation:
     def accept_length(self) -> float:
         """SGLang's spec_accept_length: tokens from verify steps / verify steps (bonus included)."""
         return self.spec_tokens / self.verify_steps if self.verify_steps else 0.0
-
-
-def _past_len(cache) -> int:
-    return 0 if cache is None else int(cache.get_seq_length())
 
 
 def compact_cache(cache, keep: torch.Tensor) -> None:
@@ -115,7 +113,7 @@ class EagleEngine:
                 raise EngineError(f"num_steps and topk must be >= 1, got steps={steps} topk={topk}")
             if topk == 1:
                 num_draft_tokens = steps + 1  # SGLang forces a chain to steps + 1 tokens
-            pool = topk + (steps - 1) * topk * topk
+            pool = draft_pool(steps, topk)
             if not 2 <= num_draft_tokens <= pool + 1:
                 raise EngineError(f"num_draft_tokens={num_draft_tokens} must be within 2..{pool + 1} for "
                                   f"steps={steps} topk={topk} (root + at most {pool} candidates)")
@@ -327,8 +325,7 @@ class EagleEngine:
             for j in range(K):
                 visible[j, f_anc[j]] = True
                 visible[j, cols + j] = True
-            bias = torch.zeros(visible.shape, dtype=self.dtype)
-            bias.masked_fill_(~visible, float("-inf"))
+            bias = bias_from_mask(visible, self.dtype)
             ids = torch.tensor([[pool_tok[f] for f in frontier]], device=self.device)
             pos = torch.tensor([[last_pos + pool_depth[f] for f in frontier]], device=self.device)
             out_hidden, logits, kv = head(f_hidden[None], ids, pos, bias[None, None].to(self.device), kv)

@@ -20,7 +20,7 @@ from pathlib import Path
 SGLANG_INSTALL = "pip install 'eaglekit[sglang]'  (sglang==0.5.23; needs an NVIDIA GPU to run)"
 VLLM_INSTALL = "pip install vllm  (needs an NVIDIA GPU to run)"
 
-# Tensor names SGLang 0.5.23's LlamaForCausalLMEagle3 consumes (REFERENCE §5). It also takes `layers.0.`
+# Tensor names SGLang 0.5.23's LlamaForCausalLMEagle3 consumes. It also takes `layers.0.`
 # for the decoder layer and retries names with a `model.` prefix; anything else is silently dropped.
 LAYER_TENSORS = ("self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight",
                  "self_attn.o_proj.weight", "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight",
@@ -31,6 +31,17 @@ OPTIONAL_TENSORS = ("embed_tokens.weight",)  # SGLang reuses the target's embedd
 
 class LaunchError(RuntimeError):
     """The launch cannot go ahead; the message says what to fix."""
+
+
+def draft_pool(num_steps: int, topk: int) -> int:
+    """Candidates (the root not counted) a draft tree of `num_steps` steps with `topk` children per node can
+    hold, SGLang's rule: topk at the first step, then topk x topk per step, of which the best are verified."""
+    return topk + (num_steps - 1) * topk * topk
+
+
+def default_draft_tokens(num_steps: int, topk: int) -> int:
+    """--speculative-num-draft-tokens when none is given: num_steps + 1 for a chain, else 8 (capped by the pool)."""
+    return num_steps + 1 if topk == 1 else min(8, draft_pool(num_steps, topk) + 1)
 
 
 @dataclass
@@ -72,7 +83,7 @@ class ServeConfig:
         if self.topk == 1 and self.num_draft_tokens != self.num_steps + 1:
             raise LaunchError(f"a chain (--topk 1) verifies num_steps + 1 tokens: set --num-draft-tokens "
                               f"{self.num_steps + 1} (got {self.num_draft_tokens})")
-        pool = self.topk + (self.num_steps - 1) * self.topk ** 2
+        pool = draft_pool(self.num_steps, self.topk)
         if self.num_draft_tokens > pool + 1:
             raise LaunchError(f"--num-draft-tokens {self.num_draft_tokens} exceeds the {pool + 1} tokens a tree of "
                               f"{self.num_steps} steps x topk {self.topk} can hold")
@@ -222,7 +233,7 @@ def sglang_args(cfg: ServeConfig) -> list[str]:
     """The argument list after `python -m sglang.launch_server`."""
     args = ["--model-path", _model_arg(cfg.model), "--host", cfg.host, "--port", str(cfg.port)]
     if cfg.draft:
-        # all three numbers or none: only some of them crashes SGLang (REFERENCE §5b)
+        # all three numbers or none: only some of them crashes SGLang
         args += ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", str(cfg.draft),
                  "--speculative-num-steps", str(cfg.num_steps), "--speculative-eagle-topk", str(cfg.topk),
                  "--speculative-num-draft-tokens", str(cfg.num_draft_tokens)]

@@ -28,7 +28,7 @@ def _greedy_sequences(target, prompts: list[list[int]], new_tokens: int) -> list
 def self_distilled_head(target, prompts: list[list[int]], new_tokens: int = 48, steps: int = 150,
                         ttt: int = 2, lr: float = 3e-3, seed: int = 0):
     """Fit a head for a few seconds on the target's greedy continuations of `prompts` (test fixture only)."""
-    from eaglekit.draft import bias_from_mask
+    from eaglekit.masks import bias_from_mask
     head = random_head(target, seed=seed).train()
     seqs = _greedy_sequences(target, prompts, new_tokens)
     aux_ids = head.cfg.aux_layer_ids_hf

@@ -1,5 +1,5 @@
 """The EAGLE-2/3 draft tree: node selection from the draft's candidate pool, and the tree attention mask
-and positions the target verifies it with in one forward pass (REFERENCE §5b).
+and positions the target verifies it with in one forward pass.
 
 A tree is stored flat: index 0 is the root (the last committed token, not yet in the target's KV cache),
 nodes 1..N-1 are draft tokens sorted so that a parent always precedes its children.
@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+
+from eaglekit.masks import bias_from_mask, causal_bias  # noqa: F401 - T.causal_bias for the engine
 
 
 @dataclass
@@ -78,18 +80,7 @@ def tree_positions(tree: DraftTree, past_len: int) -> torch.Tensor:
 def tree_attention_bias(tree: DraftTree, past_len: int, dtype=torch.float32, device=None) -> torch.Tensor:
     """[1, 1, N, past_len + N] additive mask: each node sees the whole prefix, its ancestors and itself."""
     visible = torch.cat([torch.ones(tree.size, past_len, dtype=torch.bool), ancestor_matrix(tree.parents)], dim=1)
-    bias = torch.zeros(visible.shape, dtype=dtype)
-    bias.masked_fill_(~visible, torch.finfo(dtype).min)
-    return bias[None, None].to(device)
-
-
-def causal_bias(query_len: int, past_len: int, dtype=torch.float32, device=None) -> torch.Tensor:
-    """[1, 1, q, past + q] additive mask for appending q tokens after a fully visible prefix."""
-    visible = torch.ones(query_len, past_len + query_len, dtype=torch.bool)
-    visible[:, past_len:] = torch.tril(visible[:, past_len:])
-    bias = torch.zeros(visible.shape, dtype=dtype)
-    bias.masked_fill_(~visible, torch.finfo(dtype).min)
-    return bias[None, None].to(device)
+    return bias_from_mask(visible, dtype)[None, None].to(device)
 
 
 def greedy_accept(tree: DraftTree, target_argmax: torch.Tensor) -> tuple[list[int], int]:

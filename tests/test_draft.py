@@ -6,7 +6,7 @@ import torch
 from eaglekit.draft import DraftConfig, Eagle3Draft, causal_bias
 from eaglekit.vocab import build_vocab
 
-# The key list SGLang's LlamaForCausalLMEagle3 loads (REFERENCE §5), written out by hand on purpose.
+# The key list SGLang's LlamaForCausalLMEagle3 loads, written out by hand on purpose.
 SGLANG_KEYS = {
     "fc.weight", "midlayer.self_attn.q_proj.weight", "midlayer.self_attn.k_proj.weight",
     "midlayer.self_attn.v_proj.weight", "midlayer.self_attn.o_proj.weight", "midlayer.mlp.gate_proj.weight",

@@ -4,21 +4,22 @@ import pytest
 import torch
 
 from eaglekit import models
+from eaglekit.contract import ContractError
 
 
 def test_layer_id_conventions():
     llama8b = models.default_aux_layers(32)
-    assert llama8b.sglang == (1, 15, 28) and llama8b.hf == (2, 16, 29)   # REFERENCE §1
+    assert llama8b.sglang == (1, 15, 28) and llama8b.hf == (2, 16, 29)   # SGLang ids = HF ids - 1
     smol = models.default_aux_layers(30)
     assert smol.sglang == (1, 14, 26) and smol.hf == (2, 15, 27)
     assert models.hf_to_sglang(models.sglang_to_hf((3, 7, 9))) == (3, 7, 9)
     custom = models.aux_layers([0, 5, 10], "sglang", 12)
     assert custom.hf == (1, 6, 11) and custom.sglang == (0, 5, 10)
-    with pytest.raises(models.ModelError, match="outside a 12-layer target"):
+    with pytest.raises(ContractError, match="outside a 12-layer target"):
         models.aux_layers([1, 5, 13], "hf", 12)
-    with pytest.raises(models.ModelError, match="exactly three"):
+    with pytest.raises(ContractError, match="exactly three"):
         models.aux_layers([1, 2], "hf", 12)
-    with pytest.raises(models.ModelError, match="'hf' or 'sglang'"):
+    with pytest.raises(ContractError, match="'hf' or 'sglang'"):
         models.aux_layers([1, 2, 3], "vllm", 12)
 
 
