@@ -114,13 +114,19 @@ _MIN_DIGITS = {"PHONE_NUMBER": 6, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2
                "STREET_ADDRESS": 1, "US_BANK_NUMBER": 8, "US_PASSPORT": 8, "US_ITIN": 9, "UK_NHS": 10}
 
 
+_DIGIT = re.compile(r"\d")   # what the recognizers' \d matches (isdigit() would also count "²")
+_IBAN_START = re.compile(r"(?i)[a-z]{2}[0-9]{2}")  # Presidio's IBAN pattern, which runs case-insensitively
+
+
 def entities_for(text: str, entities: list[str]) -> list[str]:
     """The entity types worth looking for in `text` (cheap, exact gates on digits, '@', ':')."""
-    digits = sum(c.isdigit() for c in text)
+    digits = len(_DIGIT.findall(text))
     keep = []
     for e in entities:
         if digits < _MIN_DIGITS.get(e, 0):
             continue
+        if e == "IBAN_CODE" and not _IBAN_START.search(text):
+            continue  # every IBAN starts with a country code and two check digits (Presidio's own pattern)
         if e == "EMAIL_ADDRESS" and "@" not in text:
             continue
         if e == "IP_ADDRESS" and digits < 4 and "::" not in text and text.count(":") < 7:
