@@ -9,7 +9,7 @@ all in lower case, the NER also reads a copy with capitalised words, since the m
 
 Deciding (the policy, see README "PII policy"): a person's name is redacted, except
   - in a passage written in another language than English (the English NER reads German nouns as names;
-    such a passage keeps its names unless a title or cue marks one),
+    such a passage keeps its names unless a naming cue marks one, or it holds contact details),
   - in an article-length passage (a news story, an encyclopedia text: names there are of public figures),
   - a lone first name in an arithmetic word problem (an invented character),
 and none of these exceptions holds in a text that also holds contact details (email, phone, address,
@@ -28,7 +28,7 @@ _TITLE_NAME = re.compile(rf"\b{TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t
 # Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
 # left out: "I'm happy", "a process called osmosis".
 _NAME_CUE = re.compile(r"(?i)\b(?:my[ \t]+name[ \t]+is|(?:his|her|their|your|the)[ \t]+name[ \t]+is|"
-                       r"maiden[ \t]+name[ \t]+is|(?<!file[ \t])name[ \t]*:|under[ \t]+(?:my|the|his|her)[ \t]+name|"
+                       r"maiden[ \t]+name[ \t]+is|(?<!file[ \t])name[ \t]*[:?]|under[ \t]+(?:my|the|his|her)[ \t]+name|"
                        r"(?:signed|sincerely|regards|cheers|best)[ \t]*,[ \t]*\n|(?<![\w ])dear)[ \t]*\n?[ \t]*")
 _STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been am i me
 my we our you your he him his she her it its they them their this that these those there here what which who
@@ -50,7 +50,10 @@ _QUANTITY = re.compile(r"(?i)\b(?:how[ \t]+(?:many|much|long|far|old|fast|often)
                        r"the[ \t]+(?:total|sum|number|cost|price|average|difference|percentage|area|value|amount)|"
                        r"calculate|compute|find|determine|solve|work[ \t]+out|what[ \t]+percent(?:age)?|in[ \t]+total)\b")
 _SENTENCE = re.compile(r"[.!?][\"'”’)]*\s+(?=[A-Z\"“])")
-_EN_FUNCTION = frozenset("the of and to a in is it that for on with as was are be this by at or from not".split())
+_EN_FUNCTION = frozenset("""the of and to a an in is it that for on with as was are be been this by at or from not
+he she they we you i his her their our your my its him them me us has have had will would can could do does did
+so if then than there what which who when where how why all any some no only just also about into over after
+before up out very more most such these those here were being""".split())
 
 
 @dataclass
@@ -120,7 +123,11 @@ def _is_sentence_start(text: str, i: int) -> bool:
 # Cues after which capitalised words are a name ("was called Crystal Murdock", "says Navrátilová")
 _WEAK_CUE = re.compile(r"(?i:\b(?:call(?:ed)?[ \t]+(?:me|him|her)|(?:was|is|were|be)[ \t]+called|named(?:[ \t]+(?:him|her))?|"
                        r"says|said|asked|replied|shouted[ \t]+at|told|married|thanks?[ \t]+to|assistant[ \t]+to|"
-                       r"(?:speak|talk|write|reply)[ \t]+to))[ \t]+")
+                       r"(?:speak|talk|write|reply)[ \t]+to|(?:directed|written|produced|composed|performed|painted|"
+                       r"authored|created|signed|approved|reviewed|prepared)[ \t]+by[ \t]*:?|"
+                       r"my[ \t]+(?:kid|son|daughter|child|wife|husband|partner|spouse|fianc[ée]e?|friend|colleague|boss|"
+                       r"manager|mother|mom|mum|father|dad|brother|sister|grandson|granddaughter|grandmother|grandfather|"
+                       r"nephew|niece|cousin|aunt|uncle|neighbou?r|tenant|landlord|doctor|lawyer|client|patient)))[ \t]+")
 _WEAK_NAME = re.compile(rf"{_CAP}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}}")
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
@@ -269,9 +276,10 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: bool, langid=
                 ner.append((s, e))
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
-    ner = [complete(text, s, e) for s, e in ner + title_names(text) + weak_cue_names(text) if text[s:e].strip()]
+    ner = [complete(text, s, e) for s, e in ner + weak_cue_names(text) if text[s:e].strip()]
+    titled = [complete(text, s, e) for s, e in title_names(text)]
     cued = [complete(text, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
-    ner += structural_names(text, contact_details, ner + cued)
+    ner += structural_names(text, contact_details, ner + titled + cued)
 
     keep = set(cfg.exemptions)
     article = "article" in keep and is_article(text, cfg)
@@ -280,13 +288,14 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: bool, langid=
     personal = contact_details or not article and bool(_PERSONAL.search(text))
     if not personal:
         if article:
-            ner = []
-        if ner and "word_problem" in keep and is_word_problem(text):
-            ner = []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
-        if ner and "non_english" in keep and langid is not None:
+            ner, titled = [], []
+        if (ner or titled) and "word_problem" in keep and is_word_problem(text):
+            ner, titled = [], []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
+        if (ner or titled) and "non_english" in keep and langid is not None:
             foreign = non_english_ranges(text, langid)
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
-    return [(s, e, 0.85) for s, e in _union(ner + cued)]
+            titled = [(s, e) for s, e in titled if not any(a <= s and e <= b for a, b in foreign)]
+    return [(s, e, 0.85) for s, e in _union(ner + titled + cued)]
 
 
 def _in_person_slot(text: str, s: int, e: int) -> bool:

@@ -80,11 +80,15 @@ _US = (rf"(?<![\w.,])(?:{NUM}{_SP})?{NUM}{_SP}(?:[NSEW]\.?{_SP}|North{_SP}|South
 # (or a word ending in a street tail) with up to four more words on either side, then a house number
 _NAMEWORD = rf"(?:{UP}{WORD}|{_PARTICLE})"   # a word of a street's name: capitalised, or a particle
 # (a street word needs a name word beside it: "via 5 cities" is no address)
-_EU = (rf"(?<![\w.,])(?:{NUM}{_SP})?(?:(?:{UP}{WORD}{_SP}){{1,3}}\b(?:{_WORDS}|{_AFTER_NAME_LOWER}\b)(?:{_SP}{_NAMEWORD}){{0,4}}"
-       rf"|\b{_WORDS}(?:{_SP}{_NAMEWORD}){{1,4}}|{UP}[\w'’\-]{{2,}}{_TAILS}\.?(?:{_SP}{_NAMEWORD}){{0,2}})"
+_EU = (rf"(?<![\w.,])(?:{NUM}{_SP})?(?:{UP}{WORD}(?:{_SP}{WORD}){{0,2}}{_SP}\b(?:{_WORDS}|{_AFTER_NAME_LOWER}\b)(?:{_SP}{_NAMEWORD}){{0,4}}"
+       rf"|(?:\b{_WORDS}|(?<![\w/])C/)(?:{_SP}{_NAMEWORD}){{1,4}}|{UP}[\w'’\-]{{2,}}{_TAILS}\.?(?:{_SP}{_NAMEWORD}){{0,2}})"
        rf",?{_SP}{NUM}\.?(?![\w])")
 # "12 rue de la Paix", "7 Via Roma": house number first, then a street word and its name
-_EU_NUM_FIRST = (rf"(?<![\w.,]){NUM},?{_SP}{_WORDS}{_SP}(?:{_NAMEWORD}{_SP}){{0,4}}{UP}{WORD}(?:,?{_SP}{NUM}(?![\w]))?")
+# Street words that never start an English clause: the name after them may hold lower-case words
+# ("26 rue des lieutenants Thomazo", "688 rue du centre 320")
+_ROMANCE = r"(?i:rue|rua|calle|c/|carrer|carrera|avenida|avda\.?|viale|piazza|strada|travessa|estrada|chemin|allée|impasse|quai)"
+_EU_NUM_FIRST = (rf"(?<![\w.,]){NUM},?{_SP}(?:{_WORDS}{_SP}(?:{_NAMEWORD}{_SP}){{0,4}}{UP}{WORD}"
+                 rf"|{_ROMANCE}(?:{_SP}{WORD}){{1,5}})(?:,?{_SP}{NUM}(?![\w]))?")
 # "28030 Edeby 55", "0138 Brisas 6802": number, capitalised name, number (the form most of Europe writes
 # without a street word); the capital keeps "3 apples and 5" out
 _MONTHS = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April|June|July|"
@@ -108,7 +112,7 @@ _CUE = re.compile(r"(?i)\b(?:lives?[ \t]+(?:at|on)|living[ \t]+(?:at|on)|meet[ \
                   r"send[ \t]+(?:it[ \t]+)?to|deliver[ \t]+(?:it[ \t]+)?to|(?:the[ \t]+)?corner[ \t]+of)[ \t]*\n?[ \t]*")
 _CLAUSE_END = re.compile(r"(?:[.!?;](?=\s+[A-Z]|\s*$)|\n\s*\n|$)")
 _ADDRESS_PART = re.compile(
-    rf"^[ \t>?]*(?:{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?|(?:{WORD}[ \t]*){{1,5}}(?:[ \t]+[A-Z0-9][A-Z0-9\- ]{{1,9}})?"
+    rf"^[ \t>?]*(?:{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?|(?:\(?{WORD}\)?[ \t]*){{1,5}}(?:[ \t]+[A-Z0-9][A-Z0-9\- ]{{1,9}})?"
     rf"|[A-Z0-9][A-Z0-9\- ]{{1,9}}|\d{{3,6}}(?:-\d{{3,4}})?(?:[ \t]+(?:{WORD}[ \t]*){{1,4}})?)[ \t.]*$")
 _PART_LOWER = {"de", "del", "la", "le", "di", "da", "do", "du", "des", "van", "von", "der", "den", "am", "im", "an",
                "sur", "sous", "en", "nad", "pod", "na", "y", "e", "i", "ter", "ten", "aan", "bei", "upon", "on"}
@@ -201,7 +205,7 @@ def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 # ---- phone numbers -------------------------------------------------------------------------------------
 
 _PHONE_CANDIDATE = re.compile(
-    r"(?<![\w.,/+\-])(?:\+|00)?[ \t]?(?:\(\d{1,5}\)[ \t.\-]?)?\d(?:[\d]|[ \t.\-/](?=\d)|[ \t]?\([\d]{1,5}\)[ \t]?){5,22}"
+    r"(?<![\w./+\-])(?:\+|00)?[ \t]?(?:\(\d{1,5}\)[ \t.\-]?)?\d(?:[\d]|[ \t.\-/](?=\d)|[ \t]?\([\d]{1,5}\)[ \t]?){5,22}"
     r"(?:[ \t]*(?:x|ext\.?|extension)[ \t]*\d{1,6})?(?![\w%]|[.,]\d)")
 _PHONE_CONTEXT = re.compile(r"(?i)\b(?:phone|tel|telephone|call|calls|called|calling|mobile|cell|fax|whats\s?app|"
                             r"sms|text\s+me|contact|reach|number|dial|office|landline|hotline|ph|mob)\b")
