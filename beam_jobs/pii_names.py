@@ -250,7 +250,7 @@ def is_article(text: str, cfg: NameConfig) -> bool:
     return len(text) >= cfg.article_chars and len(_SENTENCE.findall(text)) + 1 >= cfg.article_sentences
 
 
-_NUMBER = re.compile(r"(?i)(?<![#\w])\$?\d[\d,.]*%?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+_NUMBER = re.compile(r"(?i)(?<![#\w])\$?\d[\d,.]*%?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|dozen|half|twice|triple|double)\b")
 
 

@@ -44,6 +44,13 @@ def test_addresses_of_any_country_are_redacted(pii, text, values):
     ("Maika van de Noort\nEmployment manager\n33787 590 Edington Drive\nToronto", ["Maika", "Noort"]),  # contact block
     ("Ubul: What a wife.\nNicole: Remember me, Mary? When I left, I talked like this!", ["Ubul", "Nicole"]),  # speakers
     ("Hello, I am Sigrid Nyström, my email is sigrid@example.com", ["Sigrid", "Nyström", "sigrid@example.com"]),
+    ("I would like to remove my kid Florence from the will.", ["Florence"]),                        # relation
+    ("What's your last name? Arcuri", ["Arcuri"]),                                                   # answer
+    ("Comedy, Mystery\nDirected By:    Johannes Varvio", ["Johannes", "Varvio"]),
+    ("My great grandmother was called Halldóra Árnþórsdóttir.", ["Halldóra", "Árnþórsdóttir"]),    # naming verb
+    ("Danial, can I please speak to your boss?", ["Danial"]),                                      # addressed
+    ("Mrs. Barbara Yudina Apt. 675 62314 Mellemvej 32\nAalborg NO 9100", ["Barbara", "Yudina", "Mellemvej"]),
+    ("Mr. Auðbjörnsson flew to Reguengos de Monsaraz on Tuesday morning.", ["Auðbjörnsson"]),      # title
 ])
 def test_names_in_any_case_with_diacritics_and_initials_are_redacted(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
@@ -105,10 +112,17 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "What is the population of Buenos Aires?", "Embark on a journey through the Alps.",
     "def f(str1):\n    n = len(str1)\n    return n", "Who played anna in once upon a time?",
     "Question: What is 2+2?\nAnswer: 4.\nQuestion: What is 3+3?\nAnswer: 6.",               # labels, not speakers
+    "Translate German to English: Doch Dr. Arlene Baratz , eine Brustradiologin aus Pittsburg , sagt das.",
+    "x+y = 4z, x*y = 4z^2, express x-y in z",                                                # a formula, not chat
 ])
 def test_ordinary_prompts_keep_their_words(pii, text):
     r = pii(text)
     assert r.text == text, r.text
+
+
+def test_rankings_do_not_make_a_word_problem(pii):
+    r = pii("Alex Duffy listed his top 20 songs and put this one at #15. What did he put at #1?")
+    assert "Alex" not in r.text and "Duffy" not in r.text, r.text
 
 
 def test_article_keeps_public_names_but_contact_details_void_the_exemption(pii):
