@@ -140,13 +140,17 @@ def _extend(text: str, end: int) -> int:
     line break, address-shaped (short words, a postcode, a region code, a unit) and not a phone or email."""
     pos, parts = end, 0
     lower = not any(c.isupper() for c in text)
+    after_unit = bool(re.search(rf"{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?\.?$", text[max(0, end - 16):end]))
     while parts < 6:
-        m = re.match(r"[ \t]*(?:,[ \t]*\n?|\n(?:[ \t>?]*\n)?)[ \t>?]*", text[pos:])
-        if not m or not m.group(0).strip(" \t") and "\n" not in m.group(0):
-            m2 = re.match(rf"[ \t]+(?={_UNIT}[ \t]*#?[ \t]*\d)", text[pos:])  # "... 25 Apt. 864" on one line
-            if not m2:
+        # a comma or line break, or a few of them ("Artilleros\n, CO\n Uruguay 64677", a blank line)
+        m = re.match(r"[ \t]*(?:[,\n][ \t>?]*){1,3}", text[pos:])
+        if not m:
+            m = re.match(rf"[ \t]+(?={_UNIT}[ \t]*#?[ \t]*\d)", text[pos:])  # "... 25 Apt. 864" on one line
+            if not m and after_unit:  # "Apt. 678 Velenje", "Suite 019 CHARLEROI Victoria": the city after a unit
+                m = re.match(rf"[ \t]+(?=(?:{UP}{WORD}|nan)(?:[ \t]+(?:{UP}{WORD}|nan|\d{{3,6}})){{0,3}}[ \t]*(?:$|\n|,))",
+                             text[pos:])
+            if not m:
                 break
-            m = m2
         start = pos + m.end()
         line_end = text.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
@@ -160,9 +164,8 @@ def _extend(text: str, end: int) -> int:
             break
         if not lower and any(w[0].islower() and w not in _PART_LOWER for w in re.findall(r"[^\W\d_][\w'’\-]*", part)):
             break  # in cased text, a place name is capitalised: ", were built at ..." is the sentence going on
-        if re.match(rf"\s*{_UNIT}", part) is None and parts == 0 and m.group(0).strip(" \t") == "" and "\n" not in m.group(0):
-            break
         pos, parts = stop, parts + 1
+        after_unit = bool(re.match(rf"\s*{_UNIT}", part))
         while pos > start and text[pos - 1] in " \t.":
             pos -= 1
         if text[pos:pos + 1] == ".":
@@ -186,7 +189,11 @@ def address_spans(text: str) -> list[tuple[int, int]]:
         if re.search(r"\d", chunk) and len(chunk) <= 120 and not re.search(r"[@]", chunk):
             spans.append((m.end(), m.end() + len(chunk.rstrip(" \t."))))
     for m in _UNIT_RE.finditer(text):
-        spans.append((m.start(), m.end()))
+        # a street line before the unit ("0605 πεντέλης 210 apt. 999") and the lines after it
+        street = re.search(r"(?<![\w.,])\d{1,6}[ \t]+(?:[^\W\d_][\w'’.\-]*[ \t]+){1,4}\d{1,5}[ \t]+$",
+                           text[max(0, m.start() - 60):m.start()])
+        start = m.start() - len(street.group(0)) if street else m.start()
+        spans.append((start, _extend(text, m.end())))
     return _union(spans)
 
 
