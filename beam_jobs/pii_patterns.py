@@ -78,7 +78,7 @@ _US = (rf"(?<![\w.,])(?:{NUM}{_SP})?{NUM}{_SP}(?:[NSEW]\.?{_SP}|North{_SP}|South
        rf"(?:(?:{UP}{WORD}|\d{{1,3}}(?:st|nd|rd|th)){_SP}){{1,4}}(?:{_SFX})\b\.?")
 # "Rua do Arenque 1634", "ul. Biskupa Bogedaina 118", "Søndergade 52", "trg revolucije 17": a street word
 # (or a word ending in a street tail) with up to four more words on either side, then a house number
-_NAMEWORD = rf"(?:{UP}{WORD}|{_PARTICLE})"   # a word of a street's name: capitalised, or a particle
+_NAMEWORD = rf"(?:(?:[dlDL]['’])?{UP}{WORD}|{_PARTICLE})"  # a word of a street's name: capitalised ("d'Esch"), a particle
 # (a street word needs a name word beside it: "via 5 cities" is no address)
 _EU = (rf"(?<![\w.,])(?:{NUM}{_SP})?(?:{UP}{WORD}(?:{_SP}{WORD}){{0,2}}{_SP}\b(?:{_WORDS}|{_AFTER_NAME_LOWER}\b)(?:{_SP}{_NAMEWORD}){{0,4}}"
        rf"|(?:\b{_WORDS}|(?<![\w/])C/)(?:{_SP}{_NAMEWORD}){{1,4}}|{UP}[\w'’\-]{{2,}}{_TAILS}\.?(?:{_SP}{_NAMEWORD}){{0,2}})"
@@ -86,9 +86,16 @@ _EU = (rf"(?<![\w.,])(?:{NUM}{_SP})?(?:{UP}{WORD}(?:{_SP}{WORD}){{0,2}}{_SP}\b(?
 # "12 rue de la Paix", "7 Via Roma": house number first, then a street word and its name
 # Street words that never start an English clause: the name after them may hold lower-case words
 # ("26 rue des lieutenants Thomazo", "688 rue du centre 320")
-_ROMANCE = r"(?i:rue|rua|calle|c/|carrer|carrera|avenida|avda\.?|viale|piazza|strada|travessa|estrada|chemin|allée|impasse|quai)"
-_EU_NUM_FIRST = (rf"(?<![\w.,]){NUM},?{_SP}(?:{_WORDS}{_SP}(?:{_NAMEWORD}{_SP}){{0,4}}{UP}{WORD}"
+_ROMANCE = (r"(?i:rue|rua|calle|c/|carrer|carrera|avenida|avda\.?|viale|piazza|strada|travessa|estrada|chemin|allée|"
+            r"impasse|quai|route)(?![\w])")
+_EU_NUM_FIRST = (rf"(?<![\w.,]){NUM},?{_SP}(?:{_WORDS}{_SP}(?:{_NAMEWORD}{_SP}){{0,4}}(?:[dlDL]['’])?{UP}{WORD}"
                  rf"|{_ROMANCE}(?:{_SP}{WORD}){{1,5}})(?:,?{_SP}{NUM}(?![\w]))?")
+# "Al-Nuzha Street 12", "Hauptstraße Road 5": an English street suffix, then the number
+_SUFFIX_NUM = rf"(?<![\w.,])(?:{UP}{WORD}{_SP}){{1,3}}(?:{_SFX})\.?{_SP}{NUM}(?![\w%])"
+# A line "name number" over a line "postcode city" ("Teofila Firlika 19\n71-637 Szczecin"): the street line
+_POSTCODE = r"(?:\d{2,5}(?:[- ]\d{2,4})?|[A-Z]{1,2}\d[\dA-Z]?[ ]?\d[A-Z]{2})"
+_LINE_OVER_POSTCODE = re.compile(rf"^[ \t>?]*((?:{_NAMEWORD}[ \t]+){{1,4}}{NUM})[ \t]*(?=\n[ \t>?]*{_POSTCODE}[ \t]+{UP})",
+                                 re.MULTILINE)
 # "28030 Edeby 55", "0138 Brisas 6802": number, capitalised name, number (the form most of Europe writes
 # without a street word); the capital keeps "3 apples and 5" out
 _MONTHS = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April|June|July|"
@@ -103,7 +110,8 @@ _PO_BOX = r"\b(?:P\.?[ \t]?O\.?[ \t]*Box|Post[ \t]+Office[ \t]+Box|Postfach|Apar
 _MILITARY = (r"(?i:\b(?:PSC|CMR|Unit)[ \t]+\d{3,5},?[ \t]+Box[ \t]+\d{3,5}\b)"
              r"|(?i:\b[AFD]PO[ \t]+A[AEP][ \t]+\d{5}\b)")
 _UNIT_ONLY = rf"\b{_UNIT_CI}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?\b"
-_CORE = re.compile("|".join(f"(?:{p})" for p in (_MILITARY, _PO_BOX, _US, _EU, _EU_NUM_FIRST, _NUM_NAME_NUM)))
+_CORE = re.compile("|".join(f"(?:{p})" for p in (_MILITARY, _PO_BOX, _US, _EU, _EU_NUM_FIRST, _SUFFIX_NUM,
+                                                  _NUM_NAME_NUM)))
 _UNIT_RE = re.compile(_UNIT_ONLY)
 # Words that say the next words are an address; the address then runs to the end of its clause.
 _CUE = re.compile(r"(?i)\b(?:lives?[ \t]+(?:at|on)|living[ \t]+(?:at|on)|meet[ \t]+me[ \t]+at|(?:home|mailing|billing|shipping|postal|street|"
@@ -113,10 +121,10 @@ _CUE = re.compile(r"(?i)\b(?:lives?[ \t]+(?:at|on)|living[ \t]+(?:at|on)|meet[ \
 _CLAUSE_END = re.compile(r"(?:[.!?;](?=\s+[A-Z]|\s*$)|\n\s*\n|$)")
 _ADDRESS_PART = re.compile(
     rf"^[ \t>?]*(?:{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?|(?:\(?{WORD}\)?[ \t]*){{1,5}}(?:[ \t]+[A-Z0-9][A-Z0-9\- ]{{1,9}})?"
-    rf"|[A-Z0-9][A-Z0-9\- ]{{1,9}}|\d{{3,6}}(?:-\d{{3,4}})?(?:[ \t]+(?:{WORD}[ \t]*){{1,4}})?)[ \t.]*$")
+    rf"|[A-Z0-9][A-Z0-9\- ]{{1,9}}|\d{{2,6}}(?:-\d{{2,4}})?(?:[ \t]+(?:{WORD}[ \t]*){{1,4}})?)[ \t.]*$")
 _PART_LOWER = {"de", "del", "la", "le", "di", "da", "do", "du", "des", "van", "von", "der", "den", "am", "im", "an",
                "sur", "sous", "en", "nad", "pod", "na", "y", "e", "i", "ter", "ten", "aan", "bei", "upon", "on"}
-_NOT_PART = re.compile(r"[@:/?!]|\d{6,}|https?|www\.|(?i:\b(?:phone|fax|mobile|office|e-?mail|tel|website)\b)")
+_NOT_PART = re.compile(r"[@:/?!]|\d{7,}|https?|www\.|(?i:\b(?:phone|fax|mobile|office|e-?mail|tel|website)\b)")
 
 
 class InternationalAddressRecognizer(EntityRecognizer):
@@ -188,6 +196,8 @@ def address_spans(text: str) -> list[tuple[int, int]]:
         # an address holds a number and is not a whole sentence of prose
         if re.search(r"\d", chunk) and len(chunk) <= 120 and not re.search(r"[@]", chunk):
             spans.append((m.end(), m.end() + len(chunk.rstrip(" \t."))))
+    for m in _LINE_OVER_POSTCODE.finditer(text):
+        spans.append((m.start(1), _extend(text, m.end(1))))
     for m in _UNIT_RE.finditer(text):
         # a street line before the unit ("0605 πεντέλης 210 apt. 999") and the lines after it
         street = re.search(r"(?<![\w.,])\d{1,6}[ \t]+(?:[^\W\d_][\w'’.\-]*[ \t]+){1,4}\d{1,5}[ \t]+$",

@@ -22,6 +22,7 @@ prompts per type, prompts/s of the filter. `--baseline` adds plain Presidio (sam
 recognizers, every entity redacted) on the same sets; `--compare-ner` the table of NER models.
 
     python bench/pii_eval.py [--quick] [--baseline] [--compare-ner] [--data-dir DIR] [--show-leaks 20]
+                             [--model M] [--keep-names-in none]
 """
 from __future__ import annotations
 
@@ -236,9 +237,12 @@ class Result:
         self.text, self.spans = text, spans
 
 
-def eaglekit_system(model: str | None = None):
+def eaglekit_system(model: str | None = None, keep_names_in: str | None = None):
     from beam_jobs.pii import PiiConfig, PiiFilter
-    f = PiiFilter(PiiConfig(**({"model": model} if model else {})))
+    kw = {"model": model} if model else {}
+    if keep_names_in is not None:
+        kw["name_exemptions"] = () if keep_names_in == "none" else tuple(keep_names_in.split(","))
+    f = PiiFilter(PiiConfig(**kw))
     return lambda texts: [Result(r.text, r.spans) for r in f.process(texts)]
 
 
@@ -337,6 +341,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--baseline", action="store_true", help="also score plain Presidio on the same sets")
     ap.add_argument("--compare-ner", action="store_true", help="PERSON recall and CPU cost of each NER model")
     ap.add_argument("--model", default=None, help="spaCy model for eaglekit's filter (default: the package's)")
+    ap.add_argument("--keep-names-in", default=None,
+                    help="the filter's name exemptions (as clean --pii-keep-names-in; default: the package's)")
     ap.add_argument("--show-leaks", type=int, default=0, help="print up to N leaks and damages per set")
     args = ap.parse_args(argv)
     import logging
@@ -358,7 +364,7 @@ def main(argv=None) -> dict:
     retention = load_retention(args.data_dir, args.quick)
 
     figures = {"sets": {k: len(v) for k, v in labelled.items()} | {"retention": sum(map(len, retention.values()))}}
-    figures["eaglekit"] = evaluate("eaglekit", eaglekit_system(args.model), labelled, retention, args.show_leaks)
+    figures["eaglekit"] = evaluate("eaglekit", eaglekit_system(args.model, args.keep_names_in), labelled, retention, args.show_leaks)
     if args.baseline:
         figures["presidio"] = evaluate("presidio", presidio_system(), labelled, retention, args.show_leaks)
     if args.compare_ner:

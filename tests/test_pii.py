@@ -30,6 +30,11 @@ def _leaks(result, *values):
     ("Ship to 22 Pollen Crescent, Toronto, ON M5V 2T6, Canada", ["22 Pollen Crescent", "M5V 2T6"]),
     ("the bus drops you off at 74678 midtvollen 130 st.", ["midtvollen 130"]),                     # lower case
     ("Mail it to P.O. Box 242, Kangerlussuaq", ["Box 242"]),
+    ("Hostel in Ramallah\nAl-Nuzha Street 12\n700074 Ramallah\nPalestine", ["Al-Nuzha Street 12", "700074"]),
+    ("Comed\n13 Route d'Esch\n2016 Luxembourg", ["13 Route d'Esch", "2016 Luxembourg"]),
+    ("Teofila Firlika 19\n71-637 Szczecin\nPoland", ["Firlika 19", "71-637"]),          # line over a postcode
+    ("6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677", ["Artilleros", "64677"]),
+    ("0605 πεντέλης 210 apt. 999\ndelmas, mp 35739", ["πεντέλης 210", "delmas", "35739"]),
 ])
 def test_addresses_of_any_country_are_redacted(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
