@@ -20,19 +20,16 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 import apache_beam as beam
-import click
 import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
 from beam_jobs import io as bio
 from beam_jobs import pii as pii_lib
-from beam_jobs.commands import beam_flags
 from beam_jobs.dedupe import (CONTAIN_CHARS, BandBatcher, Contained, ExactCheck, Letters, NearDupConfig, band_keys,
                               bucket_pairs, exact_key, group_bands, lsh_params, normalise, signature)
 from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
-from beam_jobs.pii import DEFAULT_MODEL, PiiConfig, warm_filter
-from beam_jobs.pii_names import NAME_EXEMPTIONS
+from beam_jobs.pii import PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 from eaglekit.checksums import file_sha256
 
@@ -536,8 +533,7 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     bio.check_yield(STAGE, stages["read"]["in"], stages["pii"]["out"], dropped, cfg.max_dead_letter_share,
                     count_reasons=errors, where=staging)
     manifest = {
-        **bio.manifest_header(STAGE, _options(cfg)),
-        "runner": runner,
+        **bio.manifest_header(STAGE, _options(cfg), bio.runner_name(runner, beam_args)),
         "inputs": [{"file": f, "sha256": checksums[f]} for f in files],
         "decontaminate_sets": eval_files,
         "counts": {"records_in": stages["read"]["in"], "prompts_in": stages["extract"]["in"],
@@ -546,97 +542,4 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
         "pii_entities": pii,
         "files": [os.path.basename(o) for o in outputs],
     }
-    local = "://" not in cfg.output
-    if local:
-        bio.write_json(FileSystems.join(staging, "manifest.json"), manifest)
-        bio.publish_output(staging, cfg.output)
-    else:  # object stores copy file by file: the manifest goes last, after everything else is in place
-        bio.publish_output(staging, cfg.output)
-        bio.write_json(FileSystems.join(cfg.output, "manifest.json"), manifest)
-    return manifest
-
-
-def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
-    """(policies, entity types to keep) from ENTITY=POLICY specs over the defaults; the names are checked
-    against the PII engine by run_clean (check_pii_policies)."""
-    policies, keep = dict(pii_lib.DEFAULT_POLICIES), []
-    allowed = (*pii_lib.POLICIES, "keep")  # read now: the pii module may add policies
-    for spec in specs:
-        entity, sep, policy = spec.partition("=")
-        entity, policy = entity.strip(), policy.strip()
-        if not sep or not entity or policy not in allowed:
-            forms = ", ".join(f"ENTITY={p}" for p in allowed)
-            raise click.BadParameter(f"{spec!r}: use {forms} (e.g. PERSON=drop)", param_hint="--pii-policy")
-        if policy == "keep":
-            policies.pop(entity, None)
-            keep.append(entity)
-        else:
-            policies[entity] = policy
-            keep = [k for k in keep if k != entity]
-    return policies, keep
-
-
-def _name_exemptions(spec: str) -> tuple[str, ...]:
-    """`--pii-keep-names-in`: 'none' or a comma-separated subset of NAME_EXEMPTIONS (checked by PiiConfig)."""
-    spec = spec.strip()
-    return () if spec in ("", "none") else tuple(p.strip() for p in spec.split(",") if p.strip())
-
-
-@click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--input", "inputs", multiple=True, required=True, help="Prompt file, glob or gs:// path (repeatable).")
-@click.option("--output", required=True, help="Output directory (replaced atomically).")
-@click.option("--runner", default="DirectRunner", show_default=True, help="DirectRunner | DataflowRunner | ...")
-@click.option("--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default="parquet", show_default=True)
-@click.option("--all-turns", is_flag=True, help="Every user turn becomes its own prompt (default: the first).")
-@click.option("--prompt-field", multiple=True, help="Field(s) holding a flat prompt (default: prompt, text, instruction, question, input).")
-@click.option("--messages-field", multiple=True, help="Field(s) holding chat messages (default: conversations, messages).")
-@click.option("--category-field", default="category", show_default=True)
-@click.option("--source-name", default=None, help="Data set name (default: each file's stem).")
-@click.option("--max-chars", type=int, default=16000, show_default=True, help="Longer prompts become dead letters.")
-@click.option("--near-threshold", type=float, default=0.8, show_default=True, help="MinHash Jaccard threshold.")
-@click.option("--near-shards", type=int, default=256, show_default=True,
-              help="Shards of the LSH band space; each is grouped in one worker's memory: raise it for inputs of "
-                   "millions of prompts (about prompts x 11 bands / 200k).")
-@click.option("--no-near-dedupe", is_flag=True)
-@click.option("--decontaminate", multiple=True,
-              help="Evaluation prompt set(s): input prompts that contain one of their prompts (also with text "
-                   "around it or case, spacing or punctuation edits) are dropped (repeatable).")
-@click.option("--decontam-threshold", type=float, default=0.8, show_default=True,
-              help="Containment: the share of an evaluation prompt's 25-letter n-grams an input prompt must hold "
-                   "to be dropped (evaluation prompts under 25 letters must appear whole).")
-@click.option("--pii-model", default=DEFAULT_MODEL, show_default=True, help="spaCy model for Presidio's NER.")
-@click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
-@click.option("--pii-threshold", type=float, default=0.3, show_default=True)
-@click.option("--pii-keep-names-in", default=",".join(NAME_EXEMPTIONS), show_default=True,
-              help="Where a person's name is kept unless the text also holds contact details: any of "
-                   f"{', '.join(NAME_EXEMPTIONS)} (comma-separated), or 'none' to redact every name found.")
-@click.option("--max-dead-letter-share", type=float, default=bio.DEFAULT_MAX_DEAD_LETTER_SHARE, show_default=True,
-              help="Fail when more than this share of records were unreadable (duplicates and PII drops never count).")
-@click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
-@click.pass_context
-def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,
-                  source_name, max_chars, near_threshold, near_shards, no_near_dedupe, decontaminate, decontam_threshold,
-                  pii_model, pii_policy, pii_threshold, pii_keep_names_in, max_dead_letter_share, no_pii):
-    """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
-    reader = ReaderConfig(all_user_turns=all_turns, category_field=category_field, source_name=source_name,
-                          max_chars=max_chars)
-    if prompt_field:
-        reader.prompt_fields = tuple(prompt_field)
-    if messages_field:
-        reader.messages_fields = tuple(messages_field)
-    policies, keep = _parse_policies(pii_policy)
-    try:  # a bad number (threshold, shards, policy) is a message, not a traceback
-        cfg = CleanConfig(inputs=list(inputs), output=output, reader=reader,
-                          near=NearDupConfig(threshold=near_threshold, shards=near_shards),
-                          near_dedupe=not no_near_dedupe, decontaminate=list(decontaminate),
-                          decontam_threshold=decontam_threshold,
-                          pii=PiiConfig(model=pii_model, policies=policies, score_threshold=pii_threshold,
-                                        name_exemptions=_name_exemptions(pii_keep_names_in)),
-                          pii_enabled=not no_pii, pii_keep=keep, output_format=output_format,
-                          max_dead_letter_share=max_dead_letter_share)
-        manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except (FileNotFoundError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
-    c = manifest["counts"]
-    click.echo(f"clean: {c['records_in']} records, {c['prompts_in']} prompts in, {c['prompts_out']} out; "
-               f"dropped {json.dumps(c['dropped'])}; wrote {output}")
+    return bio.finish(staging, cfg.output, manifest)

@@ -12,23 +12,19 @@ last_hidden_state, after the norm) or `topk_logprobs` (top-k of the full-vocab l
 """
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
-import uuid
 from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import apache_beam as beam
-import click
-import pyarrow.parquet as pq
 import torch
 
-from beam_jobs.commands import beam_flags
 from eaglekit import __version__
 from eaglekit.chat import join_turns
-from eaglekit.contract import ContractError, features_metadata, require_same, validate_schema
+from eaglekit.config import ConfigError
+from eaglekit.contract import features_metadata, require_same, validate_schema
 
 STAGE = "featurize"
 TEACHERS = ("final_hidden_prenorm", "final_hidden_postnorm", "topk_logprobs")
@@ -57,19 +53,19 @@ class FeaturizeConfig:
 
     def codec(self) -> str:
         if self.hidden_codec not in CODEC_ALIASES:
-            raise click.UsageError(f"--codec must be bf16 or fp8, got {self.hidden_codec!r}")
+            raise ConfigError(f"--codec must be bf16 or fp8, got {self.hidden_codec!r}")
         return CODEC_ALIASES[self.hidden_codec]
 
     def check(self) -> None:
         self.codec()
         if self.teacher not in TEACHERS:
-            raise click.UsageError(f"--teacher must be one of {', '.join(TEACHERS)}, got {self.teacher!r}")
+            raise ConfigError(f"--teacher must be one of {', '.join(TEACHERS)}, got {self.teacher!r}")
         if self.overflow not in ("truncate", "drop"):
-            raise click.UsageError(f"--overflow must be truncate or drop, got {self.overflow!r}")
+            raise ConfigError(f"--overflow must be truncate or drop, got {self.overflow!r}")
         if self.teacher == "topk_logprobs" and self.topk < 1:
-            raise click.UsageError("--topk must be >= 1")
+            raise ConfigError("--topk must be >= 1")
         if not 0.0 <= self.max_dead_letter_share <= 1.0:
-            raise click.UsageError(f"--max-dead-letter-share must be within [0, 1], got {self.max_dead_letter_share}")
+            raise ConfigError(f"--max-dead-letter-share must be within [0, 1], got {self.max_dead_letter_share}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,15 +204,20 @@ def _run_extractor(batch, extractor: FeatureExtractor, cfg):
 
 class WriteShardsFn(beam.DoFn):
     """Writes a bundle's rows into its own shards; the bundle's shard list goes to `.parts/` last, so
-    shards of a failed (retried) bundle are never listed."""
+    shards of a failed (retried) bundle are never listed. On a local staging folder the shards are written
+    in place; on an object store (gs://) into the worker's temp folder first, then copied up whole."""
 
     def __init__(self, staging: str, meta: dict, max_shard_tokens, compression):
         self.staging, self.meta = staging, meta
         self.max_shard_tokens, self.compression = max_shard_tokens, compression
 
     def start_bundle(self):
+        import tempfile
+
+        from beam_jobs.io import is_local
         from eaglekit.shards import ShardWriter
-        self.writer = ShardWriter(self.staging, self.meta, self.max_shard_tokens, compression=self.compression)
+        self.local_dir = self.staging if is_local(self.staging) else tempfile.mkdtemp(prefix="eaglekit-shards-")
+        self.writer = ShardWriter(self.local_dir, self.meta, self.max_shard_tokens, compression=self.compression)
         self.truncated = 0
 
     def process(self, row):
@@ -224,38 +225,44 @@ class WriteShardsFn(beam.DoFn):
         self.writer.add(row)
 
     def finish_bundle(self):
+        from apache_beam.io.filesystems import FileSystems
+
+        from beam_jobs import io
         shards = self.writer.close()
-        parts = os.path.join(self.staging, ".parts")
-        os.makedirs(parts, exist_ok=True)
-        tmp = os.path.join(parts, f".{self.writer.tag}.tmp")
-        with open(tmp, "w") as f:
-            json.dump({"shards": shards, "truncated": self.truncated}, f)
-        os.replace(tmp, os.path.join(parts, f"{self.writer.tag}.json"))
+        if self.local_dir != self.staging:  # upload the finished shards, then forget the local copies
+            for shard in shards:
+                local = os.path.join(self.local_dir, shard["file"])
+                with open(local, "rb") as src, FileSystems.create(FileSystems.join(self.staging, shard["file"])) as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            shutil.rmtree(self.local_dir, ignore_errors=True)
+        io.write_json(FileSystems.join(self.staging, ".parts", f"{self.writer.tag}.json"),
+                      {"shards": shards, "truncated": self.truncated})
 
 
 def conversation_files(path: str) -> list[str]:
-    files = sorted(glob.glob(os.path.join(path, "conversations-*.parquet"))) if os.path.isdir(path) \
-        else sorted(glob.glob(path))
+    from beam_jobs import io
+    files = io.stage_files(path, "conversations-*.parquet")
     if not files:
-        raise click.UsageError(f"no conversations-*.parquet under {path!r}: point --input at a generate "
-                               f"output dir (eaglekit beam run generate --output DIR)")
+        raise ConfigError(f"no conversations-*.parquet under {path!r}: point --input at a generate "
+                          f"output dir (eaglekit beam run generate --output DIR)")
     return files
 
 
 def check_inputs(files: list[str], target_meta: dict) -> int:
     """Validate each conversation file against the contract and the target; return the row count."""
+    from beam_jobs import io
     n = 0
     for f in files:
-        meta = validate_schema(pq.read_schema(f), "conversation", where=f)
+        meta = validate_schema(io.parquet_schema(f), "conversation", where=f)
         require_same(target_meta, meta, ("tokenizer_hash", "chat_template_hash"), where=f,
                      fix="featurize with the target (and tokenizer) that generated these conversations (--target)")
-        n += pq.ParquetFile(f).metadata.num_rows
+        n += io.parquet_rows(f)
     return n
 
 
 def _read(path: str):
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=256, columns=["id", "source", "category", "turns"]):
-        yield from batch.to_pylist()
+    from beam_jobs import io
+    yield from io.parquet_records(path, columns=["id", "source", "category", "turns"])
 
 
 def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
@@ -269,7 +276,6 @@ def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=
     count_in = check_inputs(files, target.metadata())
     del target
     staging = io.staging_path(cfg.output)
-    os.makedirs(staging, exist_ok=True)
     try:
         return _run_featurize(cfg, runner, beam_args, files, meta, count_in, staging)
     except io.YieldError:
@@ -279,106 +285,59 @@ def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=
         raise
 
 
-def _run_featurize(cfg: FeaturizeConfig, runner, beam_args, files, meta, count_in, staging) -> dict:
+def build_pipeline(p, cfg: FeaturizeConfig, files: list[str], handler, meta: dict, staging: str) -> None:
+    """The featurize job: read conversations -> rows -> the model step (RunInference; the only step with
+    the GPU hint) -> shards and dead letters into `staging`."""
+    from apache_beam.io.filesystems import FileSystems
     from apache_beam.ml.inference.base import RunInference
+    prepared = (p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(_read)
+                | "Rows" >> beam.Map(conversation_row, cfg.max_length, cfg.overflow))
+    rows = prepared | "Ok" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
+    model_step = RunInference(handler)
+    if cfg.accelerator:  # only the model step asks for GPU workers; the rest stays on CPU
+        model_step = model_step.with_resource_hints(accelerator=cfg.accelerator)
+    results = rows | "Forward" >> model_step
+    feats = results | "Feats" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
+    feats | "WriteShards" >> beam.ParDo(WriteShardsFn(staging, meta, cfg.max_shard_tokens, cfg.compression))
+    dead = ((prepared | "Dead0" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []),
+             results | "Dead1" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []))
+            | beam.Flatten())
+    (dead | "DeadJson" >> beam.Map(json.dumps)
+     | "WriteDead" >> beam.io.WriteToText(FileSystems.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
+
+
+def _run_featurize(cfg: FeaturizeConfig, runner, beam_args, files, meta, count_in, staging) -> dict:
+    from apache_beam.io.filesystems import FileSystems
 
     from beam_jobs import io
     from beam_jobs.handlers import LoadOnceHandler
-    from eaglekit.shards import build_manifest, write_manifest
+    from eaglekit.shards import build_manifest
 
     handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64,
                               namespace="eaglekit.featurize")
-    max_len, overflow = cfg.max_length, cfg.overflow
     with io.pipeline(runner, beam_args) as p:
-        prepared = (p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(_read)
-                    | "Rows" >> beam.Map(conversation_row, max_len, overflow))
-        rows = prepared | "Ok" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
-        model_step = RunInference(handler)
-        if cfg.accelerator:  # only the model step asks for GPU workers; the rest stays on CPU
-            model_step = model_step.with_resource_hints(accelerator=cfg.accelerator)
-        results = rows | "Forward" >> model_step
-        feats = results | "Feats" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
-        feats | "WriteShards" >> beam.ParDo(WriteShardsFn(staging, meta, cfg.max_shard_tokens, cfg.compression))
-        dead = ((prepared | "Dead0" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []),
-                 results | "Dead1" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []))
-                | beam.Flatten())
-        (dead | "DeadJson" >> beam.Map(json.dumps)
-         | "WriteDead" >> beam.io.WriteToText(os.path.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
+        build_pipeline(p, cfg, files, handler, meta, staging)
     shards, truncated = [], 0
-    parts = os.path.join(staging, ".parts")
-    for part in sorted(glob.glob(os.path.join(parts, "*.json"))):
-        info = json.load(open(part))
+    parts = io.list_files(FileSystems.join(staging, ".parts", "*.json"))
+    for part in parts:
+        info = json.loads(io.read_text(part))
         shards.extend(info["shards"])
         truncated += info["truncated"]
     listed = {s["file"] for s in shards}
-    for f in glob.glob(os.path.join(staging, "shard-*.arrow")) + glob.glob(os.path.join(staging, ".tmp-shard-*")):
-        if os.path.basename(f) not in listed:  # left by a failed bundle: never part of the output
-            os.remove(f)
-    shutil.rmtree(parts, ignore_errors=True)
-    dropped: dict[str, int] = {}
-    for f in glob.glob(os.path.join(staging, "dead_letters-*.jsonl")):
-        for line in open(f):
-            if line.strip():
-                reason = json.loads(line)["reason"]
-                dropped[reason] = dropped.get(reason, 0) + 1
+    unlisted = [f for f in io.list_files(FileSystems.join(staging, "shard-*.arrow"))
+                + io.list_files(FileSystems.join(staging, ".tmp-shard-*")) if FileSystems.split(f)[1] not in listed]
+    if unlisted or parts:  # shards of a failed bundle are never part of the output; nor are the bundle lists
+        FileSystems.delete(unlisted + parts)
+    if io.is_local(staging):
+        shutil.rmtree(os.path.join(staging, ".parts"), ignore_errors=True)
+    dropped = io.tally_dead_letters(staging)
     out = sum(s["rows"] for s in shards)
     counts = {STAGE: io.stage_counts(count_in, out, dropped)}
     io.check_counts(counts)
     io.check_yield(STAGE, count_in, out, dropped, cfg.max_dead_letter_share,
-                   where=os.path.join(staging, "dead_letters-*.jsonl"))
-    options = asdict(cfg)
-    manifest = build_manifest(meta, shards, {**io.manifest_header(STAGE, options), "counts": counts,
-                                             "truncated": truncated, "run": uuid.uuid4().hex[:8]})
-    write_manifest(staging, manifest)
-    io.publish_output(staging, cfg.output)
-    return manifest
-
-
-# ---------------------------------------------------------------------------------------------
-# CLI
-
-def _ids(value):
-    if not value:
-        return None
-    return tuple(int(v) for v in value.split(","))
-
-
-@click.command("featurize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--input", "input_", required=True, help="Generate output dir (conversations-*.parquet).")
-@click.option("--output", required=True, help="Output dir for shard-*.arrow + manifest.json.")
-@click.option("--target", default="embedded", show_default=True)
-@click.option("--aux-layers", default=None, help="Three comma-separated layer ids (default: EAGLE-3's).")
-@click.option("--aux-convention", type=click.Choice(["hf", "sglang"]), default="hf", show_default=True,
-              help="Convention of --aux-layers (hf = output_hidden_states index; sglang = hf - 1).")
-@click.option("--codec", type=click.Choice(["bf16", "fp8"]), default="bf16", show_default=True)
-@click.option("--teacher", type=click.Choice(list(TEACHERS)), default="final_hidden_prenorm", show_default=True)
-@click.option("--topk", type=int, default=32, show_default=True)
-@click.option("--max-length", type=int, default=2048, show_default=True)
-@click.option("--overflow", type=click.Choice(["truncate", "drop"]), default="truncate", show_default=True)
-@click.option("--batch-tokens", type=int, default=4096, show_default=True)
-@click.option("--max-shard-tokens", type=int, default=None)
-@click.option("--compression", type=click.Choice(["auto", "zstd", "none"]), default="auto", show_default=True)
-@click.option("--dtype", default="float32", show_default=True)
-@click.option("--device", default="cpu", show_default=True)
-@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
-              help="Fail (exit 1) when more than this share of conversations become dead letters (1: never); a "
-                   "run that writes no rows from a non-empty input always fails.")
-@click.option("--runner", default="DirectRunner", show_default=True)
-@click.pass_context
-def featurize_command(ctx, input_, output, target, aux_layers, aux_convention, codec, teacher, topk, max_length,
-                      overflow, batch_tokens, max_shard_tokens, compression, dtype, device, max_dead_letter_share,
-                      runner):
-    """Capture aux hidden states and the teacher into Arrow shards."""
-    cfg = FeaturizeConfig(input=input_, output=output, target=target, aux_layer_ids=_ids(aux_layers),
-                          aux_layer_convention=aux_convention, hidden_codec=codec, teacher=teacher, topk=topk,
-                          max_length=max_length, overflow=overflow, batch_tokens=batch_tokens,
-                          max_shard_tokens=max_shard_tokens, compression=None if compression == "none" else compression,
-                          dtype=dtype, device=device, max_dead_letter_share=max_dead_letter_share)
-    from beam_jobs.io import YieldError
-    try:
-        manifest = run_featurize(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except (ContractError, YieldError) as err:
-        raise click.ClickException(str(err)) from err
-    c = manifest["counts"][STAGE]
-    click.echo(f"featurize: {c['in']} conversations -> {c['out']} rows, {manifest['num_tokens']} tokens in "
-               f"{len(manifest['shards'])} shard(s), dropped {c['dropped']}, truncated {manifest['truncated']} -> {output}")
+                   where=FileSystems.join(staging, "dead_letters-*.jsonl"))
+    files_out = [f[len(staging) + 1:] for f in io.list_files(FileSystems.join(staging, "*"))]
+    manifest = build_manifest(meta, shards, {**io.manifest_header(STAGE, asdict(cfg), io.runner_name(runner, beam_args)),
+                                             "stages": counts, "counts": counts, "truncated": truncated,
+                                             "files": files_out})
+    return io.finish(staging, cfg.output, manifest)

@@ -14,19 +14,15 @@ Every assistant turn is regenerated: for a multi-turn prompt the user turns are 
 """
 from __future__ import annotations
 
-import glob
 import json
-import os
 from dataclasses import asdict, dataclass
 from typing import Sequence
 
-import click
-import pyarrow.parquet as pq
 
-from beam_jobs.commands import beam_flags
 from eaglekit import __version__
 from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
-from eaglekit.contract import ContractError, arrow_schema, validate_schema
+from eaglekit.config import ConfigError
+from eaglekit.contract import arrow_schema, validate_schema
 
 STAGE = "generate"
 
@@ -125,7 +121,7 @@ class OpenAIBackend:
         import httpx
         from eaglekit.models import load_target
         if cfg.api_flavor not in ("vllm", "sglang"):
-            raise click.UsageError(f"--api-flavor must be vllm or sglang, got {cfg.api_flavor!r}")
+            raise ConfigError(f"--api-flavor must be vllm or sglang, got {cfg.api_flavor!r}")
         self.cfg = cfg
         # The local copy of the target provides the tokenizer (template rendering) and provenance.
         self.target = load_target(cfg.target)
@@ -185,7 +181,7 @@ def load_backend(cfg: GenerateConfig):
         return HFBackend(cfg)
     if cfg.backend == "openai":
         return OpenAIBackend(cfg)
-    raise click.UsageError(f"--backend must be hf or openai, got {cfg.backend!r}")
+    raise ConfigError(f"--backend must be hf or openai, got {cfg.backend!r}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,33 +269,32 @@ def _run_handler(batch, backend, cfg):
 # Pipeline
 
 def prompt_files(path: str) -> list[str]:
-    files = sorted(glob.glob(os.path.join(path, "prompts-*.parquet"))) if os.path.isdir(path) else sorted(glob.glob(path))
+    from beam_jobs import io
+    files = io.stage_files(path, "prompts-*.parquet")
     if not files:
-        raise click.UsageError(f"no prompts-*.parquet under {path!r}: point --input at a clean output dir "
-                               f"(eaglekit beam run clean --output DIR)")
+        raise ConfigError(f"no prompts-*.parquet under {path!r}: point --input at a clean output dir "
+                          f"(eaglekit beam run clean --output DIR)")
     for f in files:
-        validate_schema(pq.read_schema(f), "prompt", where=f)
+        validate_schema(io.parquet_schema(f), "prompt", where=f)
     return files
 
 
 def read_records(path: str):
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=256):
-        for rec in batch.to_pylist():
-            yield rec
+    from beam_jobs import io
+    yield from io.parquet_records(path)
 
 
 def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
     from beam_jobs import io
 
     files = prompt_files(cfg.input)
-    n_in_files = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    n_in_files = sum(io.parquet_rows(f) for f in files)
     # Provenance for the output schema comes from the local target (tokenizer + template).
     from eaglekit.models import load_target
     local = load_target(cfg.target)
     meta = {"eaglekit_version": __version__, **local.metadata()}
     schema = arrow_schema("conversation", meta)
     staging = io.staging_path(cfg.output)
-    os.makedirs(staging, exist_ok=True)
     try:
         return _run_generate(cfg, runner, beam_args, files, n_in_files, schema, staging)
     except io.YieldError:
@@ -310,8 +305,7 @@ def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()
 
 
 def _run_generate(cfg: GenerateConfig, runner, beam_args, files, n_in_files, schema, staging) -> dict:
-    import apache_beam as beam
-    from apache_beam.ml.inference.base import RunInference
+    from apache_beam.io.filesystems import FileSystems
 
     from beam_jobs import io
     from beam_jobs.handlers import LoadOnceHandler
@@ -320,93 +314,38 @@ def _run_generate(cfg: GenerateConfig, runner, beam_args, files, n_in_files, sch
     handler = LoadOnceHandler(cfg, load_backend, _run_handler, max_batch_size=max(cfg.batch_size * 4, 8),
                               namespace="eaglekit.generate")
     with io.pipeline(runner, beam_args) as p:
-        recs = p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(read_records)
-        if limit is not None:
-            recs = (recs | "Limit" >> beam.combiners.Sample.FixedSizeGlobally(limit)
-                    | "Flatten" >> beam.FlatMap(lambda xs: sorted(xs, key=lambda r: r["id"])))
-        model_step = RunInference(handler)
-        if cfg.accelerator:  # only the model step asks for GPU workers; the rest stays on CPU
-            model_step = model_step.with_resource_hints(accelerator=cfg.accelerator)
-        results = recs | "Generate" >> model_step
-        convs = results | "Convs" >> beam.FlatMap(lambda r: [r["conv"]] if "conv" in r else [])
-        dead = results | "Dead" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else [])
-        convs | "WriteConvs" >> beam.io.WriteToParquet(os.path.join(staging, "conversations"), schema,
-                                                      file_name_suffix=".parquet")
-        (dead | "DeadJson" >> beam.Map(json.dumps)
-         | "WriteDead" >> beam.io.WriteToText(os.path.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
+        build_pipeline(p, cfg, files, handler, schema, staging)
     count_in = n_in_files if limit is None else min(limit, n_in_files)
-    return finish_output(cfg, staging, count_in, asdict(cfg))
-
-
-def count_outputs(staging: str, prefix: str) -> tuple[int, dict[str, int]]:
-    out = sum(pq.ParquetFile(f).metadata.num_rows for f in glob.glob(os.path.join(staging, f"{prefix}-*.parquet")))
-    dropped: dict[str, int] = {}
-    for f in glob.glob(os.path.join(staging, "dead_letters-*.jsonl")):
-        with open(f) as fh:
-            for line in fh:
-                if line.strip():
-                    reason = json.loads(line)["reason"]
-                    dropped[reason] = dropped.get(reason, 0) + 1
-    return out, dropped
-
-
-def finish_output(cfg: GenerateConfig, staging: str, count_in: int, options: dict) -> dict:
-    from beam_jobs import io
-    out, dropped = count_outputs(staging, "conversations")
+    convs = io.list_files(FileSystems.join(staging, "conversations-*.parquet"))
+    out = sum(io.parquet_rows(f) for f in convs)
+    dropped = io.tally_dead_letters(staging)
     counts = {STAGE: io.stage_counts(count_in, out, dropped)}
     io.check_counts(counts)
-    io.check_yield(STAGE, count_in, out, dropped, getattr(cfg, "max_dead_letter_share", None),
-                   where=os.path.join(staging, "dead_letters-*.jsonl"))
-    manifest = io.manifest_header(STAGE, options)
-    manifest.update({"counts": counts, "files": sorted(os.path.basename(f) for f in glob.glob(
-        os.path.join(staging, "conversations-*.parquet")))})
-    io.write_json(os.path.join(staging, "manifest.json"), manifest)
-    io.publish_output(staging, cfg.output)
-    return manifest
+    io.check_yield(STAGE, count_in, out, dropped, cfg.max_dead_letter_share,
+                   where=FileSystems.join(staging, "dead_letters-*.jsonl"))
+    files_out = [p[len(staging) + 1:] for p in io.list_files(FileSystems.join(staging, "*"))]
+    manifest = {**io.manifest_header(STAGE, asdict(cfg), io.runner_name(runner, beam_args)), "stages": counts,
+                "counts": counts, "files": files_out}
+    return io.finish(staging, cfg.output, manifest)
 
 
-# ---------------------------------------------------------------------------------------------
-# CLI
-
-@click.command("generate", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--input", "input_", required=True, help="Clean output dir (prompts-*.parquet).")
-@click.option("--output", required=True, help="Output dir for conversations-*.parquet + manifest.json.")
-@click.option("--target", default="embedded", show_default=True, help="Target spec: embedded | tiny | folder | .gguf | hub id.")
-@click.option("--backend", type=click.Choice(["hf", "openai"]), default="hf", show_default=True)
-@click.option("--api-base", default="http://127.0.0.1:8000", show_default=True, help="openai backend: server URL.")
-@click.option("--api-flavor", type=click.Choice(["vllm", "sglang"]), default="vllm", show_default=True)
-@click.option("--api-model", default=None, help="openai backend: served model name.")
-@click.option("--system-prompt", default=None, help="System prompt for prompts that have none.")
-@click.option("--max-new-tokens", type=int, default=256, show_default=True)
-@click.option("--max-prompt-tokens", type=int, default=None)
-@click.option("--temperature", type=float, default=0.0, show_default=True, help="0 = greedy.")
-@click.option("--top-p", type=float, default=1.0, show_default=True)
-@click.option("--top-k", type=int, default=0, show_default=True)
-@click.option("--seed", type=int, default=None)
-@click.option("--batch-size", type=int, default=8, show_default=True)
-@click.option("--max-turns", type=int, default=8, show_default=True)
-@click.option("--dtype", default="float32", show_default=True)
-@click.option("--device", default="cpu", show_default=True)
-@click.option("--limit", type=int, default=None, help="Answer at most N prompts (smoke runs).")
-@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
-              help="Fail (exit 1) when more than this share of prompts become dead letters (1: never); a run "
-                   "that answers none of a non-empty input always fails.")
-@click.option("--runner", default="DirectRunner", show_default=True)
-@click.pass_context
-def generate_command(ctx, input_, output, target, backend, api_base, api_flavor, api_model, system_prompt,
-                     max_new_tokens, max_prompt_tokens, temperature, top_p, top_k, seed, batch_size, max_turns,
-                     dtype, device, limit, max_dead_letter_share, runner):
-    """Answer clean prompts with the target itself; store exact token ids."""
-    cfg = GenerateConfig(input=input_, output=output, target=target, backend=backend, api_base=api_base,
-                         api_flavor=api_flavor, api_model=api_model, system_prompt=system_prompt,
-                         max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens,
-                         temperature=temperature, top_p=top_p, top_k=top_k, seed=seed, batch_size=batch_size,
-                         max_turns=max_turns, dtype=dtype, device=device, limit=limit,
-                         max_dead_letter_share=max_dead_letter_share)
-    from beam_jobs.io import YieldError
-    try:
-        manifest = run_generate(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except (ContractError, YieldError) as err:
-        raise click.ClickException(str(err)) from err
-    c = manifest["counts"][STAGE]
-    click.echo(f"generate: {c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']} -> {output}")
+def build_pipeline(p, cfg: GenerateConfig, files: list[str], handler, schema, staging: str) -> None:
+    """The generate job: read prompts -> the model step (RunInference; the only step with the GPU hint)
+    -> conversations and dead letters into `staging`."""
+    import apache_beam as beam
+    from apache_beam.io.filesystems import FileSystems
+    from apache_beam.ml.inference.base import RunInference
+    recs = p | "Files" >> beam.Create(files) | "Read" >> beam.FlatMap(read_records)
+    if cfg.limit is not None:
+        recs = (recs | "Limit" >> beam.combiners.Sample.FixedSizeGlobally(cfg.limit)
+                | "Flatten" >> beam.FlatMap(lambda xs: sorted(xs, key=lambda r: r["id"])))
+    model_step = RunInference(handler)
+    if cfg.accelerator:  # only the model step asks for GPU workers; the rest stays on CPU
+        model_step = model_step.with_resource_hints(accelerator=cfg.accelerator)
+    results = recs | "Generate" >> model_step
+    convs = results | "Convs" >> beam.FlatMap(lambda r: [r["conv"]] if "conv" in r else [])
+    dead = results | "Dead" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else [])
+    convs | "WriteConvs" >> beam.io.WriteToParquet(FileSystems.join(staging, "conversations"), schema,
+                                                  file_name_suffix=".parquet")
+    (dead | "DeadJson" >> beam.Map(json.dumps)
+     | "WriteDead" >> beam.io.WriteToText(FileSystems.join(staging, "dead_letters"), file_name_suffix=".jsonl"))

@@ -40,6 +40,11 @@ def pipeline_options(runner: str = "DirectRunner", beam_args: Iterable[str] = ()
     return PipelineOptions(args)
 
 
+def runner_name(runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> str:
+    """The runner a run uses: `runner`, unless the pass-through Beam flags name another."""
+    return pipeline_options(runner, beam_args).get_all_options()["runner"] or runner
+
+
 def runs_locally(options: PipelineOptions) -> bool:
     """Whether the run's workers are this machine's processes (DirectRunner and its aliases)."""
     return options.get_all_options()["runner"] in ("DirectRunner", "direct", "FnApiRunner")
@@ -95,7 +100,8 @@ def _host_tag() -> str:
     return hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
 
 
-def _is_local(path: str) -> bool:
+def is_local(path: str) -> bool:
+    """Whether `path` is on this machine's disk (no scheme, or file://)."""
     return FileSystems.get_scheme(path) in (None, "file") and "://" not in path
 
 
@@ -154,7 +160,7 @@ def remove_stale_staging(output: str, echo=None) -> list[str]:
     """Remove staging folders of `output` left by killed or failed runs (see _stale_reason); one line on
     stderr for each. Folders a running job may still write are left alone. Local outputs only."""
     output = output.rstrip("/")
-    if not _is_local(output):
+    if not is_local(output):
         return []
     import glob
     echo = echo or (lambda msg: print(msg, file=sys.stderr))
@@ -179,7 +185,7 @@ def staging_path(output: str) -> str:
     host and process. Stale staging folders of the same output (killed or failed runs) are removed first."""
     output = output.rstrip("/")
     path = f"{output}.tmp-{uuid.uuid4().hex[:8]}.{_host_tag()}.{os.getpid()}"
-    if _is_local(output):
+    if is_local(output):
         remove_stale_staging(output)
         os.makedirs(path, exist_ok=True)
         _ACTIVE[path] = threading.get_ident()
@@ -189,7 +195,7 @@ def staging_path(output: str) -> str:
 def discard_staging(staging: str) -> None:
     """Remove a failed run's staging folder now (local disks; a later run would remove it anyway)."""
     _ACTIVE.pop(staging, None)
-    if _is_local(staging):
+    if is_local(staging):
         shutil.rmtree(staging, ignore_errors=True)
 
 
@@ -197,7 +203,7 @@ def publish_output(staging: str, output: str) -> None:
     """Replace `output` with the finished `staging` directory (atomic rename on local disks)."""
     output = output.rstrip("/")
     _ACTIVE.pop(staging, None)
-    if _is_local(output):
+    if is_local(output):
         old = None
         if os.path.exists(output):
             old = f"{output}.old-{uuid.uuid4().hex[:8]}"
@@ -206,11 +212,15 @@ def publish_output(staging: str, output: str) -> None:
         if old:
             shutil.rmtree(old, ignore_errors=True)
         return
-    # Object stores have no directory rename: copy then delete, and the manifest is written last,
-    # so readers treat a folder without manifest.json as incomplete.
-    if FileSystems.exists(output):
-        FileSystems.delete([output + "/"])
-    FileSystems.rename([staging + "/"], [output + "/"])
+    # Object stores have no directory rename: each object is renamed (copy + delete) on its own, after the
+    # old output's objects are gone; finish() writes the manifest after this, so readers treat a folder
+    # without manifest.json as incomplete.
+    old = list_files(FileSystems.join(output, "**"))
+    if old:
+        FileSystems.delete(old)
+    staged = list_files(FileSystems.join(staging, "**"))
+    if staged:
+        FileSystems.rename(staged, [output + path[len(staging):] for path in staged])
 
 
 def write_text(path: str, text: str) -> None:
@@ -228,6 +238,50 @@ def read_text(path: str) -> str:
 
 def write_json(path: str, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
+
+
+def list_files(pattern: str) -> list[str]:
+    """The sorted paths matching `pattern` on any Beam filesystem (`**` crosses folders); [] when none."""
+    return sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
+
+
+def stage_files(path: str, pattern: str) -> list[str]:
+    """The files of a stage output: `pattern` inside `path` when `path` is a folder (local or an object-store
+    prefix), else `path` itself taken as a glob."""
+    inside = list_files(FileSystems.join(path.rstrip("/"), pattern))
+    return inside or [f for f in list_files(path) if not (is_local(f) and os.path.isdir(f))]
+
+
+def parquet_rows(path: str) -> int:
+    """Rows of a Parquet file on any Beam filesystem (from its footer)."""
+    import pyarrow.parquet as pq
+    with FileSystems.open(path) as f:
+        return pq.ParquetFile(f).metadata.num_rows
+
+
+def parquet_schema(path: str):
+    import pyarrow.parquet as pq
+    with FileSystems.open(path) as f:
+        return pq.read_schema(f)
+
+
+def parquet_records(path: str, columns=None, batch_size: int = 256):
+    """The rows of a Parquet file on any Beam filesystem, as dicts, read a batch at a time."""
+    import pyarrow.parquet as pq
+    with FileSystems.open(path) as f:
+        for batch in pq.ParquetFile(f).iter_batches(batch_size=batch_size, columns=columns):
+            yield from batch.to_pylist()
+
+
+def tally_dead_letters(folder: str) -> dict[str, int]:
+    """Dead letters per reason in `folder`'s `dead_letters-*.jsonl` files."""
+    dropped: dict[str, int] = {}
+    for path in list_files(FileSystems.join(folder, "dead_letters-*.jsonl")):
+        for line in read_text(path).splitlines():
+            if line.strip():
+                reason = json.loads(line)["reason"]
+                dropped[reason] = dropped.get(reason, 0) + 1
+    return dict(sorted(dropped.items()))
 
 
 def expand_inputs(patterns: Iterable[str]) -> list[str]:
@@ -283,5 +337,23 @@ def check_yield(stage: str, n_in: int, n_out: int, dead_by_reason: dict[str, int
                          f"than --max-dead-letter-share {max_share:g}{look}; fix the cause or raise the share")
 
 
-def manifest_header(stage: str, options: dict) -> dict:
-    return {"stage": stage, "eaglekit_version": __version__, "options": options}
+def manifest_header(stage: str, options: dict, runner: str = "DirectRunner") -> dict:
+    """The keys every stage manifest starts with (schemas/manifest.json)."""
+    return {"stage": stage, "eaglekit_version": __version__, "run": uuid.uuid4().hex[:8], "runner": runner,
+            "options": options}
+
+
+def finish(staging: str, output: str, manifest: dict) -> dict:
+    """The one way a stage ends: check `manifest` against schemas/manifest.json, then publish `staging` as
+    `output` with the manifest as the last thing written. Local disks: the manifest goes into the staging
+    folder, which is then renamed into place at once. Object stores (gs://): objects are renamed one by
+    one, then the manifest is written; either way a folder with a manifest is complete."""
+    from eaglekit.contract import check_manifest
+    check_manifest(manifest, where=FileSystems.join(output, "manifest.json"))
+    if is_local(output):
+        write_json(FileSystems.join(staging, "manifest.json"), manifest)
+        publish_output(staging, output)
+    else:
+        publish_output(staging, output)
+        write_json(FileSystems.join(output.rstrip("/"), "manifest.json"), manifest)
+    return manifest

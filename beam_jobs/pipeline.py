@@ -16,10 +16,8 @@ from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-import click
 
 from beam_jobs.clean import CleanConfig
-from beam_jobs.commands import beam_flags
 from beam_jobs.featurize import FeaturizeConfig
 from beam_jobs.generate import GenerateConfig
 from eaglekit.config import ConfigError, from_mapping
@@ -73,7 +71,7 @@ def build_stage_configs(run: RunConfig) -> dict[str, Any]:
             out[stage] = from_mapping(cls, values, stage)
             if hasattr(out[stage], "check"):
                 out[stage].check()
-        except (TypeError, ValueError, click.UsageError) as err:
+        except (TypeError, ValueError) as err:
             raise ConfigError(f"{stage}: {getattr(err, 'message', None) or err}") from None
     return out
 
@@ -193,32 +191,3 @@ def describe_config() -> str:
     for stage, cls in _STAGE_CLASSES.items():
         walk(cls, f"{stage}.", skip=_WIRED[stage] + (("accelerator",) if stage != "clean" else ()))
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------------------
-# CLI: `eaglekit beam run --config run.yaml [--runner R] [beam flags]` (routed here by beam_jobs.commands)
-
-
-@click.command("config", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
-              help="YAML run config (see `eaglekit beam run --help` for every key).")
-@click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
-@click.option("--workdir", default=None, help="Override the config's workdir.")
-@click.option("--check", is_flag=True, help="Only validate the config and print the resolved stage configs.")
-@click.pass_context
-def config_command(ctx, config_path, runner, workdir, check):
-    """Run clean -> generate -> featurize from one config file."""
-    import json
-    from dataclasses import asdict
-    beam_args = beam_flags(ctx)  # a mistyped flag (`--chek`) stops here, before any stage runs
-    try:
-        run = load_run_config(config_path, {"workdir": workdir} if workdir else None)
-        configs = build_stage_configs(run)
-    except ConfigError as err:
-        raise click.ClickException(str(err))
-    if check:
-        click.echo(json.dumps({s: asdict(c) for s, c in configs.items()}, indent=1, default=str))
-        return
-    manifests = run_pipeline(run, runner=runner, beam_args=beam_args, echo=click.echo)
-    for stage, m in manifests.items():
-        click.echo(f"{stage}: {json.dumps(m.get('counts', {}).get(stage, m.get('counts', {})))[:300]}")

@@ -3,7 +3,7 @@
 # builds. SGLang cannot run here (GPU only), but its parser imports on CPU: this script builds a separate
 # venv with `sglang==0.5.23 --no-deps` plus its light deps, reusing the main venv's CPU torch through a
 # .pth file appended last (so nothing of the main venv shadows what is installed here), then runs
-# serving.launch.sglang_parser_check inside it.
+# eaglekit.cli.serve --parser-check inside it.
 # Usage: bench/sglang_parser_check.sh [EXTRA eaglekit serve options...]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,4 +23,4 @@ if [ ! -x "$VENV/bin/python" ] || [ ! -f "$VENV/.ready" ]; then
   touch "$VENV/.ready"
 fi
 cd "$ROOT"
-PYTHONPATH="$ROOT" "$VENV/bin/python" -m serving.launch --parser-check "$@"
+PYTHONPATH="$ROOT" "$VENV/bin/python" -m eaglekit.cli.serve --parser-check "$@"

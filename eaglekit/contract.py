@@ -238,3 +238,48 @@ def features_metadata(target_meta: Mapping[str, Any], *, num_hidden_layers: int,
             "max_length": int(max_length)}
     check_metadata("features", meta, where="features metadata")
     return meta
+
+
+# ---------------------------------------------------------------------------------------------
+# Stage manifests (schemas/manifest.json): one shape for clean, generate and featurize.
+
+@lru_cache(maxsize=None)
+def manifest_spec() -> dict:
+    return json.loads((SCHEMA_DIR / "manifest.json").read_text())
+
+
+def _manifest_type_ok(value: Any, kind: str) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "string_list":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == "object_list":
+        return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    if kind == "step_counts":
+        return isinstance(value, dict) and all(
+            isinstance(c, dict) and isinstance(c.get("in"), int) and isinstance(c.get("out"), int)
+            and isinstance(c.get("dropped"), dict) for c in value.values())
+    raise ContractError(f"bad type {kind!r} in schemas/manifest.json")
+
+
+def check_manifest(manifest: Mapping[str, Any], where: str = "manifest.json") -> None:
+    """Raise ContractError naming every missing or mistyped key of a stage manifest."""
+    spec = manifest_spec()
+    keys = dict(spec["keys"])
+    stage = manifest.get("stage")
+    keys.update(spec["stage_keys"].get(stage, {}) if isinstance(stage, str) else {})
+    problems = []
+    for key, rule in keys.items():
+        if key not in manifest:
+            if rule.get("required"):
+                problems.append(f"missing {key!r} ({rule['description']})")
+        elif not _manifest_type_ok(manifest[key], rule["type"]):
+            problems.append(f"{key!r} should be {rule['type']}")
+        elif "enum" in rule and manifest[key] not in rule["enum"]:
+            problems.append(f"{key!r} is {manifest[key]!r}; allowed: {', '.join(rule['enum'])}")
+    if problems:
+        raise ContractError(f"{where}: does not match schemas/manifest.json: " + "; ".join(problems))

@@ -398,31 +398,3 @@ def launch(cfg: ServeConfig, echo=print) -> int:
     host = "127.0.0.1" if cfg.host in ("0.0.0.0", "::") else cfg.host
     return supervise(cmd, f"http://{host}:{cfg.port}/health", f"http://{host}:{cfg.port}/v1", cfg.health_timeout,
                      echo=echo)
-
-
-def _parser_check(argv: list[str]) -> int:
-    """Entry for bench/sglang_parser_check.sh: build the command from `eaglekit serve` options and have
-    SGLang's own parser accept it; print one JSON line."""
-    import click
-    from serving.commands import serve_config_from_cli
-    cfg = serve_config_from_cli(argv)
-    cfg.backend = "sglang"
-    args = sglang_args(cfg)
-    result = {"command": shlex.join(sglang_command(cfg)), "accepted": False}
-    try:
-        view = sglang_resolved(args)
-        want = {"speculative_algorithm": "EAGLE3", "speculative_num_steps": cfg.num_steps,
-                "speculative_eagle_topk": cfg.topk, "speculative_num_draft_tokens": cfg.num_draft_tokens}
-        parsed = view["parsed"]
-        mism = {k: parsed.get(k) for k, v in want.items() if cfg.draft and parsed.get(k) != v}
-        result.update(view, accepted=not mism, mismatches=mism)
-    except SystemExit as err:
-        result["error"] = f"SGLang's parser exited with {err.code}"
-    click.echo(json.dumps(result, default=str))
-    return 0 if result["accepted"] else 1
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["--parser-check"]:
-        sys.exit(_parser_check(sys.argv[2:]))
-    print(__doc__)

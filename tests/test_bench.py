@@ -5,7 +5,7 @@ import json
 from click.testing import CliRunner
 
 from serving.bench import BenchConfig, run_bench
-from serving.bench_commands import bench
+from eaglekit.cli.bench import bench
 from serving.engine import EagleEngine
 from serving.server import create_app, running_server
 from serving.testing import random_head

@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from beam_jobs.clean import CleanConfig, clean_command, run_clean
+from beam_jobs.clean import CleanConfig, run_clean
+from eaglekit.cli.beam import clean_command
 from beam_jobs.dedupe import BandBatcher, NearDupConfig, band_shard, group_bands, normalise, signature, similarity
 from beam_jobs.readers import ReaderConfig, read_file
 from eaglekit.contract import validate_schema

@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from beam_jobs import pii
-from beam_jobs.clean import CleanConfig, _parse_policies, check_pii_policies, clean_command
+from beam_jobs.clean import CleanConfig, check_pii_policies
+from eaglekit.cli.beam import _parse_policies, clean_command
 from eaglekit.cli import main
 
 

@@ -67,7 +67,7 @@ def test_a_stray_word_stops_a_beam_run_instead_of_being_dropped(tmp_path):
                                   "--decontaminate", str(src), str(tmp_path / "second.jsonl")])
     assert r.exit_code == 2 and "unexpected argument" in r.output and "second.jsonl" in r.output
     assert not (tmp_path / "out").exists()
-    from beam_jobs.commands import beam_flags
+    from eaglekit.cli.beam import beam_flags
     from click import Context, command
     ctx = Context(command("x")(lambda: None))
     ctx.args = ["--project", "p", "--region=eu", "--save_main_session", "--temp_location", "gs://b/t"]

@@ -44,7 +44,7 @@ def test_unknown_stage_flag_is_refused_with_near_matches(tmp_path, flag, hint):
 def test_real_beam_flags_still_pass_through():
     from click import Context, command
 
-    from beam_jobs.commands import beam_flags
+    from eaglekit.cli.beam import beam_flags
     ctx = Context(command("x")(lambda: None))
     ctx.args = ["--project", "p", "--region=eu", "--save_main_session", "--direct_running_mode",
                 "multi_processing", "--direct_num_workers=2", "--setup_file", "./setup.py"]
@@ -363,7 +363,7 @@ def test_every_endpoint_but_health_needs_the_key_and_metrics_are_typed(slow_serv
 
 
 def test_serve_help_documents_the_api_key_env_var():
-    from serving.commands import serve
+    from eaglekit.cli.serve import serve
     r = CliRunner().invoke(serve, ["--help"])
     assert "EAGLEKIT_API_KEY" in r.output
 
@@ -371,7 +371,7 @@ def test_serve_help_documents_the_api_key_env_var():
 def test_serve_dry_run_on_a_cpu_box_prints_the_sglang_command_with_pass_through_args(monkeypatch):
     import torch
 
-    from serving.commands import serve
+    from eaglekit.cli.serve import serve
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     r = CliRunner().invoke(serve, ["--model", "/models/llama", "--draft", "out/head", "--dry-run", "--", "--tp", "2"])
     assert "sglang.launch_server" in r.output and "--tp 2" in r.output, r.output
@@ -408,7 +408,7 @@ def test_export_of_a_run_without_best_and_metrics_after_resume(tmp_path, tiny_ta
 def test_quickstart_reports_acceptance_on_the_bench_scale(tmp_path):
     from rich.console import Console
 
-    from eaglekit.quickstart import QuickstartConfig, print_report
+    from eaglekit.cli.quickstart import QuickstartConfig, print_report
     console = Console(record=True, width=400)
     out = {"results": {"train": {"step": 300, "tokens": 1000, "best_step": 300, "sim_accept_len": 0.3351340405518395,
                                  "best_eval": {"acc": [0.4]}},

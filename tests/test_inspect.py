@@ -8,7 +8,7 @@ import pyarrow.dataset as pds
 import torch
 from click.testing import CliRunner
 
-from eaglekit.data_commands import data
+from eaglekit.cli.data import data
 from eaglekit.shards import read_manifest, write_feature_shards
 from tests.test_shards import H, _meta, _rows
 

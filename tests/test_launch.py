@@ -105,7 +105,7 @@ def test_sglang_and_vllm_commands(dirs):
 
 
 def test_serve_dry_run_cli(dirs):
-    from serving.commands import serve
+    from eaglekit.cli.serve import serve
     root, tdir, _ = dirs
     r = CliRunner().invoke(serve, ["--model", str(tdir), "--draft", str(root / "good"), "--backend", "sglang",
                                    "--topk", "4", "--num-steps", "4", "--dry-run", "--", "--tp-size", "2"])
@@ -179,14 +179,14 @@ def test_sglang_own_parser_accepts_the_command(dirs):
     repo = Path(__file__).resolve().parents[1]
     args = ["--model", str(tdir), "--draft", str(root / "good"), "--topk", "4", "--num-steps", "5",
             "--num-draft-tokens", "8", "--cuda-graph-max-bs", "8", "--max-running-requests", "16"]
-    r = subprocess.run([str(PARSER_VENV / "bin/python"), "-m", "serving.launch", "--parser-check", *args],
+    r = subprocess.run([str(PARSER_VENV / "bin/python"), "-m", "eaglekit.cli.serve", "--parser-check", *args],
                        capture_output=True, text=True, cwd=str(repo), env={**os.environ, "PYTHONPATH": str(repo)},
                        timeout=120)
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert r.returncode == 0 and out["accepted"], (r.stdout, r.stderr[-2000:])
     assert out["parsed"]["speculative_eagle_topk"] == 4 and out["parsed"]["cuda_graph_max_bs_decode"] == 8
     # and the parser does reject what SGLang does not know: the check can fail
-    r = subprocess.run([str(PARSER_VENV / "bin/python"), "-m", "serving.launch", "--parser-check", *args, "--",
+    r = subprocess.run([str(PARSER_VENV / "bin/python"), "-m", "eaglekit.cli.serve", "--parser-check", *args, "--",
                         "--no-such-flag"], capture_output=True, text=True, cwd=str(repo),
                        env={**os.environ, "PYTHONPATH": str(repo)}, timeout=120)
     assert r.returncode != 0

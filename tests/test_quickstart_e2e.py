@@ -6,7 +6,7 @@ import json
 import pytest
 from rich.console import Console
 
-from eaglekit.quickstart import QuickstartConfig, print_report, run_quickstart
+from eaglekit.cli.quickstart import QuickstartConfig, print_report, run_quickstart
 
 
 @pytest.mark.slow

@@ -1,12 +1,14 @@
-"""The `eaglekit` command: a thin click group. It parses options, builds a config and calls the library
-or a pipeline. Stage command groups live beside the code they drive and are imported lazily, so
-`eaglekit --help` stays fast and a group appears only once its module exists.
+"""The `eaglekit` command: the CLI layer, on top of everything else. It parses options, builds a typed
+config and calls the library (eaglekit), a Beam stage (beam_jobs) or the server (serving); all click code
+lives in this package and nothing below it imports it (tests/test_layers.py). Command groups are
+imported lazily, so `eaglekit --help` stays fast.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import json
+import logging
 import sys
 
 import click
@@ -15,12 +17,12 @@ from eaglekit import __version__
 
 # name -> (module, attribute, one-line help). A group is listed only when its module is present.
 STAGE_GROUPS = {
-    "beam": ("beam_jobs.commands", "beam", "Run the Beam data pipelines (clean, generate, featurize)."),
-    "data": ("eaglekit.data_commands", "data", "Inspect and verify feature shards."),
-    "train": ("eaglekit.train_commands", "train", "Train an EAGLE-3 draft head and export it."),
-    "serve": ("serving.commands", "serve", "Serve a target with its draft head (SGLang, vLLM, embedded)."),
-    "bench": ("serving.bench_commands", "bench", "Benchmark acceptance length, TPOT and throughput."),
-    "quickstart": ("eaglekit.quickstart", "quickstart", "Run the whole loop on embedded defaults."),
+    "beam": ("eaglekit.cli.beam", "beam", "Run the Beam data pipelines (clean, generate, featurize)."),
+    "data": ("eaglekit.cli.data", "data", "Inspect and verify feature shards."),
+    "train": ("eaglekit.cli.train", "train", "Train an EAGLE-3 draft head and export it."),
+    "serve": ("eaglekit.cli.serve", "serve", "Serve a target with its draft head (SGLang, vLLM, embedded)."),
+    "bench": ("eaglekit.cli.bench", "bench", "Benchmark acceptance length, TPOT and throughput."),
+    "quickstart": ("eaglekit.cli.quickstart", "quickstart", "Run the whole loop on embedded defaults."),
 }
 
 
@@ -53,6 +55,9 @@ class LazyGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as err:
+            from eaglekit.config import ConfigError
+            if isinstance(err, ConfigError):  # a bad option or config value: a usage error, exit 2
+                raise click.UsageError(str(err), ctx) from err
             # Errors eaglekit raises on purpose (bad input, wrong model, contract mismatch) carry a message
             # that names the problem and the fix: show it, not a traceback. Anything else is a bug: re-raise.
             if _is_user_error(err):
@@ -70,14 +75,22 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+def quiet_beam(verbose: int) -> None:
+    """Beam's own warnings (a multi-process run relays every worker's WARN lines, pages of them) only
+    with -v; errors always."""
+    logging.getLogger("apache_beam").setLevel(logging.WARNING if verbose else logging.ERROR)
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="eaglekit")
-def main():
+@click.option("-v", "--verbose", count=True, help="Also show Beam's warnings (worker logs of multi-process runs).")
+def main(verbose):
     """eaglekit: compliant synthetic data, training and serving for EAGLE-3 draft heads.
 
     The loop: clean -> generate -> featurize (eaglekit beam run ...), inspect (eaglekit data inspect),
     train (eaglekit train), serve (eaglekit serve) and bench (eaglekit bench).
     """
+    quiet_beam(verbose)
 
 
 @main.group()

@@ -1,17 +1,32 @@
-"""`eaglekit beam ...`: the Beam entry points. `eaglekit beam run STAGE` runs one stage; each stage's
-click command lives in its own pipeline module and is imported only when used."""
+"""`eaglekit beam ...`: the Beam entry points. `eaglekit beam run STAGE` runs one stage (clean, generate,
+featurize); `eaglekit beam run --config run.yaml` runs them all from one file. The commands build a stage's
+typed config and call its `run_*` function in beam_jobs/; nothing below this layer knows about click."""
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import json
+from dataclasses import asdict
+from typing import Iterable
 
 import click
 
-# stage -> (module, click command attribute, one-line help)
+from beam_jobs import pii as pii_lib
+from beam_jobs.clean import OUTPUT_FORMATS, CleanConfig, run_clean
+from beam_jobs.dedupe import NearDupConfig
+from beam_jobs.featurize import TEACHERS, FeaturizeConfig, run_featurize
+from beam_jobs.generate import GenerateConfig, run_generate
+from beam_jobs.io import DEFAULT_MAX_DEAD_LETTER_SHARE, YieldError
+from beam_jobs.pii import DEFAULT_MODEL, PiiConfig
+from beam_jobs.pii_names import NAME_EXEMPTIONS
+from beam_jobs.pipeline import build_stage_configs, describe_config, load_run_config, run_pipeline
+from beam_jobs.readers import ReaderConfig
+from eaglekit.config import ConfigError
+from eaglekit.contract import ContractError
+
+# stage -> (click command attribute, one-line help)
 STAGES = {
-    "clean": ("beam_jobs.clean", "clean_command", "Dedupe, decontaminate and PII-filter prompt sets."),
-    "generate": ("beam_jobs.generate", "generate_command", "Write target responses as exact token ids."),
-    "featurize": ("beam_jobs.featurize", "featurize_command", "Capture aux hidden states into Arrow shards."),
+    "clean": ("clean_command", "Dedupe, decontaminate and PII-filter prompt sets."),
+    "generate": ("generate_command", "Write target responses as exact token ids."),
+    "featurize": ("featurize_command", "Capture aux hidden states into Arrow shards."),
 }
 
 
@@ -82,32 +97,26 @@ class StageGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def get_help(self, ctx):
-        from beam_jobs.pipeline import describe_config
         return super().get_help(ctx) + "\n\nConfig file keys (eaglekit beam run --config run.yaml):\n" + \
             "\n".join("  " + line for line in describe_config().splitlines())
 
     def format_options(self, ctx, formatter):
         super().format_options(ctx, formatter)
         # `beam run --config run.yaml ...` is routed to the config command: its options belong in this help
-        from beam_jobs.pipeline import config_command
         rows = [r for p in config_command.get_params(ctx) if (r := p.get_help_record(ctx)) and "--help" not in r[0]]
         with formatter.section("Options with --config (every stage from one YAML file)"):
             formatter.write_dl(rows)
 
     def list_commands(self, ctx):
-        return [s for s, (mod, _, _) in STAGES.items() if importlib.util.find_spec(mod) is not None]
+        return list(STAGES)
 
     def get_command(self, ctx, name):
         if name == "config":
-            from beam_jobs.pipeline import config_command
             return config_command
-        if name not in STAGES or importlib.util.find_spec(STAGES[name][0]) is None:
-            return None
-        module, attr, _ = STAGES[name]
-        return getattr(importlib.import_module(module), attr)
+        return globals()[STAGES[name][0]] if name in STAGES else None
 
     def format_commands(self, ctx, formatter):
-        rows = [(s, STAGES[s][2]) for s in self.list_commands(ctx)]
+        rows = [(s, STAGES[s][1]) for s in self.list_commands(ctx)]
         if rows:  # click refuses an empty definition list
             with formatter.section("Stages"):
                 formatter.write_dl(rows)
@@ -126,3 +135,215 @@ def run():
     --setup_file ./setup.py, --direct_running_mode multi_processing --direct_num_workers 2); a flag that
     neither the stage nor Beam knows stops the run before any work, naming near matches.
     """
+
+
+# ---------------------------------------------------------------------------------------------
+# clean
+
+
+def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
+    """(policies, entity types to keep) from ENTITY=POLICY specs over the defaults; the names are checked
+    against the PII engine by run_clean (check_pii_policies)."""
+    policies, keep = dict(pii_lib.DEFAULT_POLICIES), []
+    allowed = (*pii_lib.POLICIES, "keep")  # read now: the pii module may add policies
+    for spec in specs:
+        entity, sep, policy = spec.partition("=")
+        entity, policy = entity.strip(), policy.strip()
+        if not sep or not entity or policy not in allowed:
+            forms = ", ".join(f"ENTITY={p}" for p in allowed)
+            raise click.BadParameter(f"{spec!r}: use {forms} (e.g. PERSON=drop)", param_hint="--pii-policy")
+        if policy == "keep":
+            policies.pop(entity, None)
+            keep.append(entity)
+        else:
+            policies[entity] = policy
+            keep = [k for k in keep if k != entity]
+    return policies, keep
+
+
+def _name_exemptions(spec: str) -> tuple[str, ...]:
+    """`--pii-keep-names-in`: 'none' or a comma-separated subset of NAME_EXEMPTIONS (checked by PiiConfig)."""
+    spec = spec.strip()
+    return () if spec in ("", "none") else tuple(p.strip() for p in spec.split(",") if p.strip())
+
+
+@click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--input", "inputs", multiple=True, required=True, help="Prompt file, glob or gs:// path (repeatable).")
+@click.option("--output", required=True, help="Output directory (replaced atomically).")
+@click.option("--runner", default="DirectRunner", show_default=True, help="DirectRunner | DataflowRunner | ...")
+@click.option("--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default="parquet", show_default=True)
+@click.option("--all-turns", is_flag=True, help="Every user turn becomes its own prompt (default: the first).")
+@click.option("--prompt-field", multiple=True, help="Field(s) holding a flat prompt (default: prompt, text, instruction, question, input).")
+@click.option("--messages-field", multiple=True, help="Field(s) holding chat messages (default: conversations, messages).")
+@click.option("--category-field", default="category", show_default=True)
+@click.option("--source-name", default=None, help="Data set name (default: each file's stem).")
+@click.option("--max-chars", type=int, default=16000, show_default=True, help="Longer prompts become dead letters.")
+@click.option("--near-threshold", type=float, default=0.8, show_default=True, help="MinHash Jaccard threshold.")
+@click.option("--near-shards", type=int, default=256, show_default=True,
+              help="Shards of the LSH band space; each is grouped in one worker's memory: raise it for inputs of "
+                   "millions of prompts (about prompts x 11 bands / 200k).")
+@click.option("--no-near-dedupe", is_flag=True)
+@click.option("--decontaminate", multiple=True,
+              help="Evaluation prompt set(s): input prompts that contain one of their prompts (also with text "
+                   "around it or case, spacing or punctuation edits) are dropped (repeatable).")
+@click.option("--decontam-threshold", type=float, default=0.8, show_default=True,
+              help="Containment: the share of an evaluation prompt's 25-letter n-grams an input prompt must hold "
+                   "to be dropped (evaluation prompts under 25 letters must appear whole).")
+@click.option("--pii-model", default=DEFAULT_MODEL, show_default=True, help="spaCy model for Presidio's NER.")
+@click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
+@click.option("--pii-threshold", type=float, default=0.3, show_default=True)
+@click.option("--pii-keep-names-in", default=",".join(NAME_EXEMPTIONS), show_default=True,
+              help="Where a person's name is kept unless the text also holds contact details: any of "
+                   f"{', '.join(NAME_EXEMPTIONS)} (comma-separated), or 'none' to redact every name found.")
+@click.option("--max-dead-letter-share", type=float, default=DEFAULT_MAX_DEAD_LETTER_SHARE, show_default=True,
+              help="Fail when more than this share of records were unreadable (duplicates and PII drops never count).")
+@click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
+@click.pass_context
+def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,
+                  source_name, max_chars, near_threshold, near_shards, no_near_dedupe, decontaminate, decontam_threshold,
+                  pii_model, pii_policy, pii_threshold, pii_keep_names_in, max_dead_letter_share, no_pii):
+    """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
+    reader = ReaderConfig(all_user_turns=all_turns, category_field=category_field, source_name=source_name,
+                          max_chars=max_chars)
+    if prompt_field:
+        reader.prompt_fields = tuple(prompt_field)
+    if messages_field:
+        reader.messages_fields = tuple(messages_field)
+    policies, keep = _parse_policies(pii_policy)
+    try:  # a bad number (threshold, shards, policy) is a message, not a traceback
+        cfg = CleanConfig(inputs=list(inputs), output=output, reader=reader,
+                          near=NearDupConfig(threshold=near_threshold, shards=near_shards),
+                          near_dedupe=not no_near_dedupe, decontaminate=list(decontaminate),
+                          decontam_threshold=decontam_threshold,
+                          pii=PiiConfig(model=pii_model, policies=policies, score_threshold=pii_threshold,
+                                        name_exemptions=_name_exemptions(pii_keep_names_in)),
+                          pii_enabled=not no_pii, pii_keep=keep, output_format=output_format,
+                          max_dead_letter_share=max_dead_letter_share)
+        manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
+    except (FileNotFoundError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    c = manifest["counts"]
+    click.echo(f"clean: {c['records_in']} records, {c['prompts_in']} prompts in, {c['prompts_out']} out; "
+               f"dropped {json.dumps(c['dropped'])}; wrote {output}")
+
+
+# ---------------------------------------------------------------------------------------------
+# generate
+
+@click.command("generate", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--input", "input_", required=True, help="Clean output dir (prompts-*.parquet).")
+@click.option("--output", required=True, help="Output dir for conversations-*.parquet + manifest.json.")
+@click.option("--target", default="embedded", show_default=True, help="Target spec: embedded | tiny | folder | .gguf | hub id.")
+@click.option("--backend", type=click.Choice(["hf", "openai"]), default="hf", show_default=True)
+@click.option("--api-base", default="http://127.0.0.1:8000", show_default=True, help="openai backend: server URL.")
+@click.option("--api-flavor", type=click.Choice(["vllm", "sglang"]), default="vllm", show_default=True)
+@click.option("--api-model", default=None, help="openai backend: served model name.")
+@click.option("--system-prompt", default=None, help="System prompt for prompts that have none.")
+@click.option("--max-new-tokens", type=int, default=256, show_default=True)
+@click.option("--max-prompt-tokens", type=int, default=None)
+@click.option("--temperature", type=float, default=0.0, show_default=True, help="0 = greedy.")
+@click.option("--top-p", type=float, default=1.0, show_default=True)
+@click.option("--top-k", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--batch-size", type=int, default=8, show_default=True)
+@click.option("--max-turns", type=int, default=8, show_default=True)
+@click.option("--dtype", default="float32", show_default=True)
+@click.option("--device", default="cpu", show_default=True)
+@click.option("--limit", type=int, default=None, help="Answer at most N prompts (smoke runs).")
+@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
+              help="Fail (exit 1) when more than this share of prompts become dead letters (1: never); a run "
+                   "that answers none of a non-empty input always fails.")
+@click.option("--runner", default="DirectRunner", show_default=True)
+@click.pass_context
+def generate_command(ctx, input_, output, target, backend, api_base, api_flavor, api_model, system_prompt,
+                     max_new_tokens, max_prompt_tokens, temperature, top_p, top_k, seed, batch_size, max_turns,
+                     dtype, device, limit, max_dead_letter_share, runner):
+    """Answer clean prompts with the target itself; store exact token ids."""
+    cfg = GenerateConfig(input=input_, output=output, target=target, backend=backend, api_base=api_base,
+                         api_flavor=api_flavor, api_model=api_model, system_prompt=system_prompt,
+                         max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens,
+                         temperature=temperature, top_p=top_p, top_k=top_k, seed=seed, batch_size=batch_size,
+                         max_turns=max_turns, dtype=dtype, device=device, limit=limit,
+                         max_dead_letter_share=max_dead_letter_share)
+    try:
+        manifest = run_generate(cfg, runner=runner, beam_args=beam_flags(ctx))
+    except (ContractError, YieldError) as err:
+        raise click.ClickException(str(err)) from err
+    c = manifest["counts"]["generate"]
+    click.echo(f"generate: {c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']} -> {output}")
+
+
+# ---------------------------------------------------------------------------------------------
+# featurize
+
+def _ids(value):
+    if not value:
+        return None
+    return tuple(int(v) for v in value.split(","))
+
+
+@click.command("featurize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--input", "input_", required=True, help="Generate output dir (conversations-*.parquet).")
+@click.option("--output", required=True, help="Output dir for shard-*.arrow + manifest.json.")
+@click.option("--target", default="embedded", show_default=True)
+@click.option("--aux-layers", default=None, help="Three comma-separated layer ids (default: EAGLE-3's).")
+@click.option("--aux-convention", type=click.Choice(["hf", "sglang"]), default="hf", show_default=True,
+              help="Convention of --aux-layers (hf = output_hidden_states index; sglang = hf - 1).")
+@click.option("--codec", type=click.Choice(["bf16", "fp8"]), default="bf16", show_default=True)
+@click.option("--teacher", type=click.Choice(list(TEACHERS)), default="final_hidden_prenorm", show_default=True)
+@click.option("--topk", type=int, default=32, show_default=True)
+@click.option("--max-length", type=int, default=2048, show_default=True)
+@click.option("--overflow", type=click.Choice(["truncate", "drop"]), default="truncate", show_default=True)
+@click.option("--batch-tokens", type=int, default=4096, show_default=True)
+@click.option("--max-shard-tokens", type=int, default=None)
+@click.option("--compression", type=click.Choice(["auto", "zstd", "none"]), default="auto", show_default=True)
+@click.option("--dtype", default="float32", show_default=True)
+@click.option("--device", default="cpu", show_default=True)
+@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
+              help="Fail (exit 1) when more than this share of conversations become dead letters (1: never); a "
+                   "run that writes no rows from a non-empty input always fails.")
+@click.option("--runner", default="DirectRunner", show_default=True)
+@click.pass_context
+def featurize_command(ctx, input_, output, target, aux_layers, aux_convention, codec, teacher, topk, max_length,
+                      overflow, batch_tokens, max_shard_tokens, compression, dtype, device, max_dead_letter_share,
+                      runner):
+    """Capture aux hidden states and the teacher into Arrow shards."""
+    cfg = FeaturizeConfig(input=input_, output=output, target=target, aux_layer_ids=_ids(aux_layers),
+                          aux_layer_convention=aux_convention, hidden_codec=codec, teacher=teacher, topk=topk,
+                          max_length=max_length, overflow=overflow, batch_tokens=batch_tokens,
+                          max_shard_tokens=max_shard_tokens, compression=None if compression == "none" else compression,
+                          dtype=dtype, device=device, max_dead_letter_share=max_dead_letter_share)
+    try:
+        manifest = run_featurize(cfg, runner=runner, beam_args=beam_flags(ctx))
+    except (ContractError, YieldError) as err:
+        raise click.ClickException(str(err)) from err
+    c = manifest["counts"]["featurize"]
+    click.echo(f"featurize: {c['in']} conversations -> {c['out']} rows, {manifest['num_tokens']} tokens in "
+               f"{len(manifest['shards'])} shard(s), dropped {c['dropped']}, truncated {manifest['truncated']} -> {output}")
+
+
+# ---------------------------------------------------------------------------------------------
+# every stage from one YAML file: `eaglekit beam run --config run.yaml [--runner R] [beam flags]`
+
+
+@click.command("config", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+              help="YAML run config (see `eaglekit beam run --help` for every key).")
+@click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
+@click.option("--workdir", default=None, help="Override the config's workdir.")
+@click.option("--check", is_flag=True, help="Only validate the config and print the resolved stage configs.")
+@click.pass_context
+def config_command(ctx, config_path, runner, workdir, check):
+    """Run clean -> generate -> featurize from one config file."""
+    beam_args = beam_flags(ctx)  # a mistyped flag (`--chek`) stops here, before any stage runs
+    try:
+        run = load_run_config(config_path, {"workdir": workdir} if workdir else None)
+        configs = build_stage_configs(run)
+    except ConfigError as err:
+        raise click.ClickException(str(err))
+    if check:
+        click.echo(json.dumps({s: asdict(c) for s, c in configs.items()}, indent=1, default=str))
+        return
+    manifests = run_pipeline(run, runner=runner, beam_args=beam_args, echo=click.echo)
+    for stage, m in manifests.items():
+        click.echo(f"{stage}: {json.dumps(m.get('counts', {}).get(stage, m.get('counts', {})))[:300]}")

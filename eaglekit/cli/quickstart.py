@@ -2,8 +2,8 @@
 SmolLM2 target, CPU): clean -> generate -> featurize -> train -> export -> bench, on the prompt set
 shipped in eaglekit/data, ending with a short report.
 
-It is an orchestrator, so unlike the rest of the library it calls into beam_jobs/ and serving/. It is
-resumable: a stage whose output is complete (manifest or summary present and valid) is skipped.
+It is an orchestrator in the CLI layer: it calls the Beam stages (beam_jobs/), the library's training
+and export, and serving/'s bench. It is resumable: a stage whose output is complete (manifest or summary present and valid) is skipped.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-PROMPTS = Path(__file__).resolve().parent / "data" / "prompts.jsonl"
+PROMPTS = Path(__file__).resolve().parents[1] / "data" / "prompts.jsonl"
 
 
 @dataclass
@@ -145,8 +145,8 @@ def quickstart(workdir, prompts, train_steps, target):
 
 
 def _stage_counts(manifest: dict) -> list[tuple[str, dict]]:
-    counts = manifest.get("stages") or manifest.get("counts", {})  # clean reports one entry per step
-    return [(k, v) for k, v in counts.items() if isinstance(v, dict) and "in" in v]
+    """Per-step counts of a stage manifest (schemas/manifest.json: `stages` in every stage's)."""
+    return list(manifest.get("stages", {}).items())
 
 
 def print_report(cfg: QuickstartConfig, out: dict, console) -> None:

@@ -4,11 +4,14 @@ Anything after `--` is passed to SGLang / vLLM unchanged.
 """
 from __future__ import annotations
 
+import json
+import shlex
 import sys
 
 import click
 
-from serving.launch import LaunchError, ServeConfig, default_draft_tokens
+from serving.launch import (LaunchError, ServeConfig, default_draft_tokens, sglang_args, sglang_command,
+                            sglang_resolved)
 
 
 def _options(f):
@@ -121,3 +124,29 @@ def serve(**params):
         sys.exit(launch(cfg, echo=click.echo))
     except LaunchError as err:
         raise click.ClickException(str(err))
+
+
+def _parser_check(argv: list[str]) -> int:
+    """Entry for bench/sglang_parser_check.sh: build the command from `eaglekit serve` options and have
+    SGLang's own parser accept it; print one JSON line."""
+    cfg = serve_config_from_cli(argv)
+    cfg.backend = "sglang"
+    args = sglang_args(cfg)
+    result = {"command": shlex.join(sglang_command(cfg)), "accepted": False}
+    try:
+        view = sglang_resolved(args)
+        want = {"speculative_algorithm": "EAGLE3", "speculative_num_steps": cfg.num_steps,
+                "speculative_eagle_topk": cfg.topk, "speculative_num_draft_tokens": cfg.num_draft_tokens}
+        parsed = view["parsed"]
+        mism = {k: parsed.get(k) for k, v in want.items() if cfg.draft and parsed.get(k) != v}
+        result.update(view, accepted=not mism, mismatches=mism)
+    except SystemExit as err:
+        result["error"] = f"SGLang's parser exited with {err.code}"
+    click.echo(json.dumps(result, default=str))
+    return 0 if result["accepted"] else 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--parser-check"]:
+        sys.exit(_parser_check(sys.argv[2:]))
+    serve()
