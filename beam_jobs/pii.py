@@ -321,7 +321,7 @@ class PiiFilter:
                 results += self.analyzer.analyze(text, language=self.cfg.language, entities=patterns,
                                                  nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
             if self.person:
-                contact = any(r.entity_type in CONTACT_DETAILS for r in results)
+                contact = [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS]
                 results += [RecognizerResult("PERSON", s, e, score) for s, e, score in
                             person_spans(text, doc, self.names, contact, self.langid, cased_docs.get(i))]
             out.append(apply_policy(text, results, self.cfg.policies) if results else PiiResult(text, {}, None))

@@ -13,7 +13,8 @@ Deciding (the policy, see README "PII policy"): a person's name is redacted, exc
   - in an article-length passage (a news story, an encyclopedia text: names there are of public figures),
   - a lone first name in an arithmetic word problem (an invented character),
 and none of these exceptions holds in a text that also holds contact details (email, phone, address,
-card, account or ID numbers) or says whose details they are ("my name is", "Dear ...").
+card, account or ID numbers) or says whose details they are ("my name is", "Dear ..."); in an article,
+only the names beside a contact detail (a journalist's byline email) lose the exception.
 """
 from __future__ import annotations
 
@@ -59,8 +60,8 @@ before up out very more most such these those here were being""".split())
 @dataclass
 class NameConfig:
     exemptions: tuple[str, ...] = NAME_EXEMPTIONS   # which of NAME_EXEMPTIONS keep a name
-    article_chars: int = 700                       # an article: at least this long ...
-    article_sentences: int = 5                     # ... and this many sentences
+    article_chars: int = 600                       # an article: at least this long ...
+    article_sentences: int = 4                     # ... and this many sentences
 
     def __post_init__(self):
         bad = [e for e in self.exemptions if e not in NAME_EXEMPTIONS]
@@ -259,11 +260,11 @@ def is_word_problem(text: str) -> bool:
     return len(_NUMBER.findall(text)) >= 2 and ("?" in text or bool(_QUANTITY.search(text)))
 
 
-def person_spans(text: str, doc, cfg: NameConfig, contact_details: bool, langid=None,
+def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[int, int]], langid=None,
                  cased_doc=None) -> list[tuple[int, int, float]]:
     """PERSON spans of `text` to redact: (start, end, score). `doc` is spaCy's parse of `text`;
     `cased_doc` its parse of `capitalised_copy(text)` when the text is all lower case; `contact_details`
-    whether a pattern recognizer found an email, phone, address or ID number in it."""
+    the spans where a pattern recognizer found an email, phone, address or ID number."""
     ner: list[tuple[int, int]] = []
     for d in (doc, cased_doc):
         if d is None:
@@ -279,16 +280,18 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: bool, langid=
     ner = [complete(text, s, e) for s, e in ner + weak_cue_names(text) if text[s:e].strip()]
     titled = [complete(text, s, e) for s, e in title_names(text)]
     cued = [complete(text, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
-    ner += structural_names(text, contact_details, ner + titled + cued)
+    ner += structural_names(text, bool(contact_details), ner + titled + cued)
 
     keep = set(cfg.exemptions)
     article = "article" in keep and is_article(text, cfg)
     # contact details make any text about a private person; a first-person cue ("my name") does so except
     # in an article, where it is somebody quoted
-    personal = contact_details or not article and bool(_PERSONAL.search(text))
+    personal = not article and (bool(contact_details) or bool(_PERSONAL.search(text)))
     if not personal:
-        if article:
-            ner, titled = [], []
+        if article:  # only the names near a contact detail (its sentence, or 100 characters) are its owner's
+            near = [(max(0, a - 100), b + 100) for a, b in contact_details]
+            ner = [(s, e) for s, e in ner if any(a <= s and e <= b for a, b in near)]
+            titled = [(s, e) for s, e in titled if any(a <= s and e <= b for a, b in near)]
         if (ner or titled) and "word_problem" in keep and is_word_problem(text):
             ner, titled = [], []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
         if (ner or titled) and "non_english" in keep and langid is not None:

@@ -130,7 +130,7 @@ def test_rankings_do_not_make_a_word_problem(pii):
     assert "Alex" not in r.text and "Duffy" not in r.text, r.text
 
 
-def test_article_keeps_public_names_but_contact_details_void_the_exemption(pii):
+def test_article_keeps_public_names_except_beside_contact_details(pii):
     article = ("Summarize: The minister Hillary Clinton arrived in Des Moines on Tuesday. Her van dropped her off at "
                "a fruit company in Norwalk. Reporters followed the motorcade for an hour. Staff said the visit was "
                "planned weeks ago. Clinton spoke to workers about wages and trade. The campaign said more stops "
@@ -140,8 +140,13 @@ def test_article_keeps_public_names_but_contact_details_void_the_exemption(pii):
                "first, followed the motorcade all day, and drivers in both wore the same dark suits. The next stop is "
                "a school in the north of the state.")
     assert pii(article).text == article
-    leaked = pii(article + " Contact her aide on +1-984-182-0190.")
-    assert "Hillary" not in leaked.text and "984-182-0190" not in leaked.text
+    # a contact detail in an article: the names beside it are its owner's, the rest stay public
+    r = pii(article + " Readers can reach her aide Mary Jones on +1-984-182-0190.")
+    assert "Mary Jones" not in r.text and "984-182-0190" not in r.text, r.text
+    assert r.text.startswith("Summarize: The minister Hillary Clinton arrived")
+    # outside an article, a contact detail makes the whole text about a private person
+    short = pii("Hillary Clinton called. Her aide is on +1-984-182-0190.")
+    assert "Hillary" not in short.text and "984-182-0190" not in short.text
 
 
 def test_name_exemptions_can_be_switched_off():
