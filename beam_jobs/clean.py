@@ -16,7 +16,7 @@ import functools
 import json
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 import apache_beam as beam
@@ -32,6 +32,7 @@ from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 from eaglekit.checksums import file_sha256
+from eaglekit.config import setting
 
 STAGE = "clean"
 STAGES = ("read", "extract", "exact_dedupe", "near_dedupe", "decontaminate", "pii")
@@ -42,26 +43,28 @@ PII_STEP = "Pii"  # the transform whose workers the fork server starts with the 
 @dataclass
 class CleanConfig:
     """Everything `eaglekit beam run clean` does; the CLI builds exactly this."""
-    inputs: list[str]
-    output: str
-    reader: ReaderConfig = field(default_factory=ReaderConfig)
-    near: NearDupConfig = field(default_factory=NearDupConfig)
-    near_dedupe: bool = True
-    decontaminate: list[str] = field(default_factory=list)   # evaluation prompt sets (any reader format)
+    inputs: list[str] = setting(help="prompt files, globs or gs:// paths (JSONL, ShareGPT JSON, Parquet; .gz too)")
+    output: str = setting(help="output folder (replaced atomically)")
+    reader: ReaderConfig = setting(factory=ReaderConfig)
+    near: NearDupConfig = setting(factory=NearDupConfig)
+    near_dedupe: bool = setting(True, "drop near duplicates (MinHash LSH candidates, verified by exact Jaccard)")
+    decontaminate: list[str] = setting(factory=list, help="evaluation prompt sets (any reader format)")
     # Containment (share of an evaluation prompt's n-letter grams found in a prompt) at or above which the prompt
     # is dropped. Planted copies (text added around it; whitespace, case, punctuation edits) score 1.0; on 19k
     # ordinary prompts against 94 evaluation prompts none scored above 0.43 (shared template openings), so 0.8
     # leaves room on both sides, and still drops a copy of a long evaluation prompt with a word edited.
-    decontam_threshold: float = 0.8
-    decontam_chars: int = CONTAIN_CHARS                      # containment n-gram length, in letters and digits
-    pii: PiiConfig = field(default_factory=PiiConfig)
-    pii_enabled: bool = True
-    pii_keep: list[str] = field(default_factory=list)        # entity types --pii-policy X=keep took out (checked too)
-    pii_batch: int = 256                                     # prompts per PII batch (BatchElements max)
-    output_format: str = "parquet"
+    decontam_threshold: float = setting(0.8, "containment (share of an evaluation prompt's n-letter grams in a "
+                                              "prompt) at or above which the prompt is dropped")
+    decontam_chars: int = setting(CONTAIN_CHARS, "containment n-gram length, in letters and digits")
+    pii: PiiConfig = setting(factory=PiiConfig)
+    pii_enabled: bool = setting(True, "find and redact / drop PII (see pii)")
+    pii_keep: list[str] = setting(factory=list, help="entity types --pii-policy X=keep took out (checked too)")
+    pii_batch: int = setting(256, "prompts per PII batch (BatchElements max)")
+    output_format: str = setting("parquet", choices=OUTPUT_FORMATS)
     # a run fails when more than this share of records were unreadable (malformed, no user turn, ...);
     # duplicates, contamination and PII drops are the stage working and never count
-    max_dead_letter_share: float | None = bio.DEFAULT_MAX_DEAD_LETTER_SHARE
+    max_dead_letter_share: float | None = setting(bio.DEFAULT_MAX_DEAD_LETTER_SHARE, "fail when more than this share of "
+                                                  "records were unreadable (duplicates and PII drops never count)")
 
     def __post_init__(self):
         if not self.inputs:

@@ -25,6 +25,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from eaglekit.config import setting
+
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _ALNUM = re.compile(r"[^\W_]+")  # letters and digits: the units of the containment letter stream
@@ -41,19 +43,20 @@ def exact_key(norm: str) -> str:
 
 @dataclass
 class NearDupConfig:
-    threshold: float = 0.8        # exact Jaccard of the shingle sets at or above which two prompts are near duplicates
-    num_perm: int = 128           # MinHash permutations (candidate generation only; pairs are verified exactly)
-    shingle: str = "char"         # shingle kind: char (n-grams of characters) or word (n-grams of words)
-    ngram: int = 3                # shingle length (characters or words)
-    seed: int = 1
-    lsh_recall: float = 0.995     # LSH bands are chosen so a pair at the threshold becomes a candidate with this probability
-    lsh_spurious: float = 0.25    # ... and a pair at half the threshold at most with this one (fewer bands, more checks)
-    max_group: int = 1000         # representatives compared per LSH bucket (bounds the pairwise work)
+    threshold: float = setting(0.8, "exact Jaccard of the shingle sets at or above which two prompts are near duplicates")
+    num_perm: int = setting(128, "MinHash permutations (candidate generation only; pairs are verified exactly)")
+    shingle: str = setting("char", "shingle kind: char (n-grams of characters) or word (n-grams of words)", choices=("char", "word"))
+    ngram: int = setting(3, "shingle length (characters or words)")
+    seed: int = setting(1)
+    lsh_recall: float = setting(0.995, "LSH bands are chosen so a pair at the threshold becomes a candidate with this probability")
+    lsh_spurious: float = setting(0.25, "... and a pair at half the threshold at most with this one (fewer bands, more checks)")
+    max_group: int = setting(1000, "representatives compared per LSH bucket (bounds the pairwise work)")
     # Band entries travel to the bucket stage in batches, one per shard of the band-key space, instead of one
     # element per (prompt, band): Beam's per-element cost was most of the stage. A shard holds about
     # prompts x bands / shards entries in one worker's memory: raise it for very large inputs (~200k a shard).
-    shards: int = 256
-    batch_entries: int = 20_000   # a sketching worker sends its batches once it holds this many entries
+    shards: int = setting(256, "shards of the LSH band space, each grouped in one worker's memory: raise it for "
+                                    "inputs of millions of prompts (about prompts x 11 bands / 200k)")
+    batch_entries: int = setting(20_000, "a sketching worker sends its batches once it holds this many entries")
 
     def __post_init__(self):
         if self.shingle not in SHINGLE_KINDS:

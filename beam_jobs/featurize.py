@@ -23,7 +23,7 @@ import torch
 
 from eaglekit import __version__
 from eaglekit.chat import join_turns
-from eaglekit.config import ConfigError
+from eaglekit.config import ConfigError, setting
 from eaglekit.contract import features_metadata, require_same, validate_schema
 
 STAGE = "featurize"
@@ -33,23 +33,34 @@ CODEC_ALIASES = {"bf16": "bf16", "fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3"}
 
 @dataclass
 class FeaturizeConfig:
-    input: str                              # generate output dir (conversations-*.parquet)
-    output: str
-    target: str = "embedded"
-    aux_layer_ids: tuple[int, ...] | None = None  # None: EAGLE-3 defaults for the target
-    aux_layer_convention: str = "hf"        # convention of aux_layer_ids given here (stored ids are hf)
-    hidden_codec: str = "bf16"              # bf16 | fp8 (e4m3 + per-token scale)
-    teacher: str = "final_hidden_prenorm"   # final_hidden_prenorm | final_hidden_postnorm | topk_logprobs
-    topk: int = 32
-    max_length: int = 2048
-    overflow: str = "truncate"              # truncate | drop rows longer than max_length
-    batch_tokens: int = 4096                # padded tokens per forward pass
-    max_shard_tokens: int | None = None     # default: ~256 MB of features per shard
-    compression: str | None = "auto"        # auto | zstd | None
-    dtype: str = "float32"
-    device: str = "cpu"
-    accelerator: str | None = None      # Beam resource hint for the model step (Dataflow GPU workers), e.g. type:nvidia-l4;count:1;install-nvidia-driver
-    max_dead_letter_share: float = 0.5  # fail the run when more than this share of conversations become dead letters (1.0: off); no rows from some input always fails
+    input: str = setting(help="Generate output dir (conversations-*.parquet) or a glob of such files.")
+    output: str = setting(help="Output dir for shard-*.arrow + manifest.json.")
+    target: str = setting("embedded", "Target spec; the model that generated the conversations.")
+    aux_layer_ids: tuple[int, ...] | None = setting(None, "Three comma-separated layer ids (default: EAGLE-3's).",
+                                                    flag="--aux-layers")
+    aux_layer_convention: str = setting("hf", "Convention of the aux layer ids given here (hf = output_hidden_states "
+                                              "index; sglang = hf - 1); shards store hf.",
+                                        choices=("hf", "sglang"), flag="--aux-convention")
+    hidden_codec: str = setting("bf16", "bf16, or fp8 (e4m3 + a per-token scale).", choices=("bf16", "fp8"),
+                                flag="--codec")
+    teacher: str = setting("final_hidden_prenorm", "What the head learns from.", choices=TEACHERS)
+    topk: int = setting(32, "Log-probs kept per position (teacher topk_logprobs).")
+    max_length: int = setting(2048, "Longest row in tokens.")
+    overflow: str = setting("truncate", "Rows longer than max_length: truncate or drop.", choices=("truncate", "drop"))
+    batch_tokens: int = setting(4096, "Padded tokens per forward pass.")
+    max_shard_tokens: int | None = setting(None, "Tokens per shard (default: ~256 MB of features per shard).")
+    compression: str | None = setting("auto", "Shard compression (none: off).", choices=("auto", "zstd", "none"))
+    dtype: str = setting("float32", "Model dtype.")
+    device: str = setting("cpu", "cpu or cuda.")
+    accelerator: str | None = setting(None, "Beam resource hint for the model step (Dataflow GPU workers), e.g. "
+                                            "type:nvidia-l4;count:1;install-nvidia-driver.", cli=False)
+    max_dead_letter_share: float = setting(0.5, "Fail (exit 1) when more than this share of conversations become dead "
+                                                "letters (1: never); a run that writes no rows from a non-empty input "
+                                                "always fails.", low=0.0, high=1.0)
+
+    def __post_init__(self):
+        if self.compression == "none":  # the CLI's and YAML's word for no compression
+            self.compression = None
 
     def codec(self) -> str:
         if self.hidden_codec not in CODEC_ALIASES:

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from eaglekit import __version__
 from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
-from eaglekit.config import ConfigError
+from eaglekit.config import ConfigError, setting
 from eaglekit.contract import arrow_schema, validate_schema
 
 STAGE = "generate"
@@ -29,28 +29,32 @@ STAGE = "generate"
 
 @dataclass
 class GenerateConfig:
-    input: str                          # clean output dir (prompts-*.parquet) or a glob of such files
-    output: str
-    target: str = "embedded"            # model spec (eaglekit.models); its tokenizer renders the prompts
-    backend: str = "hf"                 # hf | openai
-    api_base: str = "http://127.0.0.1:8000"
-    api_flavor: str = "vllm"            # vllm (/v1/completions + return_token_ids) | sglang (/generate)
-    api_model: str | None = None        # served model name (default: target model id)
-    api_timeout_s: float = 600.0
-    system_prompt: str | None = None    # used only when a prompt has no system message of its own
-    max_new_tokens: int = 256
-    max_prompt_tokens: int | None = None  # default: model context minus max_new_tokens
-    temperature: float = 0.0            # 0 = greedy
-    top_p: float = 1.0
-    top_k: int = 0                      # 0 = off
-    seed: int | None = None
-    batch_size: int = 8                 # sequences per generate() call (hf) / concurrent requests (openai)
-    max_turns: int = 8                  # user turns answered per conversation
-    dtype: str = "float32"
-    device: str = "cpu"
-    limit: int | None = None            # read at most this many prompts (smoke runs)
-    max_dead_letter_share: float = 0.5  # fail the run when more than this share of prompts become dead letters (1.0: off); no output from some input always fails
-    accelerator: str | None = None      # Beam resource hint for the model step (Dataflow GPU workers), e.g. type:nvidia-l4;count:1;install-nvidia-driver
+    input: str = setting(help="Clean output dir (prompts-*.parquet) or a glob of such files.")
+    output: str = setting(help="Output dir for conversations-*.parquet + manifest.json.")
+    target: str = setting("embedded", "Target spec: embedded | tiny | folder | .gguf | hub id; its tokenizer renders the prompts.")
+    backend: str = setting("hf", "hf: transformers in-process; openai: an OpenAI-compatible server.", choices=("hf", "openai"))
+    api_base: str = setting("http://127.0.0.1:8000", "openai backend: server URL.")
+    api_flavor: str = setting("vllm", "openai backend: vllm (/v1/completions + return_token_ids) or sglang (/generate).",
+                              choices=("vllm", "sglang"))
+    api_model: str | None = setting(None, "openai backend: served model name (default: the target's model id).")
+    api_timeout_s: float = setting(600.0, "openai backend: seconds to wait for one response.")
+    system_prompt: str | None = setting(None, "System prompt for prompts that have none.")
+    max_new_tokens: int = setting(256, "Tokens generated per answer at most.")
+    max_prompt_tokens: int | None = setting(None, "Longest prompt (default: the model context minus max_new_tokens).")
+    temperature: float = setting(0.0, "0 = greedy.")
+    top_p: float = setting(1.0, "Nucleus sampling.")
+    top_k: int = setting(0, "Top-k sampling; 0 = off.")
+    seed: int | None = setting(None, "Sampling seed.")
+    batch_size: int = setting(8, "Sequences per generate() call (hf) / concurrent requests (openai).")
+    max_turns: int = setting(8, "User turns answered per conversation.")
+    dtype: str = setting("float32", "Model dtype (float32 on CPU; bfloat16 / float16 on GPU).")
+    device: str = setting("cpu", "cpu or cuda.")
+    limit: int | None = setting(None, "Answer at most N prompts (smoke runs).")
+    max_dead_letter_share: float = setting(0.5, "Fail (exit 1) when more than this share of prompts become dead letters "
+                                                "(1: never); a run that answers none of a non-empty input always fails.",
+                                           low=0.0, high=1.0)
+    accelerator: str | None = setting(None, "Beam resource hint for the model step (Dataflow GPU workers), e.g. "
+                                            "type:nvidia-l4;count:1;install-nvidia-driver.", cli=False)
 
     def sampling(self) -> dict:
         return {"temperature": float(self.temperature), "top_p": float(self.top_p), "top_k": int(self.top_k),

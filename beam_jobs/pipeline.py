@@ -8,11 +8,7 @@ naming it.
 """
 from __future__ import annotations
 
-import inspect
-import re
-import types
-import typing
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -20,7 +16,7 @@ from typing import Any, Iterable, Mapping
 from beam_jobs.clean import CleanConfig
 from beam_jobs.featurize import FeaturizeConfig
 from beam_jobs.generate import GenerateConfig
-from eaglekit.config import ConfigError, from_mapping
+from eaglekit.config import ConfigError, describe, from_mapping, setting
 
 STAGE_ORDER = ("clean", "generate", "featurize")
 
@@ -28,12 +24,12 @@ STAGE_ORDER = ("clean", "generate", "featurize")
 @dataclass
 class RunConfig:
     """`eaglekit beam run --config run.yaml`: one section per stage; outputs default under `workdir`."""
-    workdir: str = "runs/eaglekit"                                   # stage outputs go to workdir/<stage>
-    stages: list[str] = field(default_factory=lambda: list(STAGE_ORDER))  # which stages to run, in order
-    accelerator: str | None = None    # Beam resource hint for generate/featurize on Dataflow, e.g. type:nvidia-l4;count:1;install-nvidia-driver
-    clean: dict = field(default_factory=dict)
-    generate: dict = field(default_factory=dict)
-    featurize: dict = field(default_factory=dict)
+    workdir: str = setting("runs/eaglekit", "stage outputs go to workdir/<stage>")
+    stages: list[str] = setting(factory=lambda: list(STAGE_ORDER), help="which stages to run, in order")
+    accelerator: str | None = setting(None, "Beam resource hint for generate/featurize on Dataflow, e.g. type:nvidia-l4;count:1;install-nvidia-driver")
+    clean: dict = setting(factory=dict)
+    generate: dict = setting(factory=dict)
+    featurize: dict = setting(factory=dict)
 
 
 # Keys each stage gets from the run config itself rather than from the user.
@@ -65,8 +61,7 @@ def build_stage_configs(run: RunConfig) -> dict[str, Any]:
             raise ConfigError(f"{stage}.{clash[0]}: set by the run (workdir/stage folders); remove it from the config")
         if stage == "clean" and "inputs" not in section:
             raise ConfigError("clean.inputs: required (a list of JSONL / ShareGPT JSON / Parquet paths or globs)")
-        values = {**section, **{k: v for k, v in wired[stage].items() if k in _field_names(cls)}}
-        check_types(cls, values, stage)
+        values = {**section, **{k: v for k, v in wired[stage].items() if k in {f.name for f in fields(cls)}}}
         try:
             out[stage] = from_mapping(cls, values, stage)
             if hasattr(out[stage], "check"):
@@ -88,7 +83,6 @@ def load_run_config(path: str | Path, overrides: Mapping[str, Any] | None = None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of sections (clean, generate, featurize, ...)")
     raw.update(overrides or {})
-    check_types(RunConfig, raw, str(path))
     return from_mapping(RunConfig, raw, str(path))
 
 
@@ -106,88 +100,10 @@ def run_pipeline(run: RunConfig, runner: str = "DirectRunner", beam_args: Iterab
     return manifests
 
 
-# ---------------------------------------------------------------------------------------------
-# Type checks and generated help: the dataclasses are the single source of truth for both.
-
-def _field_names(cls) -> set[str]:
-    return {f.name for f in fields(cls)}
-
-
-def _type_ok(value: Any, hint: Any) -> bool:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint is Any:
-        return True
-    if origin in (typing.Union, types.UnionType):
-        return any(_type_ok(value, a) for a in args)
-    if hint is type(None):
-        return value is None
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if origin in (list, tuple):
-        return isinstance(value, (list, tuple)) and all(_type_ok(v, args[0]) for v in value) if args else \
-            isinstance(value, (list, tuple))
-    if origin is dict or hint is dict:
-        return isinstance(value, dict)
-    if is_dataclass(hint):
-        return isinstance(value, Mapping) or isinstance(value, hint)
-    if isinstance(hint, type):
-        return isinstance(value, hint)
-    return True
-
-
-def check_types(cls, values: Mapping[str, Any], where: str) -> None:
-    """Raise ConfigError naming the first key whose value has the wrong type (nested sections too)."""
-    hints = typing.get_type_hints(cls)
-    known = _field_names(cls)
-    for key, value in values.items():
-        if key not in known:
-            raise ConfigError(f"{where}: unknown key {key!r}; known: {', '.join(sorted(known))}")
-        hint = hints[key]
-        if is_dataclass(hint) and isinstance(value, Mapping):
-            check_types(hint, value, f"{where}.{key}")
-        elif not _type_ok(value, hint):
-            raise ConfigError(f"{where}.{key}: expected {_type_name(hint)}, got {value!r}")
-
-
-def _type_name(hint) -> str:
-    return re.sub(r"typing\.|<class '([^']+)'>", r"\1", str(hint))
-
-
-def _comments(cls) -> dict[str, str]:
-    """Trailing `# comments` of a dataclass's field lines: the config's documentation."""
-    try:
-        source = inspect.getsource(cls)
-    except (OSError, TypeError):
-        return {}
-    out = {}
-    for line in source.splitlines():
-        m = re.match(r"\s+(\w+)\s*:[^#]*#\s*(.+)$", line)
-        if m:
-            out[m.group(1)] = m.group(2).strip()
-    return out
-
-
 def describe_config() -> str:
-    """Every key of run.yaml with its type, default and meaning (for `eaglekit beam run --help`)."""
-    lines = []
-
-    def walk(cls, prefix: str, skip=()):
-        docs, hints = _comments(cls), typing.get_type_hints(cls)
-        for f in fields(cls):
-            if f.name in skip or f.name in ("clean", "generate", "featurize") and cls is RunConfig:
-                continue
-            hint = hints[f.name]
-            if is_dataclass(hint):
-                walk(hint, f"{prefix}{f.name}.")
-                continue
-            default = f.default if f.default is not MISSING else (
-                f.default_factory() if f.default_factory is not MISSING else None)
-            lines.append(f"{prefix}{f.name} ({_type_name(hint)}, " + ("required" if f.default is MISSING and f.default_factory is MISSING else f"default {default!r}") + ")"
-                         + (f": {docs[f.name]}" if f.name in docs else ""))
-
-    walk(RunConfig, "")
+    """Every key of run.yaml with its type, default and meaning (for `eaglekit beam run --help`), from the
+    stage configs' field declarations (eaglekit.config.setting)."""
+    lines = describe(RunConfig, skip=STAGE_ORDER)
     for stage, cls in _STAGE_CLASSES.items():
-        walk(cls, f"{stage}.", skip=_WIRED[stage] + (("accelerator",) if stage != "clean" else ()))
+        lines += describe(cls, f"{stage}.", skip=_WIRED[stage] + (("accelerator",) if stage != "clean" else ()))
     return "\n".join(lines)

@@ -10,10 +10,11 @@ import hashlib
 import io
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from beam_jobs.io import dead_letter
+from eaglekit.config import setting
 
 STAGE_READ = "read"
 STAGE_EXTRACT = "extract"
@@ -26,15 +27,15 @@ FORMATS = ("jsonl", "json", "parquet")
 class ReaderConfig:
     """Where the prompt lives in a record. Chat records (`messages_field`, role/content or from/value)
     win over flat ones (`prompt_field`); the first matching field name is used."""
-    prompt_fields: tuple[str, ...] = ("prompt", "text", "instruction", "question", "input")
-    messages_fields: tuple[str, ...] = ("conversations", "messages")
-    category_field: str = "category"
-    id_fields: tuple[str, ...] = ("id", "question_id", "_id", "uid", "idx")  # the record's own id: the first present
-    system_field: str = "system"
-    all_user_turns: bool = False      # every user turn as its own prompt (default: the first only)
-    keep_system: bool = True          # keep a leading system turn in the prompt's messages
-    max_chars: int = 16000            # longer prompts are dead letters (reason prompt_too_long)
-    source_name: str | None = None    # data set name; default: the file's stem
+    prompt_fields: tuple[str, ...] = setting(("prompt", "text", "instruction", "question", "input"))
+    messages_fields: tuple[str, ...] = setting(("conversations", "messages"))
+    category_field: str = setting("category")
+    id_fields: tuple[str, ...] = setting(("id", "question_id", "_id", "uid", "idx"), "the record's own id: the first present")
+    system_field: str = setting("system")
+    all_user_turns: bool = setting(False, "every user turn as its own prompt (default: the first only)")
+    keep_system: bool = setting(True, "keep a leading system turn in the prompt's messages")
+    max_chars: int = setting(16000, "longer prompts are dead letters (reason prompt_too_long)")
+    source_name: str | None = setting(None, "data set name; default: the file's stem")
 
 
 def file_format(path: str) -> str:

@@ -12,13 +12,14 @@ import click
 from beam_jobs import pii as pii_lib
 from beam_jobs.clean import OUTPUT_FORMATS, CleanConfig, run_clean
 from beam_jobs.dedupe import NearDupConfig
-from beam_jobs.featurize import TEACHERS, FeaturizeConfig, run_featurize
+from beam_jobs.featurize import FeaturizeConfig, run_featurize
 from beam_jobs.generate import GenerateConfig, run_generate
 from beam_jobs.io import DEFAULT_MAX_DEAD_LETTER_SHARE, YieldError
 from beam_jobs.pii import DEFAULT_MODEL, PiiConfig
 from beam_jobs.pii_names import NAME_EXEMPTIONS
 from beam_jobs.pipeline import build_stage_configs, describe_config, load_run_config, run_pipeline
 from beam_jobs.readers import ReaderConfig
+from eaglekit.cli.options import config_options
 from eaglekit.config import ConfigError
 from eaglekit.contract import ContractError
 
@@ -231,95 +232,37 @@ def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_
 # generate
 
 @click.command("generate", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--input", "input_", required=True, help="Clean output dir (prompts-*.parquet).")
-@click.option("--output", required=True, help="Output dir for conversations-*.parquet + manifest.json.")
-@click.option("--target", default="embedded", show_default=True, help="Target spec: embedded | tiny | folder | .gguf | hub id.")
-@click.option("--backend", type=click.Choice(["hf", "openai"]), default="hf", show_default=True)
-@click.option("--api-base", default="http://127.0.0.1:8000", show_default=True, help="openai backend: server URL.")
-@click.option("--api-flavor", type=click.Choice(["vllm", "sglang"]), default="vllm", show_default=True)
-@click.option("--api-model", default=None, help="openai backend: served model name.")
-@click.option("--system-prompt", default=None, help="System prompt for prompts that have none.")
-@click.option("--max-new-tokens", type=int, default=256, show_default=True)
-@click.option("--max-prompt-tokens", type=int, default=None)
-@click.option("--temperature", type=float, default=0.0, show_default=True, help="0 = greedy.")
-@click.option("--top-p", type=float, default=1.0, show_default=True)
-@click.option("--top-k", type=int, default=0, show_default=True)
-@click.option("--seed", type=int, default=None)
-@click.option("--batch-size", type=int, default=8, show_default=True)
-@click.option("--max-turns", type=int, default=8, show_default=True)
-@click.option("--dtype", default="float32", show_default=True)
-@click.option("--device", default="cpu", show_default=True)
-@click.option("--limit", type=int, default=None, help="Answer at most N prompts (smoke runs).")
-@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
-              help="Fail (exit 1) when more than this share of prompts become dead letters (1: never); a run "
-                   "that answers none of a non-empty input always fails.")
-@click.option("--runner", default="DirectRunner", show_default=True)
+@config_options(GenerateConfig)
+@click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
 @click.pass_context
-def generate_command(ctx, input_, output, target, backend, api_base, api_flavor, api_model, system_prompt,
-                     max_new_tokens, max_prompt_tokens, temperature, top_p, top_k, seed, batch_size, max_turns,
-                     dtype, device, limit, max_dead_letter_share, runner):
+def generate_command(ctx, runner, **values):
     """Answer clean prompts with the target itself; store exact token ids."""
-    cfg = GenerateConfig(input=input_, output=output, target=target, backend=backend, api_base=api_base,
-                         api_flavor=api_flavor, api_model=api_model, system_prompt=system_prompt,
-                         max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens,
-                         temperature=temperature, top_p=top_p, top_k=top_k, seed=seed, batch_size=batch_size,
-                         max_turns=max_turns, dtype=dtype, device=device, limit=limit,
-                         max_dead_letter_share=max_dead_letter_share)
+    cfg = GenerateConfig(**values)
     try:
         manifest = run_generate(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (ContractError, YieldError) as err:
         raise click.ClickException(str(err)) from err
     c = manifest["counts"]["generate"]
-    click.echo(f"generate: {c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']} -> {output}")
+    click.echo(f"generate: {c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']} -> {cfg.output}")
 
 
 # ---------------------------------------------------------------------------------------------
 # featurize
 
-def _ids(value):
-    if not value:
-        return None
-    return tuple(int(v) for v in value.split(","))
-
-
 @click.command("featurize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--input", "input_", required=True, help="Generate output dir (conversations-*.parquet).")
-@click.option("--output", required=True, help="Output dir for shard-*.arrow + manifest.json.")
-@click.option("--target", default="embedded", show_default=True)
-@click.option("--aux-layers", default=None, help="Three comma-separated layer ids (default: EAGLE-3's).")
-@click.option("--aux-convention", type=click.Choice(["hf", "sglang"]), default="hf", show_default=True,
-              help="Convention of --aux-layers (hf = output_hidden_states index; sglang = hf - 1).")
-@click.option("--codec", type=click.Choice(["bf16", "fp8"]), default="bf16", show_default=True)
-@click.option("--teacher", type=click.Choice(list(TEACHERS)), default="final_hidden_prenorm", show_default=True)
-@click.option("--topk", type=int, default=32, show_default=True)
-@click.option("--max-length", type=int, default=2048, show_default=True)
-@click.option("--overflow", type=click.Choice(["truncate", "drop"]), default="truncate", show_default=True)
-@click.option("--batch-tokens", type=int, default=4096, show_default=True)
-@click.option("--max-shard-tokens", type=int, default=None)
-@click.option("--compression", type=click.Choice(["auto", "zstd", "none"]), default="auto", show_default=True)
-@click.option("--dtype", default="float32", show_default=True)
-@click.option("--device", default="cpu", show_default=True)
-@click.option("--max-dead-letter-share", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
-              help="Fail (exit 1) when more than this share of conversations become dead letters (1: never); a "
-                   "run that writes no rows from a non-empty input always fails.")
-@click.option("--runner", default="DirectRunner", show_default=True)
+@config_options(FeaturizeConfig)
+@click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
 @click.pass_context
-def featurize_command(ctx, input_, output, target, aux_layers, aux_convention, codec, teacher, topk, max_length,
-                      overflow, batch_tokens, max_shard_tokens, compression, dtype, device, max_dead_letter_share,
-                      runner):
+def featurize_command(ctx, runner, **values):
     """Capture aux hidden states and the teacher into Arrow shards."""
-    cfg = FeaturizeConfig(input=input_, output=output, target=target, aux_layer_ids=_ids(aux_layers),
-                          aux_layer_convention=aux_convention, hidden_codec=codec, teacher=teacher, topk=topk,
-                          max_length=max_length, overflow=overflow, batch_tokens=batch_tokens,
-                          max_shard_tokens=max_shard_tokens, compression=None if compression == "none" else compression,
-                          dtype=dtype, device=device, max_dead_letter_share=max_dead_letter_share)
+    cfg = FeaturizeConfig(**values)
     try:
         manifest = run_featurize(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (ContractError, YieldError) as err:
         raise click.ClickException(str(err)) from err
     c = manifest["counts"]["featurize"]
     click.echo(f"featurize: {c['in']} conversations -> {c['out']} rows, {manifest['num_tokens']} tokens in "
-               f"{len(manifest['shards'])} shard(s), dropped {c['dropped']}, truncated {manifest['truncated']} -> {output}")
+               f"{len(manifest['shards'])} shard(s), dropped {c['dropped']}, truncated {manifest['truncated']} -> {cfg.output}")
 
 
 # ---------------------------------------------------------------------------------------------
