@@ -11,7 +11,7 @@ Deciding (the policy, see README "PII policy"): a person's name is redacted, exc
   - in a passage written in another language than English (the English NER reads German nouns as names;
     such a passage keeps its names unless a naming cue marks one, or it holds contact details),
   - in an article-length passage (a news story, an encyclopedia text: names there are of public figures),
-  - a lone first name in an arithmetic word problem (an invented character),
+  - in an arithmetic word problem (its characters are invented),
 and none of these exceptions holds in a text that also holds contact details (email, phone, address,
 card, account or ID numbers) or says whose details they are ("my name is", "Dear ..."); in an article,
 only the names beside a contact detail (a journalist's byline email) lose the exception.
