@@ -277,10 +277,13 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
                 ner.append((s, e))
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
-    ner = [complete(text, s, e) for s, e in ner + weak_cue_names(text) if text[s:e].strip()]
-    titled = [complete(text, s, e) for s, e in title_names(text)]
-    cued = [complete(text, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
-    ner += structural_names(text, bool(contact_details), ner + titled + cued)
+    # the rules below key on capitals: in a text written without them they read the capitalised copy
+    # (same length, so every span holds for the text itself)
+    view = (capitalised_copy(text) or text) if cased_doc is not None else text
+    ner = [complete(view, s, e) for s, e in ner + weak_cue_names(view) if text[s:e].strip()]
+    titled = [complete(view, s, e) for s, e in title_names(view)]
+    cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
+    ner += structural_names(view, bool(contact_details), ner + titled + cued)
 
     keep = set(cfg.exemptions)
     article = "article" in keep and is_article(text, cfg)

@@ -50,6 +50,7 @@ def test_addresses_of_any_country_are_redacted(pii, text, values):
     ("Ubul: What a wife.\nNicole: Remember me, Mary? When I left, I talked like this!", ["Ubul", "Nicole"]),  # speakers
     ("Hello, I am Sigrid Nyström, my email is sigrid@example.com", ["Sigrid", "Nyström", "sigrid@example.com"]),
     ("I would like to remove my kid Florence from the will.", ["Florence"]),                        # relation
+    ("they had 6: leonti, terrence, pamela, donna, andrea and brian.", ["leonti", "pamela", "brian"]),  # lower-case list
     ("What's your last name? Arcuri", ["Arcuri"]),                                                   # answer
     ("Comedy, Mystery\nDirected By:    Johannes Varvio", ["Johannes", "Varvio"]),
     ("My great grandmother was called Halldóra Árnþórsdóttir.", ["Halldóra", "Árnþórsdóttir"]),    # naming verb
