@@ -1,0 +1,52 @@
+"""What a training run takes (TrainConfig: every field declared once, from which `eaglekit train`'s options
+come) and the one error it raises on purpose."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from eaglekit.config import setting
+
+
+class TrainError(RuntimeError):
+    """A training run cannot start or continue; the message says what to do."""
+
+
+@dataclass
+class TrainConfig:
+    data: str | list[str] = setting(help="Features directory (manifest.json + shard-*.arrow), or several.", cli=False)
+    target: str = setting("embedded", "Target spec (eaglekit.models.load_target).", cli=False)
+    out: str = setting("runs/draft", "Run directory (checkpoints/, best/, metrics.jsonl, summary.json).", cli=False)
+    eval_data: str | None = setting(None, "Held-out features directory (default: a hash split of --data).")
+    heldout_fraction: float = setting(0.05, "Fraction of --data rows held out for evaluation (by row id hash).")
+    eval_max_rows: int = setting(256, "Held-out conversations evaluated each time.")
+    draft_vocab_size: int | None = setting(None, "Draft vocabulary size (default: smallest size reaching "
+                                                 "--vocab-coverage).")
+    vocab_coverage: float = setting(0.99, "Coverage of supervised tokens the draft vocabulary must reach.")
+    ttt_steps: int = setting(7, "Training-time-test unroll length K.")
+    step_weight: float = setting(0.8, "Loss weight of step k is step_weight**k (1.0 = uniform).")
+    seq_len: int = setting(2048, "Tokens per packed row.")
+    batch_size: int = setting(1, "Packed rows per process per optimizer step.")
+    epochs: float = setting(1.0, "Passes over the data.")
+    max_steps: int | None = setting(None, "Optimizer steps (overrides --epochs).")
+    lr: float = setting(1e-4, "Peak learning rate (AdamW).")
+    warmup_ratio: float = setting(0.015, "Share of the steps spent warming up.")
+    min_lr_ratio: float = setting(0.0, "Final learning rate as a share of the peak (cosine).")
+    weight_decay: float = setting(0.0, "AdamW weight decay.")
+    grad_clip: float = setting(0.5, "Gradient norm clip.")
+    seed: int = setting(0, "Seed of the weights' initialisation and the data order.")
+    log_every: int = setting(10, "Steps between metrics.jsonl records.")
+    eval_every: int = setting(200, "Steps between held-out evaluations.")
+    save_every: int = setting(200, "Steps between checkpoints.")
+    keep_checkpoints: int = setting(2, "Step checkpoints kept (best/ is kept apart).")
+    nan_policy: str = setting("skip", "Non-finite batch or gradient: skip (and count) or stop.", choices=("skip", "stop"))
+    parallel: str = setting("ddp", "Under torchrun: ddp (replicated head) or fsdp (weights, grads and AdamW state "
+                                   "sharded); one process ignores it.", choices=("ddp", "fsdp"))
+    resume: bool = setting(False, "Continue the run in --out from its latest checkpoint.")
+    init_from: str | None = setting(None, "Start from this head's weights and draft vocabulary (a run's best/ or "
+                                          "checkpoints/step-* directory, or an exported head) and train it on --data "
+                                          "with a fresh schedule.")
+    device: str = setting("auto", "auto, cpu or cuda.")
+    prefetch: int = setting(4, "Batches prepared ahead by the loader thread.")
+    progress: bool = setting(True, "Show a progress bar.")
+    stop_after: int | None = setting(None, "Stop after this step as if killed (testing resume); the schedule is "
+                                           "unchanged.")
