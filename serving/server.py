@@ -224,115 +224,103 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
     @asynccontextmanager
     async def lifespan(_app):
         yield
-        sched.stop()
+        api.sched.stop()
 
     app = FastAPI(title="eaglekit embedded EAGLE-3 server", lifespan=lifespan)
-    name = model_name or engine.target.model_id
-    context = int(getattr(engine.model.config, "max_position_embeddings", 2048) or 2048)
-    sched = Scheduler(engine, max_running=max_running)
-    app.state.scheduler, app.state.engine = sched, engine
-    counters = {"requests": 0, "errors_4xx": 0, "prompt_tokens": 0, "completion_tokens": 0}
-    started = time.time()
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(_req, exc: RequestValidationError):
-        counters["errors_4xx"] += 1
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or None
-        return _error(400, f"invalid request: {where or 'body'}: {first.get('msg', 'bad value')}", where)
-
-    @app.exception_handler(APIError)
-    async def _api_error(_req, exc: APIError):
-        counters["errors_4xx"] += 1
-        return _error(exc.status, exc.message, exc.param, exc.kind)
-
+    api = Api(engine, model_name or engine.target.model_id, Scheduler(engine, max_running=max_running),
+              max_tokens_limit, max_prompt_tokens)
+    app.state.scheduler, app.state.engine = api.sched, engine
+    _add_error_handlers(app, api)
     if api_key:
-        # A plain ASGI middleware, not @app.middleware("http"): Starlette's BaseHTTPMiddleware wraps `receive`
-        # so that a handler never sees the client's disconnect, and abandoned requests would run to the end.
-        expected = f"Bearer {api_key}".encode()
+        _add_auth(app, api, api_key)
+    _add_info_routes(app, api)
+    _add_generation_routes(app, api)
+    return app
 
-        class _Auth:
-            def __init__(self, inner):
-                self.inner = inner
 
-            async def __call__(self, scope, receive, send):
-                if scope["type"] == "http" and scope["path"] != "/health" and \
-                        dict(scope["headers"]).get(b"authorization", b"") != expected:
-                    counters["errors_4xx"] += 1
-                    response = _error(401, "missing or wrong API key (send 'Authorization: Bearer <key>')",
-                                      kind="authentication_error")
-                    await response(scope, receive, send)
-                    return
-                await self.inner(scope, receive, send)
+class Api:
+    """What the endpoints share: the engine and its scheduler, the served name and limits, and the running
+    request counters."""
 
-        app.add_middleware(_Auth)
+    def __init__(self, engine: EagleEngine, name: str, sched: Scheduler, max_tokens_limit: int,
+                 max_prompt_tokens: int | None):
+        self.engine, self.name, self.sched = engine, name, sched
+        self.max_tokens_limit, self.max_prompt_tokens = max_tokens_limit, max_prompt_tokens
+        self.context = int(getattr(engine.model.config, "max_position_embeddings", 2048) or 2048)
+        self.counters = {"requests": 0, "errors_4xx": 0, "prompt_tokens": 0, "completion_tokens": 0}
+        self.started = time.time()
 
-    @app.get("/health")
-    def health():
-        return {"status": "ok"}
-
-    @app.get("/v1/models")
-    def models():
-        return {"object": "list", "data": [{"id": name, "object": "model", "created": int(started),
-                                            "owned_by": "eaglekit"}]}
-
-    def _metrics() -> dict:
-        s = engine.stats
+    def metrics(self) -> dict:
+        s, sched, engine = self.engine.stats, self.sched, self.engine
         return {"requests_finished": s["requests"], "running": len(sched.active), "waiting": sched.waiting,
                 "verify_steps": s["verify_steps"], "output_tokens": s["output_tokens"],
                 "mean_accept_length": engine.mean_accept_length(), "failures": sched.failures,
-                "cancelled": sched.cancelled, **counters, **engine.describe()}
+                "cancelled": sched.cancelled, **self.counters, **engine.describe()}
 
-    @app.get("/metrics")
-    def metrics():
-        lines = []
-        for k, v in _metrics().items():
-            if isinstance(v, bool) or isinstance(v, (int, float)):
-                lines.append(f"# TYPE eaglekit_{k} {'counter' if k in COUNTERS else 'gauge'}\neaglekit_{k} {float(v)}")
-        lines += sched.ttft.render("eaglekit_time_to_first_token_seconds",
-                                   "Request start (queueing and prefill included) to its first token.")
-        lines += sched.tpot.render("eaglekit_time_per_output_token_seconds",
-                                   "Per finished request: time per output token after the first.")
-        return PlainTextResponse("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
-
-    @app.get("/server_info")
-    def server_info():
-        return {"model": name, "internal_states": [{"avg_spec_accept_length": engine.mean_accept_length()}],
-                **_metrics()}
-
-    def _params(body: _Common, prompt_len: int) -> SamplingParams:
+    def params(self, body: _Common, prompt_len: int) -> SamplingParams:
+        name, limit, max_prompt = self.name, self.max_tokens_limit, self.max_prompt_tokens
         if body.model is not None and body.model != name:
             raise APIError(404, f"model {body.model!r} is not served here; GET /v1/models lists {name!r}", "model",
                            "not_found_error")
-        max_tokens = body.max_completion_tokens or body.max_tokens or min(256, max_tokens_limit)
-        if max_tokens > max_tokens_limit:
-            raise APIError(400, f"max_tokens {max_tokens} exceeds this server's limit of {max_tokens_limit}",
-                           "max_tokens")
-        if max_prompt_tokens is not None and prompt_len > max_prompt_tokens:
-            raise APIError(400, f"the prompt has {prompt_len} tokens; this server takes at most {max_prompt_tokens} "
+        max_tokens = body.max_completion_tokens or body.max_tokens or min(256, limit)
+        if max_tokens > limit:
+            raise APIError(400, f"max_tokens {max_tokens} exceeds this server's limit of {limit}", "max_tokens")
+        if max_prompt is not None and prompt_len > max_prompt:
+            raise APIError(400, f"the prompt has {prompt_len} tokens; this server takes at most {max_prompt} "
                                 f"(--max-prompt-tokens)", "messages" if isinstance(body, ChatRequest) else "prompt")
-        if prompt_len + max_tokens > context:
+        if prompt_len + max_tokens > self.context:
             raise APIError(400, f"prompt ({prompt_len} tokens) + max_tokens ({max_tokens}) exceeds the "
-                                f"context length {context}", "max_tokens")
+                                f"context length {self.context}", "max_tokens")
         return SamplingParams(max_new_tokens=max_tokens, temperature=body.temperature, top_p=body.top_p,
                               seed=body.seed, ignore_eos=body.ignore_eos)
 
-    def _stops(body: _Common) -> list[str]:
-        return [body.stop] if isinstance(body.stop, str) else list(body.stop or [])
-
-    async def _run(prompt_ids: list[int], params: SamplingParams):
+    async def start(self, prompt_ids: list[int], params: SamplingParams) -> _Job:
         try:
-            gen = engine.start(prompt_ids, params)
+            gen = self.engine.start(prompt_ids, params)
         except EngineError as err:
             raise APIError(400, str(err))
         job = _Job(gen, asyncio.get_running_loop(), asyncio.Queue())
-        sched.submit(job)
-        counters["requests"] += 1
-        counters["prompt_tokens"] += len(prompt_ids)
+        self.sched.submit(job)
+        self.counters["requests"] += 1
+        self.counters["prompt_tokens"] += len(prompt_ids)
         return job
 
-    async def _drain(job: _Job):
+    async def respond(self, body: _Common, prompt_ids: list[int], chat: bool, echo_text: str = "",
+                      request: Request | None = None):
+        job = await self.start(prompt_ids, self.params(body, len(prompt_ids)))
+        reply = _Reply(self, job, body, chat)
+        if not body.stream:
+            return await reply.whole(echo_text, request)
+        return StreamingResponse(reply.events(echo_text), media_type="text/event-stream")
+
+
+class _Reply:
+    """One request's answer, whole (JSON) or streamed (server-sent events), in the completions or the chat
+    shape."""
+
+    def __init__(self, api: Api, job: _Job, body: _Common, chat: bool):
+        self.api, self.job, self.body, self.chat = api, job, body, chat
+        self.text = _TextStream(api.engine.tokenizer, [body.stop] if isinstance(body.stop, str) else list(body.stop or []))
+        self.rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:24]
+        self.created = int(time.time())
+        self.obj = "chat.completion" if chat else "text_completion"
+
+    def finish_reason(self) -> str:
+        return "stop" if self.text.stopped else (self.job.gen.finish_reason or "stop")
+
+    def meta(self) -> dict:
+        gen = self.job.gen
+        return {"spec_accept_length": gen.accept_length, "spec_verify_ct": gen.verify_steps,
+                "prompt_tokens": len(gen.prompt_ids), "completion_tokens": len(gen.output_ids)}
+
+    def usage(self) -> dict:
+        gen = self.job.gen
+        return {"prompt_tokens": len(gen.prompt_ids), "completion_tokens": len(gen.output_ids),
+                "total_tokens": len(gen.prompt_ids) + len(gen.output_ids)}
+
+    async def drain(self):
         """Yield token chunks until the request finishes; cancel the job if the client goes away."""
+        job = self.job
         try:
             while True:
                 item = await job.out.get()
@@ -344,93 +332,142 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         finally:
             job.cancelled.set()
 
-    def _meta(gen: Generation) -> dict:
-        return {"spec_accept_length": gen.accept_length, "spec_verify_ct": gen.verify_steps,
-                "prompt_tokens": len(gen.prompt_ids), "completion_tokens": len(gen.output_ids)}
-
-    def _usage(gen: Generation) -> dict:
-        return {"prompt_tokens": len(gen.prompt_ids), "completion_tokens": len(gen.output_ids),
-                "total_tokens": len(gen.prompt_ids) + len(gen.output_ids)}
-
-    async def _watch_disconnect(request: Request | None, job: _Job) -> None:
-        """Cancel `job` once its client has gone (a non-streaming client that timed out or hung up)."""
+    async def watch_disconnect(self, request: Request | None) -> None:
+        """Cancel the job once its client has gone (a non-streaming client that timed out or hung up)."""
         if request is None:
             return
-        while not job.cancelled.is_set():
+        while not self.job.cancelled.is_set():
             if await request.is_disconnected():
-                job.cancelled.set()
+                self.job.cancelled.set()
                 return
             await asyncio.sleep(0.2)
 
-    async def _respond(body: _Common, prompt_ids: list[int], chat: bool, echo_text: str = "",
-                       request: Request | None = None):
-        params = _params(body, len(prompt_ids))
-        job = await _run(prompt_ids, params)
-        text = _TextStream(engine.tokenizer, _stops(body))
-        rid = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:24]
-        created = int(time.time())
-        obj = "chat.completion" if chat else "text_completion"
+    async def whole(self, echo_text: str, request: Request | None):
+        job, text, chat = self.job, self.text, self.chat
+        out = echo_text
+        watcher = asyncio.create_task(self.watch_disconnect(request))
+        try:
+            async for chunk in self.drain():
+                out += text.push(chunk)
+                if text.stopped:
+                    break
+        finally:
+            watcher.cancel()
+        if job.cancelled.is_set() and not job.gen.finished and not text.stopped:
+            return JSONResponse({"error": {"message": "client disconnected", "code": 499}}, status_code=499)
+        out += text.push([], final=True)
+        self.api.counters["completion_tokens"] += len(job.gen.output_ids)
+        choice = ({"index": 0, "message": {"role": "assistant", "content": out}, "finish_reason": self.finish_reason()}
+                  if chat else {"index": 0, "text": out, "logprobs": None, "finish_reason": self.finish_reason()})
+        return JSONResponse({"id": self.rid, "object": self.obj, "created": self.created, "model": self.api.name,
+                             "choices": [choice], "usage": self.usage(), "meta_info": self.meta()})
 
-        def finish_reason():
-            return "stop" if text.stopped else (job.gen.finish_reason or "stop")
+    def chunk(self, delta: str | None, reason=None, role=False) -> str:
+        if self.chat:
+            d = {"role": "assistant", "content": ""} if role else ({"content": delta} if delta is not None else {})
+            choice = {"index": 0, "delta": d, "finish_reason": reason}
+        else:
+            choice = {"index": 0, "text": delta or "", "logprobs": None, "finish_reason": reason}
+        payload = {"id": self.rid, "object": self.obj + (".chunk" if self.chat else ""), "created": self.created,
+                   "model": self.api.name, "choices": [choice]}
+        if reason is not None:
+            payload["meta_info"] = self.meta()
+        return f"data: {json.dumps(payload)}\n\n"
 
-        if not body.stream:
-            out = echo_text
-            watcher = asyncio.create_task(_watch_disconnect(request, job))
-            try:
-                async for chunk in _drain(job):
-                    out += text.push(chunk)
-                    if text.stopped:
-                        break
-            finally:
-                watcher.cancel()
-            if job.cancelled.is_set() and not job.gen.finished and not text.stopped:
-                return JSONResponse({"error": {"message": "client disconnected", "code": 499}}, status_code=499)
-            out += text.push([], final=True)
-            counters["completion_tokens"] += len(job.gen.output_ids)
-            choice = ({"index": 0, "message": {"role": "assistant", "content": out}, "finish_reason": finish_reason()}
-                      if chat else {"index": 0, "text": out, "logprobs": None, "finish_reason": finish_reason()})
-            return JSONResponse({"id": rid, "object": obj, "created": created, "model": name, "choices": [choice],
-                                 "usage": _usage(job.gen), "meta_info": _meta(job.gen)})
+    async def events(self, echo_text: str):
+        text, chunk = self.text, self.chunk
+        include_usage = bool((self.body.stream_options or {}).get("include_usage"))
+        try:
+            if self.chat:
+                yield chunk(None, role=True)
+            elif echo_text:
+                yield chunk(echo_text)
+            async for ids in self.drain():
+                delta = text.push(ids)
+                if delta:
+                    yield chunk(delta)
+                if text.stopped:
+                    break
+            tail = text.push([], final=True)
+            if tail:
+                yield chunk(tail)
+            self.api.counters["completion_tokens"] += len(self.job.gen.output_ids)
+            yield chunk(None, reason=self.finish_reason())
+            if include_usage:
+                usage = {"id": self.rid, "object": self.obj, "created": self.created, "model": self.api.name,
+                         "choices": [], "usage": self.usage()}
+                yield f"data: {json.dumps(usage)}\n\n"
+        except Exception as err:  # headers are sent: report in-band, as OpenAI does
+            yield f"data: {json.dumps({'error': {'message': f'generation failed: {err}', 'code': 500}})}\n\n"
+        yield "data: [DONE]\n\n"
 
-        include_usage = bool((body.stream_options or {}).get("include_usage"))
 
-        def chunk(delta: str | None, reason=None, role=False) -> str:
-            if chat:
-                d = {"role": "assistant", "content": ""} if role else ({"content": delta} if delta is not None else {})
-                choice = {"index": 0, "delta": d, "finish_reason": reason}
-            else:
-                choice = {"index": 0, "text": delta or "", "logprobs": None, "finish_reason": reason}
-            payload = {"id": rid, "object": obj + (".chunk" if chat else ""), "created": created, "model": name,
-                       "choices": [choice]}
-            if reason is not None:
-                payload["meta_info"] = _meta(job.gen)
-            return f"data: {json.dumps(payload)}\n\n"
+def _add_error_handlers(app: FastAPI, api: Api) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_req, exc: RequestValidationError):
+        api.counters["errors_4xx"] += 1
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or None
+        return _error(400, f"invalid request: {where or 'body'}: {first.get('msg', 'bad value')}", where)
 
-        async def events():
-            try:
-                if chat:
-                    yield chunk(None, role=True)
-                elif echo_text:
-                    yield chunk(echo_text)
-                async for ids in _drain(job):
-                    delta = text.push(ids)
-                    if delta:
-                        yield chunk(delta)
-                    if text.stopped:
-                        break
-                tail = text.push([], final=True)
-                if tail:
-                    yield chunk(tail)
-                counters["completion_tokens"] += len(job.gen.output_ids)
-                yield chunk(None, reason=finish_reason())
-                if include_usage:
-                    yield f"data: {json.dumps({'id': rid, 'object': obj, 'created': created, 'model': name, 'choices': [], 'usage': _usage(job.gen)})}\n\n"
-            except Exception as err:  # headers are sent: report in-band, as OpenAI does
-                yield f"data: {json.dumps({'error': {'message': f'generation failed: {err}', 'code': 500}})}\n\n"
-            yield "data: [DONE]\n\n"
+    @app.exception_handler(APIError)
+    async def _api_error(_req, exc: APIError):
+        api.counters["errors_4xx"] += 1
+        return _error(exc.status, exc.message, exc.param, exc.kind)
 
-        return StreamingResponse(events(), media_type="text/event-stream")
+
+def _add_auth(app: FastAPI, api: Api, api_key: str) -> None:
+    # A plain ASGI middleware, not @app.middleware("http"): Starlette's BaseHTTPMiddleware wraps `receive`
+    # so that a handler never sees the client's disconnect, and abandoned requests would run to the end.
+    expected = f"Bearer {api_key}".encode()
+
+    class _Auth:
+        def __init__(self, inner):
+            self.inner = inner
+
+        async def __call__(self, scope, receive, send):
+            if scope["type"] == "http" and scope["path"] != "/health" and \
+                    dict(scope["headers"]).get(b"authorization", b"") != expected:
+                api.counters["errors_4xx"] += 1
+                response = _error(401, "missing or wrong API key (send 'Authorization: Bearer <key>')",
+                                  kind="authentication_error")
+                await response(scope, receive, send)
+                return
+            await self.inner(scope, receive, send)
+
+    app.add_middleware(_Auth)
+
+
+def _add_info_routes(app: FastAPI, api: Api) -> None:
+    @app.get("/health")
+    def health():
+        return {"status": "ok"}
+
+    @app.get("/v1/models")
+    def models():
+        return {"object": "list", "data": [{"id": api.name, "object": "model", "created": int(api.started),
+                                            "owned_by": "eaglekit"}]}
+
+    @app.get("/metrics")
+    def metrics():
+        lines = []
+        for k, v in api.metrics().items():
+            if isinstance(v, bool) or isinstance(v, (int, float)):
+                lines.append(f"# TYPE eaglekit_{k} {'counter' if k in COUNTERS else 'gauge'}\neaglekit_{k} {float(v)}")
+        lines += api.sched.ttft.render("eaglekit_time_to_first_token_seconds",
+                                       "Request start (queueing and prefill included) to its first token.")
+        lines += api.sched.tpot.render("eaglekit_time_per_output_token_seconds",
+                                       "Per finished request: time per output token after the first.")
+        return PlainTextResponse("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
+
+    @app.get("/server_info")
+    def server_info():
+        return {"model": api.name, "internal_states": [{"avg_spec_accept_length": api.engine.mean_accept_length()}],
+                **api.metrics()}
+
+
+def _add_generation_routes(app: FastAPI, api: Api) -> None:
+    engine = api.engine
 
     @app.post("/v1/completions")
     async def completions(body: CompletionRequest, request: Request):
@@ -451,7 +488,7 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
         if not ids:
             raise APIError(400, "prompt encodes to no tokens", "prompt")
         echo = (p if isinstance(p, str) else engine.tokenizer.decode(ids)) if body.echo else ""
-        return await _respond(body, ids, chat=False, echo_text=echo, request=request)
+        return await api.respond(body, ids, chat=False, echo_text=echo, request=request)
 
     @app.post("/v1/chat/completions")
     async def chat(body: ChatRequest, request: Request):
@@ -469,9 +506,7 @@ def create_app(engine: EagleEngine, model_name: str | None = None, api_key: str 
             raise APIError(400, f"cannot apply the chat template to these messages: {err}", "messages")
         if hasattr(ids, "keys"):
             ids = ids["input_ids"]
-        return await _respond(body, list(ids), chat=True, request=request)
-
-    return app
+        return await api.respond(body, list(ids), chat=True, request=request)
 
 
 def serve_embedded(cfg, echo=print) -> None:
