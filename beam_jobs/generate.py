@@ -45,7 +45,14 @@ class GenerateConfig:
     top_p: float = setting(1.0, "Nucleus sampling.")
     top_k: int = setting(0, "Top-k sampling; 0 = off.")
     seed: int | None = setting(None, "Sampling seed.")
-    batch_size: int = setting(8, "Sequences per generate() call (hf) / concurrent requests (openai).")
+    batch_size: int | None = setting(None, "Sequences per generate() call at most (hf) / concurrent requests (openai); "
+                                           "default 8 on cpu, 512 on cuda.", low=1)
+    batch_tokens: int | None = setting(None, "Token budget per generate() call: rows x (longest prompt + "
+                                             "max_new_tokens) <= this; default: from free GPU memory on cuda "
+                                             "(torch.cuda.mem_get_info), 32768 on cpu.", low=1)
+    inference_batch: int | None = setting(None, "Records per model-step call (fixed: Beam's min and max batch "
+                                                "size), sorted by length into device batches; default 8 x "
+                                                "batch size.", low=1)
     max_turns: int = setting(8, "User turns answered per conversation.")
     dtype: str = setting("float32", "Model dtype (float32 on CPU; bfloat16 / float16 on GPU).")
     device: str = setting("cpu", "cpu or cuda.")
@@ -55,6 +62,16 @@ class GenerateConfig:
                                            low=0.0, high=1.0)
     accelerator: str | None = setting(None, "Beam resource hint for the model step (Dataflow GPU workers), e.g. "
                                             "type:nvidia-l4;count:1;install-nvidia-driver.", cli=False)
+
+    def rows_per_call(self) -> int:
+        """Rows per generate() call at most: --batch-size, else 512 on cuda and 8 elsewhere."""
+        if self.batch_size is not None:
+            return int(self.batch_size)
+        return 512 if str(self.device).startswith("cuda") else 8
+
+    def records_per_step(self) -> int:
+        """Records per RunInference call (Beam's fixed batch size for the model step)."""
+        return int(self.inference_batch or max(8 * self.rows_per_call(), 8))
 
     def sampling(self) -> dict:
         return {"temperature": float(self.temperature), "top_p": float(self.top_p), "top_k": int(self.top_k),
@@ -85,6 +102,7 @@ class HFBackend:
         self.model_id, self.revision = self.target.model_id, self.target.revision
         self.context = int(getattr(self.target.config, "max_position_embeddings", 0) or 1 << 30)
         self._torch = torch
+        self.batch_tokens = cfg.batch_tokens or default_batch_tokens(self.target.config, cfg.device, cfg.dtype)
 
     def generate(self, prompts: Sequence[Sequence[int]]) -> list[tuple[list[int], str]]:
         torch, cfg = self._torch, self.cfg
@@ -106,6 +124,109 @@ class HFBackend:
         with torch.no_grad():
             out = self.target.model.generate(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs)
         return [cut_at_stop(row.tolist(), self.stop_ids) for row in out[:, width:].cpu()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch planning and out-of-memory recovery
+
+CPU_BATCH_TOKENS = 32768
+MAX_AUTO_BATCH_TOKENS = 1 << 21
+_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+def kv_bytes_per_token(model_config, dtype: str = "bfloat16") -> int:
+    """KV-cache bytes one token holds in generate(): keys + values of every layer, plus a margin for the
+    activations and logits of a decoding step (x1.5)."""
+    layers = int(getattr(model_config, "num_hidden_layers", 1) or 1)
+    heads = int(getattr(model_config, "num_attention_heads", 1) or 1)
+    kv_heads = int(getattr(model_config, "num_key_value_heads", None) or heads)
+    hidden = int(getattr(model_config, "hidden_size", 64) or 64)
+    head_dim = int(getattr(model_config, "head_dim", None) or hidden // heads)
+    kv = 2 * layers * kv_heads * head_dim * _DTYPE_BYTES.get(dtype, 4)
+    return int(kv * 1.5) + 4 * hidden
+
+
+def batch_token_budget(free_bytes: int, per_token_bytes: int, share: float = 0.6) -> int:
+    """Padded tokens a batch may hold: `share` of the free device memory over the bytes per token (the
+    model's weights are already loaded, so free memory is what the batch can use); at least 1,024."""
+    return int(max(1024, min(MAX_AUTO_BATCH_TOKENS, share * free_bytes // max(1, per_token_bytes))))
+
+
+def default_batch_tokens(model_config, device: str = "cpu", dtype: str = "float32") -> int:
+    """The token budget when --batch-tokens is not given: from free GPU memory on cuda, else CPU_BATCH_TOKENS."""
+    if str(device).startswith("cuda"):
+        import torch
+        if torch.cuda.is_available():
+            index = torch.device(device).index
+            free, _total = torch.cuda.mem_get_info(index if index is not None else torch.cuda.current_device())
+            return batch_token_budget(free, kv_bytes_per_token(model_config, dtype))
+    return CPU_BATCH_TOKENS
+
+
+def plan_batches(lengths: Sequence[int], max_new_tokens: int, batch_tokens: int, max_rows: int) -> list[list[int]]:
+    """Group row indices into generate() calls by length: rows sorted by prompt length (ties by index), cut so
+    each batch holds at most `max_rows` rows and rows x (its longest prompt + max_new_tokens) <= batch_tokens,
+    the padded tokens the call will hold. A row over the budget on its own still gets a batch of one."""
+    order = sorted(range(len(lengths)), key=lambda i: (int(lengths[i]), i))
+    batches: list[list[int]] = []
+    cur: list[int] = []
+    width = 0
+    for i in order:
+        w = max(width, int(lengths[i]) + int(max_new_tokens))
+        if cur and (len(cur) >= max_rows or w * (len(cur) + 1) > batch_tokens):
+            batches.append(cur)
+            cur, w = [], int(lengths[i]) + int(max_new_tokens)
+        cur.append(i)
+        width = w
+    if cur:
+        batches.append(cur)
+    return batches
+
+
+def is_out_of_memory(err: BaseException) -> bool:
+    """torch.cuda.OutOfMemoryError, or a RuntimeError/MemoryError whose message says out of memory."""
+    oom_type = None
+    try:
+        import torch
+        oom_type = getattr(getattr(torch, "cuda", None), "OutOfMemoryError", None)
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+    if oom_type is not None and isinstance(err, oom_type):
+        return True
+    return isinstance(err, (RuntimeError, MemoryError)) and "out of memory" in str(err).lower()
+
+
+def _release_memory() -> None:
+    try:
+        import torch
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+
+
+def generate_splitting(backend, prompts: Sequence[Sequence[int]], stats: dict | None = None) -> list:
+    """backend.generate(prompts), halving the batch and retrying each half on out-of-memory, recursively.
+    One entry per prompt: (ids, finish), or the out-of-memory error of a prompt that fails even alone.
+    Any other error propagates. `stats["oom_splits"]` counts the splits; after one, the backend's
+    `batch_tokens` (if any) is lowered to half the failed batch's padded size so later batches fit."""
+    try:
+        return list(backend.generate(prompts))
+    except Exception as err:  # noqa: BLE001 - only out-of-memory is handled here
+        if not is_out_of_memory(err):
+            raise
+        _release_memory()
+        if len(prompts) <= 1:
+            return [err]
+        if stats is not None:
+            stats["oom_splits"] = stats.get("oom_splits", 0) + 1
+        budget = getattr(backend, "batch_tokens", None)
+        if isinstance(budget, int):
+            padded = len(prompts) * (max(len(p) for p in prompts) + int(getattr(getattr(backend, "cfg", None),
+                                                                                 "max_new_tokens", 0) or 0))
+            backend.batch_tokens = max(1, min(budget, padded // 2))
+        half = len(prompts) // 2
+        return generate_splitting(backend, prompts[:half], stats) + generate_splitting(backend, prompts[half:], stats)
 
 
 def cut_at_stop(new_ids: list[int], stop_ids: Sequence[int]) -> tuple[list[int], str]:
@@ -176,7 +297,7 @@ class OpenAIBackend:
 
     def generate(self, prompts: Sequence[Sequence[int]]) -> list[tuple[list[int], str]]:
         from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(max_workers=max(1, self.cfg.batch_size)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, self.cfg.rows_per_call())) as pool:
             return list(pool.map(self._one, prompts))
 
 
@@ -197,8 +318,15 @@ def _dead(reason: str, rec: dict, detail: str) -> dict:
     return {"dead": dead_letter(STAGE, reason, rec.get("id"), prov.get("file"), prov.get("record"), detail)}
 
 
-def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig) -> list[dict]:
-    """Answer every user turn of each record; one result per record: {"conv": row} or {"dead": letter}."""
+def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig, stats: dict | None = None) -> list[dict]:
+    """Answer every user turn of each record; one result per record: {"conv": row} or {"dead": letter}.
+
+    Each turn's prompts are planned into device batches by length and token budget (plan_batches); a batch
+    that runs out of memory is halved and retried (generate_splitting), so only a record that fails alone
+    becomes a dead letter. `stats` (optional) gathers new_tokens and oom_splits."""
+    stats = {} if stats is None else stats
+    stats.setdefault("new_tokens", 0)
+    stats.setdefault("oom_splits", 0)
     states = []
     results: dict[int, dict] = {}
     max_prompt = cfg.max_prompt_tokens or max(1, backend.context - cfg.max_new_tokens)
@@ -233,17 +361,23 @@ def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig) -> lis
                     s["users"] = s["users"][:turn]  # keep the turns that fit
                 continue
             todo.append((s, p))
-        todo.sort(key=lambda sp: sum(map(len, sp[0]["prompts"] + sp[0]["responses"])) + len(sp[1]))
-        for start in range(0, len(todo), cfg.batch_size):
-            chunk = todo[start: start + cfg.batch_size]
-            full = [sum((a + b for a, b in zip(s["prompts"], s["responses"])), []) + p for s, p in chunk]
+        fulls = [sum((a + b for a, b in zip(s["prompts"], s["responses"])), []) + p for s, p in todo]
+        budget = getattr(backend, "batch_tokens", None) or cfg.batch_tokens or 1 << 62
+        for batch in plan_batches([len(f) for f in fulls], cfg.max_new_tokens, budget, cfg.rows_per_call()):
+            chunk = [todo[k] for k in batch]
             try:
-                outs = backend.generate(full)
+                outs = generate_splitting(backend, [fulls[k] for k in batch], stats)
             except Exception as err:  # noqa: BLE001 - the records go to dead letters with the reason
                 for s, _ in chunk:
                     results[s["i"]] = _dead("generation_error", s["rec"], f"{type(err).__name__}: {err}")
                 continue
-            for (s, p), (ids, finish) in zip(chunk, outs):
+            for (s, p), out in zip(chunk, outs):
+                if isinstance(out, BaseException):
+                    results[s["i"]] = _dead("out_of_memory", s["rec"], f"turn {turn}: out of memory with this "
+                                            f"record alone in the batch ({type(out).__name__}: {out})")
+                    continue
+                ids, finish = out
+                stats["new_tokens"] += len(ids)
                 if not ids or all(t in backend.stop_ids for t in ids):
                     results[s["i"]] = _dead("empty_response", s["rec"], f"turn {turn}: the target generated "
                                             f"no content ({len(ids)} ids, finish={finish})")
@@ -265,8 +399,58 @@ def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig) -> lis
     return [results[i] for i in range(len(records))]
 
 
+METRICS_NAMESPACE = "eaglekit.generate"
+_PROGRESS: list = []  # the local run's progress display (in-process DirectRunner only)
+
+
 def _run_handler(batch, backend, cfg):
-    return generate_batch(batch, backend, cfg)
+    """The model step: generate_batch, then Beam counters (records, new_tokens, dead_letters, oom_splits;
+    Dataflow shows them on the job page) and the local progress display, if one is open."""
+    from apache_beam.metrics import Metrics
+    stats: dict = {}
+    out = generate_batch(batch, backend, cfg, stats)
+    dead = sum(1 for r in out if "dead" in r)
+    for name, value in (("records", len(out)), ("new_tokens", stats["new_tokens"]), ("dead_letters", dead),
+                        ("oom_splits", stats["oom_splits"])):
+        Metrics.counter(METRICS_NAMESPACE, name).inc(int(value))
+    for progress in list(_PROGRESS):
+        progress.advance(len(out), stats["new_tokens"])
+    return out
+
+
+class GenerateProgress:
+    """A rich progress bar for a local generate run: records done of the total, new tokens/s, ETA."""
+
+    def __init__(self, total: int, console=None):
+        import time
+
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+            TimeRemainingColumn
+        self._time = time.monotonic
+        self.started = self._time()
+        self.records = self.new_tokens = 0
+        self.progress = Progress(TextColumn("generate"), BarColumn(), MofNCompleteColumn(), TextColumn("records"),
+                                 TextColumn("{task.fields[rate]} new tok/s"), TimeElapsedColumn(),
+                                 TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False)
+        self.task = self.progress.add_task("generate", total=max(0, int(total)), rate="-")
+
+    def __enter__(self):
+        self.progress.start()
+        _PROGRESS.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        if self in _PROGRESS:
+            _PROGRESS.remove(self)
+        self.progress.refresh()
+        self.progress.stop()
+        return False
+
+    def advance(self, records: int, new_tokens: int) -> None:
+        self.records += int(records)
+        self.new_tokens += int(new_tokens)
+        rate = self.new_tokens / max(1e-9, self._time() - self.started)
+        self.progress.update(self.task, advance=int(records), rate=f"{rate:,.0f}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,7 +472,9 @@ def read_records(path: str):
     yield from io.parquet_records(path)
 
 
-def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
+def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=(), progress=None) -> dict:
+    """Run the generate job. `progress`: show a progress display (records, new tokens/s, ETA) when the run is
+    local and in-process; None: when stderr is a terminal; a rich Console: draw it there."""
     from beam_jobs import io
 
     files = prompt_files(cfg.input)
@@ -300,7 +486,7 @@ def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()
     schema = arrow_schema("conversation", meta)
     staging = io.staging_path(cfg.output)
     try:
-        return _run_generate(cfg, runner, beam_args, files, n_in_files, schema, staging)
+        return _run_generate(cfg, runner, beam_args, files, n_in_files, schema, staging, progress)
     except io.YieldError:
         raise  # the staging folder keeps the dead letters the message points at
     except BaseException:
@@ -308,18 +494,57 @@ def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()
         raise
 
 
-def _run_generate(cfg: GenerateConfig, runner, beam_args, files, n_in_files, schema, staging) -> dict:
+def _show_progress(progress, runner, beam_args) -> bool:
+    import sys
+
+    from beam_jobs import io
+    from beam_jobs.io import DirectOptions
+    options = io.pipeline_options(runner, beam_args)
+    in_process = io.runs_locally(options) and \
+        options.view_as(DirectOptions).direct_running_mode in ("in_memory", "multi_threading")
+    if progress is None:
+        return in_process and sys.stderr.isatty()
+    return in_process and progress is not False
+
+
+def _metrics(result) -> dict:
+    """The model step's counters (records, new_tokens, dead_letters, oom_splits) from a finished run."""
+    from apache_beam.metrics.metric import MetricsFilter
+    try:
+        counters = result.metrics().query(MetricsFilter().with_namespace(METRICS_NAMESPACE))["counters"]
+    except Exception:  # noqa: BLE001 - a runner without metrics: the manifest goes without them
+        return {}
+    out: dict = {}
+    for c in counters:
+        value = c.committed if c.committed is not None else c.attempted
+        out[c.key.metric.name] = out.get(c.key.metric.name, 0) + int(value or 0)
+    return out
+
+
+def _run_generate(cfg: GenerateConfig, runner, beam_args, files, n_in_files, schema, staging,
+                  progress=None) -> dict:
+    import contextlib
+    import time
+
     from apache_beam.io.filesystems import FileSystems
 
     from beam_jobs import io
     from beam_jobs.handlers import LoadOnceHandler
     limit = cfg.limit
 
-    handler = LoadOnceHandler(cfg, load_backend, _run_handler, max_batch_size=max(cfg.batch_size * 4, 8),
-                              namespace="eaglekit.generate")
-    with io.pipeline(runner, beam_args) as p:
-        build_pipeline(p, cfg, files, handler, schema, staging)
+    step = cfg.records_per_step()
+    handler = LoadOnceHandler(cfg, load_backend, _run_handler, min_batch_size=step, max_batch_size=step,
+                              namespace=METRICS_NAMESPACE)
     count_in = n_in_files if limit is None else min(limit, n_in_files)
+    display = contextlib.nullcontext()
+    if _show_progress(progress, runner, beam_args):
+        display = GenerateProgress(count_in, console=None if progress in (None, True) else progress)
+    started = time.perf_counter()
+    with display:
+        with io.pipeline(runner, beam_args) as p:
+            build_pipeline(p, cfg, files, handler, schema, staging)
+    seconds = time.perf_counter() - started
+    metrics = _metrics(getattr(p, "result", None)) if getattr(p, "result", None) is not None else {}
     convs = io.list_files(FileSystems.join(staging, "conversations-*.parquet"))
     out = sum(io.parquet_rows(f) for f in convs)
     dropped = io.tally_dead_letters(staging)
@@ -329,7 +554,9 @@ def _run_generate(cfg: GenerateConfig, runner, beam_args, files, n_in_files, sch
                    where=FileSystems.join(staging, "dead_letters-*.jsonl"))
     files_out = [p[len(staging) + 1:] for p in io.list_files(FileSystems.join(staging, "*"))]
     manifest = {**io.manifest_header(STAGE, asdict(cfg), io.runner_name(runner, beam_args)), "stages": counts,
-                "counts": counts, "files": files_out}
+                "counts": counts, "files": files_out,
+                "throughput": {"seconds": round(seconds, 3), **metrics,
+                               "new_tokens_per_s": round(metrics.get("new_tokens", 0) / max(seconds, 1e-9), 2)}}
     return io.finish(staging, cfg.output, manifest)
 
 

@@ -14,10 +14,11 @@ from apache_beam.ml.inference.base import ModelHandler
 
 class LoadOnceHandler(ModelHandler):
     def __init__(self, spec: Any, loader: Callable[[Any], Any], runner: Callable[[Sequence, Any, Any], Iterable],
-                 max_batch_size: int = 32, namespace: str = "eaglekit"):
+                 max_batch_size: int = 32, namespace: str = "eaglekit", min_batch_size: int = 1):
         super().__init__()
         self._spec, self._loader, self._runner = spec, loader, runner
         self._max_batch_size = int(max_batch_size)
+        self._min_batch_size = max(1, min(int(min_batch_size), self._max_batch_size))
         self._namespace = namespace
 
     def load_model(self):
@@ -28,8 +29,9 @@ class LoadOnceHandler(ModelHandler):
 
     def batch_elements_kwargs(self) -> Mapping[str, Any]:
         # Batches are sorted by length and split again inside the runner; large outer batches give
-        # that sort more to work with.
-        return {"min_batch_size": 1, "max_batch_size": self._max_batch_size}
+        # that sort more to work with. min == max gives fixed-size batches: Beam's adaptive batching
+        # otherwise keeps batches tiny when one batch takes seconds (a GPU generate step), starving the device.
+        return {"min_batch_size": self._min_batch_size, "max_batch_size": self._max_batch_size}
 
     def get_metrics_namespace(self) -> str:
         return self._namespace
