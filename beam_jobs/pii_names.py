@@ -122,13 +122,22 @@ def _is_sentence_start(text: str, i: int) -> bool:
 
 
 # Cues after which capitalised words are a name ("was called Crystal Murdock", "says Navrátilová")
-_WEAK_CUE = re.compile(r"(?i:\b(?:call(?:ed)?[ \t]+(?:me|him|her)|(?:was|is|were|be)[ \t]+called|named(?:[ \t]+(?:him|her))?|"
+_WEAK_CUE = re.compile(r"(?i:\b(?:(?:said|says|shouted|yelled|whispered|cried)[ \t]+(?:\S+[ \t]+)?(?:to|at)|"
+                       r"call(?:ed)?[ \t]+(?:me|him|her)|(?:was|is|were|be)[ \t]+called|named(?:[ \t]+(?:him|her))?|"
                        r"says|said|asked|replied|shouted[ \t]+at|told|married|thanks?[ \t]+to|assistant[ \t]+to|"
                        r"(?:speak|talk|write|reply)[ \t]+to|(?:directed|written|produced|composed|performed|painted|"
                        r"authored|created|signed|approved|reviewed|prepared)[ \t]+by[ \t]*:?|"
                        r"my[ \t]+(?:kid|son|daughter|child|wife|husband|partner|spouse|fianc[ée]e?|friend|colleague|boss|"
                        r"manager|mother|mom|mum|father|dad|brother|sister|grandson|granddaughter|grandmother|grandfather|"
-                       r"nephew|niece|cousin|aunt|uncle|neighbou?r|tenant|landlord|doctor|lawyer|client|patient)))[ \t]+")
+                       r"nephew|niece|cousin|aunt|uncle|neighbou?r|tenant|landlord|doctor|lawyer|client|patient)|"
+                       r"(?<![\w ])(?:hi|hello|hey|good[ \t]+(?:morning|afternoon|evening))|"
+                       r"(?:producer|director|singer|songwriter|author|writer|editor|founder|commenter|actor|actress|"
+                       r"artist|coach|professor|nurse|officer|agent|customer|user|resident|employee|applicant|"
+                       r"candidate|tenant|guardian|beneficiary|attorney)))[ \t]+")
+_SAID_NAME = re.compile(rf"\b(?:said|says|shouted|yelled|whispered|cried)[ \t]+({_CAP})[ \t]+(?:to|at)\b")  # "said Maslin to"
+# the subject of a verb only people do: "Enrico shouted at Gary" (organisations say, explain and write)
+_SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shouted|yelled|whispered|screamed|cried|sighed|"
+                       r"smiled|laughed|giggled)\b")
 _WEAK_NAME = re.compile(rf"{_CAP}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}}")
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
@@ -139,7 +148,8 @@ again anyway instead otherwise still sadly luckily unfortunately fortunately ide
 
 
 def weak_cue_names(text: str) -> list[tuple[int, int]]:
-    """Capitalised words after a speech or naming verb, and a capitalised word addressed at a line start."""
+    """Capitalised words after a speech or naming verb or a salutation, a capitalised word addressed at a
+    line start, and the subject of a verb only people do."""
     spans = []
     for m in _WEAK_CUE.finditer(text):
         n = _WEAK_NAME.match(text, m.end())
@@ -147,6 +157,9 @@ def weak_cue_names(text: str) -> list[tuple[int, int]]:
             spans.append((n.start(), n.end()))
     spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
               if m.group(1).lower() not in _NOT_VOCATIVE and m.group(1).lower() not in _STOP]
+    spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in _STOP]
+    spans += [(m.start(1), m.end(1)) for m in _SPEAKING.finditer(text)
+              if m.group(1).split()[0].lower() not in _STOP | _NOT_VOCATIVE and not _acronym(m.group(1).split()[0])]
     return spans
 
 

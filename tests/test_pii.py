@@ -51,6 +51,10 @@ def test_addresses_of_any_country_are_redacted(pii, text, values):
     ("Hello, I am Sigrid Nyström, my email is sigrid@example.com", ["Sigrid", "Nyström", "sigrid@example.com"]),
     ("I would like to remove my kid Florence from the will.", ["Florence"]),                        # relation
     ("they had 6: leonti, terrence, pamela, donna, andrea and brian.", ["leonti", "pamela", "brian"]),  # lower-case list
+    ("Hi Victor, I'm writing about a wire transfer.", ["Victor"]),                                   # salutation
+    ("Enrico shouted at Gary: \"What are you doing here?\"", ["Enrico", "Gary"]),                 # speech verb
+    ("I'm so jealous! said Maslin to Antonio", ["Maslin", "Antonio"]),
+    ("Producer Vilhjálmur Georgsson explained it to the press.", ["Vilhjálmur", "Georgsson"]),     # role noun
     ("What's your last name? Arcuri", ["Arcuri"]),                                                   # answer
     ("Comedy, Mystery\nDirected By:    Johannes Varvio", ["Johannes", "Varvio"]),
     ("My great grandmother was called Halldóra Árnþórsdóttir.", ["Halldóra", "Árnþórsdóttir"]),    # naming verb
