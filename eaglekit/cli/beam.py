@@ -229,40 +229,31 @@ def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_
 
 
 # ---------------------------------------------------------------------------------------------
-# generate
+# generate and featurize: the model stages, their options generated from their configs
 
-@click.command("generate", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@config_options(GenerateConfig)
-@click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
-@click.pass_context
-def generate_command(ctx, runner, **values):
-    """Answer clean prompts with the target itself; store exact token ids."""
-    cfg = GenerateConfig(**values)
-    try:
-        manifest = run_generate(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except (ContractError, YieldError) as err:
-        raise click.ClickException(str(err)) from err
-    c = manifest["counts"]["generate"]
-    click.echo(f"generate: {c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']} -> {cfg.output}")
+def _model_stage(name: str, cls, run, summary, doc: str) -> click.Command:
+    @click.command(name, help=doc, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @config_options(cls)
+    @click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
+    @click.pass_context
+    def command(ctx, runner, **values):
+        cfg = cls(**values)
+        try:
+            manifest = run(cfg, runner=runner, beam_args=beam_flags(ctx))
+        except (ContractError, YieldError) as err:
+            raise click.ClickException(str(err)) from err
+        c = manifest["counts"][name]
+        click.echo(f"{name}: {summary(c, manifest)}, dropped {c['dropped']}{', truncated ' + str(manifest['truncated']) if 'truncated' in manifest else ''} -> {cfg.output}")
+    return command
 
 
-# ---------------------------------------------------------------------------------------------
-# featurize
-
-@click.command("featurize", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@config_options(FeaturizeConfig)
-@click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
-@click.pass_context
-def featurize_command(ctx, runner, **values):
-    """Capture aux hidden states and the teacher into Arrow shards."""
-    cfg = FeaturizeConfig(**values)
-    try:
-        manifest = run_featurize(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except (ContractError, YieldError) as err:
-        raise click.ClickException(str(err)) from err
-    c = manifest["counts"]["featurize"]
-    click.echo(f"featurize: {c['in']} conversations -> {c['out']} rows, {manifest['num_tokens']} tokens in "
-               f"{len(manifest['shards'])} shard(s), dropped {c['dropped']}, truncated {manifest['truncated']} -> {cfg.output}")
+generate_command = _model_stage(
+    "generate", GenerateConfig, run_generate, lambda c, m: f"{c['in']} prompts -> {c['out']} conversations",
+    "Answer clean prompts with the target itself; store exact token ids.")
+featurize_command = _model_stage(
+    "featurize", FeaturizeConfig, run_featurize,
+    lambda c, m: f"{c['in']} conversations -> {c['out']} rows, {m['num_tokens']} tokens in {len(m['shards'])} shard(s)",
+    "Capture aux hidden states and the teacher into Arrow shards.")
 
 
 # ---------------------------------------------------------------------------------------------
