@@ -12,6 +12,7 @@ Deciding (the policy, see README "PII policy"): a person's name is redacted, exc
     such a passage keeps its names unless a naming cue marks one, or it holds contact details),
   - in an article-length passage (a news story, an encyclopedia text: names there are of public figures),
   - in an arithmetic word problem (its characters are invented),
+  - the character or public figure a prompt asks the model to play ("Pretend to be Elon Musk"),
 and none of these exceptions holds in a text that also holds contact details (email, phone, address,
 card, account or ID numbers) or says whose details they are ("my name is", "Dear ..."); in an article,
 only the names beside a contact detail (a journalist's byline email) lose the exception.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NAME_EXEMPTIONS = ("non_english", "article", "word_problem")
+NAME_EXEMPTIONS = ("non_english", "article", "word_problem", "roleplay")
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 _PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
@@ -270,7 +271,17 @@ _NUMBER = re.compile(r"(?i)(?<![#\w])\$?\d[\d,.]*%?|\b(?:two|three|four|five|six
 
 def is_word_problem(text: str) -> bool:
     """An arithmetic exercise: two or more quantities and a question or an instruction to work one out."""
-    return len(_NUMBER.findall(text)) >= 2 and ("?" in text or bool(_QUANTITY.search(text)))
+    n = len(_NUMBER.findall(text))
+    return n >= 2 and ("?" in text or bool(_QUANTITY.search(text))) or n >= 1 and bool(_QUANTITY.search(text))
+
+
+# "the city of Vega", "Lake Louise": a place, whatever the NER says
+_PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|republic|kingdom|university|port|"
+                           r"island|isle|river|lake|mount|bay|gulf|region|district)[ \t]+of|\b(?:lake|mount|river|cape))[ \t]+$")
+# A character or public figure the prompt asks the model to play: kept, with every repeat of the name
+_ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
+                       r"act[ \t]+(?:as|like)|imagine[ \t]+(?:yourself[ \t]+as|you[ \t]+are)|you[ \t]+are[ \t]+now|"
+                       r"speak[ \t]+like|in[ \t]+the[ \t]+voice[ \t]+of|as[ \t]+if[ \t]+you[ \t]+were|embody))[ \t]+(?:the[ \t]+)?$")
 
 
 def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[int, int]], langid=None,
@@ -290,6 +301,7 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
                 ner.append((s, e))
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
+    ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
@@ -310,6 +322,10 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
             titled = [(s, e) for s, e in titled if any(a <= s and e <= b for a, b in near)]
         if (ner or titled) and "word_problem" in keep and is_word_problem(text):
             ner, titled = [], []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
+        if ner and "roleplay" in keep:  # the persona a prompt asks the model to play, and its repeats
+            played = {text[s:e] for s, e in ner if _ROLE_CUE.search(text[max(0, s - 40):s])}
+            words = {w for p in played for w in p.split()}
+            ner = [(s, e) for s, e in ner if text[s:e] not in played and not set(text[s:e].split()) <= words]
         if (ner or titled) and "non_english" in keep and langid is not None:
             foreign = non_english_ranges(text, langid)
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]

@@ -124,6 +124,10 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "Question: What is 2+2?\nAnswer: 4.\nQuestion: What is 3+3?\nAnswer: 6.",               # labels, not speakers
     "Translate German to English: Doch Dr. Arlene Baratz , eine Brustradiologin aus Pittsburg , sagt das.",
     "x+y = 4z, x*y = 4z^2, express x-y in z",                                                # a formula, not chat
+    "Pretend yourself to be Elon Musk in all the following conversations. Speak like Elon Musk. Why Mars?",  # persona
+    "Embrace the role of Sheldon from \"The Big Bang Theory\". Don't start with \"As Sheldon\".",
+    "The city of Vega intends to build a bridge that will span the river.",                # a place
+    "David has three sisters. Each of them has one brother. How many brothers does David have?",
 ])
 def test_ordinary_prompts_keep_their_words(pii, text):
     r = pii(text)
