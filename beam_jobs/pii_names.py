@@ -40,7 +40,7 @@ all any some every each both either neither one two three first last new old goo
 _SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|named|dear|hi|hello|thanks|thank[ \t]+you|"
                           r"contact|ask|call|email|told|tell|met|meet|married|said[ \t]+to|add|"
                           r"customer|client|patient|employee|colleague|friend|wife|husband|son|daughter|mother|"
-                          r"father|brother|sister|partner|guardian|beneficiary)))[ \t,]*$")
+                          r"father|brother|sister|partner|guardian|beneficiary)))[ \t,]*\Z")
 _SLOT_AFTER = re.compile(r"^(?:[ \t]+(?:said|says|told|asked|replied|wrote|from|is[ \t]+the|was[ \t]+born|"
                          r"had[ \t]+given|lives|works|flew|began)\b|[ \t]*:[ \t]*\")")
 _OTHER_LABELS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART"}  # not NORP/LANGUAGE: "English", "Dutch"
@@ -93,7 +93,7 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             e += m.end()
         break
     while True:
-        m = re.search(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*$", text[max(0, s - 40):s])
+        m = re.search(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z", text[max(0, s - 40):s])
         if not m or m.group(1).lower() in _STOP or _acronym(m.group(1)) \
                 or _is_sentence_start(text, s - (len(text[max(0, s - 40):s]) - m.start(1))):
             break
@@ -277,11 +277,11 @@ def is_word_problem(text: str) -> bool:
 
 # "the city of Vega", "Lake Louise": a place, whatever the NER says
 _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|republic|kingdom|university|port|"
-                           r"island|isle|river|lake|mount|bay|gulf|region|district)[ \t]+of|\b(?:lake|mount|river|cape))[ \t]+$")
+                           r"island|isle|river|lake|mount|bay|gulf|region|district)[ \t]+of|\b(?:lake|mount|river|cape))[ \t]+\Z")
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
 _ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
                        r"act[ \t]+(?:as|like)|imagine[ \t]+(?:yourself[ \t]+as|you[ \t]+are)|you[ \t]+are[ \t]+now|"
-                       r"speak[ \t]+like|in[ \t]+the[ \t]+voice[ \t]+of|as[ \t]+if[ \t]+you[ \t]+were|embody))[ \t]+(?:the[ \t]+)?$")
+                       r"speak[ \t]+like|in[ \t]+the[ \t]+voice[ \t]+of|as[ \t]+if[ \t]+you[ \t]+were|embody))[ \t]+(?:the[ \t]+)?\Z")
 
 
 def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[int, int]], langid=None,
@@ -301,7 +301,8 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
                 ner.append((s, e))
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
-    ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
+    ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
+           and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text

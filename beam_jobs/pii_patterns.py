@@ -148,7 +148,7 @@ def _extend(text: str, end: int) -> int:
     line break, address-shaped (short words, a postcode, a region code, a unit) and not a phone or email."""
     pos, parts = end, 0
     lower = not any(c.isupper() for c in text)
-    after_unit = bool(re.search(rf"{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?\.?$", text[max(0, end - 16):end]))
+    after_unit = bool(re.search(rf"{_UNIT}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?\.?\Z", text[max(0, end - 16):end]))
     while parts < 6:
         # a comma or line break, or a few of them ("Artilleros\n, CO\n Uruguay 64677", a blank line)
         m = re.match(r"[ \t]*(?:[,\n][ \t>?]*){1,3}", text[pos:])
@@ -185,7 +185,7 @@ def address_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for m in _CORE.finditer(text):
         start = m.start()
-        before = re.search(r"(?<![\w.,])\d{1,6}[ \t]+$", text[max(0, start - 8):start])  # "45818 P.O. Box 242"
+        before = re.search(r"(?<![\w.,])\d{1,6}[ \t]+\Z", text[max(0, start - 8):start])  # "45818 P.O. Box 242"
         if before:
             start -= len(before.group(0))
         spans.append((start, _extend(text, m.end())))
@@ -200,7 +200,7 @@ def address_spans(text: str) -> list[tuple[int, int]]:
         spans.append((m.start(1), _extend(text, m.end(1))))
     for m in _UNIT_RE.finditer(text):
         # a street line before the unit ("0605 πεντέλης 210 apt. 999") and the lines after it
-        street = re.search(r"(?<![\w.,])\d{1,6}[ \t]+(?:[^\W\d_][\w'’.\-]*[ \t]+){1,4}\d{1,5}[ \t]+$",
+        street = re.search(r"(?<![\w.,])\d{1,6}[ \t]+(?:[^\W\d_][\w'’.\-]*[ \t]+){1,4}\d{1,5}[ \t]+\Z",
                            text[max(0, m.start() - 60):m.start()])
         start = m.start() - len(street.group(0)) if street else m.start()
         spans.append((start, _extend(text, m.end())))

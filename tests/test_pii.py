@@ -127,6 +127,7 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "Pretend yourself to be Elon Musk in all the following conversations. Speak like Elon Musk. Why Mars?",  # persona
     "Embrace the role of Sheldon from \"The Big Bang Theory\". Don't start with \"As Sheldon\".",
     "The city of Vega intends to build a bridge that will span the river.",                # a place
+    "Mount Rainier is the second highest mountain in North America. Yes or no?",
     "David has three sisters. Each of them has one brother. How many brothers does David have?",
 ])
 def test_ordinary_prompts_keep_their_words(pii, text):
