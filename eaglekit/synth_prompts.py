@@ -34,10 +34,16 @@ class SynthConfig:
     batch_size: int = 32
     seed: int = 0
     min_words: int = 3
+    device: str | None = None              # cpu / cuda / cuda:N; None: where the model already is
+    dtype: str | None = None               # float32 / bfloat16 / float16; None: the model's own
 
     def __post_init__(self):
         if self.n < 0 or self.batch_size < 1 or self.max_new_tokens < 1:
             raise ValueError("n must be >= 0, batch_size and max_new_tokens >= 1")
+        if self.dtype not in (None, "float32", "bfloat16", "float16"):
+            raise ValueError(f"dtype must be float32, bfloat16 or float16, got {self.dtype!r}")
+        if self.device is not None and not (self.device == "cpu" or self.device.startswith(("cuda", "mps"))):
+            raise ValueError(f"device must be cpu, cuda, cuda:N or mps, got {self.device!r}")
         if not self.steering:
             raise ValueError("steering needs at least one category")
         if self.temperature <= 0 or not 0 < self.top_p <= 1:
@@ -69,50 +75,71 @@ def end_of_turn_ids(tokenizer, model) -> list[int]:
     return sorted(ids)
 
 
+def _batch_categories(want: dict[str, int], batch_size: int) -> list[str]:
+    """The categories of one generate() call's rows: round-robin over the categories still short, up to twice
+    what each still wants (sampling fails sometimes), so every call is full while anything is wanted."""
+    need = {c: 2 * w for c, w in want.items() if w > 0}
+    rows: list[str] = []
+    while len(rows) < batch_size and any(need.values()):
+        for c in need:
+            if need[c] > 0 and len(rows) < batch_size:
+                rows.append(c)
+                need[c] -= 1
+    return rows
+
+
 def synthesize(target, cfg: SynthConfig, echo=None) -> list[dict]:
     """[{"id", "category", "messages": [user], "provenance"}]: `cfg.n` user prompts sampled from the target,
     spread evenly over the steering categories; only messages that ended on their own (end-of-turn token
-    within max_new_tokens) and hold at least `min_words` words are kept; exact repeats are skipped."""
+    within max_new_tokens) and hold at least `min_words` words are kept; exact repeats are skipped.
+
+    Batched on `cfg.device` (the model is moved there, in `cfg.dtype`, when given): each generate() call holds
+    `cfg.batch_size` rows, categories mixed and left-padded, so a GPU stays full until the last prompts."""
     import torch
     tok, model = target.tokenizer, target.model
+    if cfg.device is not None or cfg.dtype is not None:
+        dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}.get(cfg.dtype or "")
+        model.to(**({"device": cfg.device} if cfg.device else {}), **({"dtype": dtype} if dtype else {}))
     device = next(model.parameters()).device
     stops = end_of_turn_ids(tok, model)
     pad = tok.pad_token_id if tok.pad_token_id is not None else stops[0]
     cats = list(cfg.steering)
-    prefixes = {c: tok(pre_query_text(tok, cfg.steering[c]), return_tensors="pt",
-                       add_special_tokens=False).input_ids.to(device) for c in cats}
+    prefixes = {c: tok(pre_query_text(tok, cfg.steering[c]), add_special_tokens=False).input_ids for c in cats}
     out, seen = [], set()
     want = {c: cfg.n // len(cats) + (i < cfg.n % len(cats)) for i, c in enumerate(cats)}
     batch_no, failures = 0, 0
     while any(want[c] > 0 for c in cats) and failures < 20:
-        for c in cats:
-            if want[c] <= 0:
+        row_cats = _batch_categories(want, cfg.batch_size)
+        width = max(len(prefixes[c]) for c in row_cats)
+        ids = torch.full((len(row_cats), width), int(pad), dtype=torch.long)
+        mask = torch.zeros((len(row_cats), width), dtype=torch.long)
+        for r, c in enumerate(row_cats):  # left padding: every row's next token is at the same column
+            ids[r, width - len(prefixes[c]):] = torch.tensor(prefixes[c], dtype=torch.long)
+            mask[r, width - len(prefixes[c]):] = 1
+        torch.manual_seed(cfg.seed * 1_000_003 + batch_no)  # each batch reproducible on its own
+        with torch.inference_mode():
+            gen = model.generate(ids.to(device), attention_mask=mask.to(device), do_sample=True,
+                                 temperature=cfg.temperature, top_p=cfg.top_p, top_k=0,
+                                 max_new_tokens=cfg.max_new_tokens, eos_token_id=stops, pad_token_id=pad)
+        kept = 0
+        for row_no, (c, row) in enumerate(zip(row_cats, gen[:, width:].tolist())):
+            ended = next((k for k, t in enumerate(row) if t in stops), None)
+            if ended is None:
+                continue  # ran past max_new_tokens: a cut message is not a prompt
+            text = tok.decode(row[:ended], skip_special_tokens=True).strip()
+            if len(text.split()) < cfg.min_words or text in seen or want[c] <= 0:
                 continue
-            ids = prefixes[c].repeat(min(cfg.batch_size, max(want[c], 1) * 2), 1)
-            torch.manual_seed(cfg.seed * 1_000_003 + batch_no)  # each batch reproducible on its own
-            with torch.inference_mode():
-                gen = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=True,
-                                     temperature=cfg.temperature, top_p=cfg.top_p, top_k=0,
-                                     max_new_tokens=cfg.max_new_tokens, eos_token_id=stops, pad_token_id=pad)
-            kept = 0
-            for row_no, row in enumerate(gen[:, ids.shape[1]:].tolist()):
-                ended = next((k for k, t in enumerate(row) if t in stops), None)
-                if ended is None:
-                    continue  # ran past max_new_tokens: a cut message is not a prompt
-                text = tok.decode(row[:ended], skip_special_tokens=True).strip()
-                if len(text.split()) < cfg.min_words or text in seen or want[c] <= 0:
-                    continue
-                seen.add(text)
-                want[c] -= 1
-                kept += 1
-                out.append({"id": f"synth-{c}-{cfg.seed}-{batch_no}-{row_no}", "category": c,
-                            "messages": [{"role": "user", "content": text}],
-                            "provenance": {"source": "synthesized", "model": getattr(target, "model_id", None),
-                                           "method": "magpie", "category": c, "seed": cfg.seed,
-                                           "batch": batch_no, "row": row_no, "temperature": cfg.temperature,
-                                           "top_p": cfg.top_p}})
-            failures = failures + 1 if kept == 0 else 0
-            batch_no += 1
-            if echo:
-                echo(f"synthesized {len(out)}/{cfg.n} prompts")
+            seen.add(text)
+            want[c] -= 1
+            kept += 1
+            out.append({"id": f"synth-{c}-{cfg.seed}-{batch_no}-{row_no}", "category": c,
+                        "messages": [{"role": "user", "content": text}],
+                        "provenance": {"source": "synthesized", "model": getattr(target, "model_id", None),
+                                       "method": "magpie", "category": c, "seed": cfg.seed,
+                                       "batch": batch_no, "row": row_no, "temperature": cfg.temperature,
+                                       "top_p": cfg.top_p}})
+        failures = failures + 1 if kept == 0 else 0
+        batch_no += 1
+        if echo:
+            echo(f"synthesized {len(out)}/{cfg.n} prompts")
     return out

@@ -71,8 +71,12 @@ def verify_command(path):
 @click.option("--temperature", type=float, default=1.0, show_default=True)
 @click.option("--max-new-tokens", type=int, default=64, show_default=True,
               help="Longest user message kept; longer ones are dropped, never cut.")
-@click.option("--batch-size", type=int, default=32, show_default=True)
-def synth_prompts_command(target, n, out_path, seed, temperature, max_new_tokens, batch_size):
+@click.option("--batch-size", type=int, default=32, show_default=True,
+              help="Rows per generate() call (categories mixed); 256+ keeps a GPU busy.")
+@click.option("--device", default="cpu", show_default=True, help="cpu, cuda or cuda:N.")
+@click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
+              help="Model dtype (default float32 on cpu, bfloat16 on cuda).")
+def synth_prompts_command(target, n, out_path, seed, temperature, max_new_tokens, batch_size, device, dtype):
     """Sample user prompts from TARGET itself (Magpie), spread over chat/code/math/writing/knowledge.
 
     Run the file through `eaglekit beam run clean` (with --decontaminate YOUR_EVAL_SET) before generating:
@@ -82,12 +86,19 @@ def synth_prompts_command(target, n, out_path, seed, temperature, max_new_tokens
     from eaglekit.models import load_target
     from eaglekit.synth_prompts import SynthConfig, synthesize
     try:
+        dtype = dtype or ("float32" if device == "cpu" else "bfloat16")
         cfg = SynthConfig(n=n, seed=seed, temperature=temperature, max_new_tokens=max_new_tokens,
-                          batch_size=batch_size)
+                          batch_size=batch_size, device=device, dtype=dtype)
     except ValueError as err:
         raise click.BadParameter(str(err)) from err
+    import torch
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise click.BadParameter(f"{device}: no CUDA device here (torch.cuda.is_available() is False)",
+                                 param_hint="--device")
     try:
-        rows = synthesize(load_target(target), cfg, echo=lambda m: click.echo(m, err=True))
+        from eaglekit.config import torch_dtype
+        rows = synthesize(load_target(target, dtype=torch_dtype(dtype), device=device), cfg,
+                          echo=lambda m: click.echo(m, err=True))
     except ValueError as err:
         raise click.ClickException(str(err)) from err
     out = Path(out_path).expanduser()
