@@ -43,3 +43,12 @@ def test_serve_bench_without_http_stack_reports_speedup_and_identity():
     assert set(out["targets"]) == {"decode_speedup_vs_greedy", "greedy_identical"}
     assert out["targets"]["greedy_identical"]["value"] == 1
     assert out["figures"]["concurrency_target"] == "not measured"
+
+
+def test_generate_bench_compares_beam_with_generate_batch():
+    out = run_script("bench/generate.py", "--quick", "--records", "24", "--max-new-tokens", "6", "--batch-size", "8")
+    assert out["bench"] == "generate"
+    t = out["targets"]["beam_vs_generate_batch"]
+    assert t["op"] == ">=" and t["goal"] == 0.8 and t["value"] > 0
+    f = out["figures"]
+    assert f["beam_new_tokens"] == f["direct_new_tokens"] == 24 * 6 and f["inference_batch"] == 64
