@@ -319,6 +319,26 @@ class FeatureDataset:
             skip = 0
 
 
+    def iter_shard_rows(self, shard_index: int, order: Sequence[int]) -> Iterator[FeatureRow]:
+        """Rows of one shard in the given order (row numbers within the shard), read from the memory-mapped
+        shard (random access: only the rows' own bytes are touched)."""
+        import bisect
+        path = self.shards[shard_index]
+        try:
+            with pa.memory_map(path, "r") as source:
+                reader = pa.ipc.open_file(source)
+                batches = [reader.get_batch(b) for b in range(reader.num_record_batches)]
+                starts, n = [], 0
+                for b in batches:
+                    starts.append(n)
+                    n += b.num_rows
+                for i in order:
+                    b = bisect.bisect_right(starts, int(i)) - 1
+                    yield decode_row(batches[b], int(i) - starts[b], self.meta)
+        except (pa.ArrowException, OSError) as err:
+            raise ContractError(unreadable(path, err)) from err
+
+
 def decode_row(batch: pa.RecordBatch, i: int, meta: dict) -> FeatureRow:
     """Row i of a features record batch as tensors (hidden states decoded to float32)."""
     codec = meta["hidden_codec"]

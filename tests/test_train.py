@@ -169,6 +169,18 @@ def test_resume_equals_uninterrupted(tmp_path, tiny_target, sharp_shards):
     assert set(lf) == set(lp) and all(abs(lf[s] - lp[s]) < 1e-5 for s in lf)
 
 
+def test_resume_keeps_the_data_order_it_started_with(tmp_path, tiny_target, sharp_shards):
+    """A shuffled run's data position is a position in its epoch order: resuming in another order is refused."""
+    part = small_cfg(sharp_shards, tmp_path / "p", max_steps=6, save_every=2, stop_after=3)
+    train(part, target=tiny_target)
+    ck = torch.load(tmp_path / "p" / "checkpoints" / "step-00000002" / "trainer.pt", weights_only=False)
+    assert ck["state"]["shuffle_seed"] == 0
+    for change in ({"shuffle": False}, {"seed": 1}):
+        other = small_cfg(sharp_shards, tmp_path / "p", max_steps=6, save_every=2, resume=True, **change)
+        with pytest.raises(TrainError, match="--shuffle/--no-shuffle"):
+            train(other, target=tiny_target)
+
+
 def test_init_from_starts_where_the_head_left_off(tmp_path, tiny_target, sharp_shards):
     """--init-from a checkpoint or an exported head: same weights and draft vocabulary to start with (a
     zero learning rate keeps them), a fresh schedule, and a clear error for a head on other aux layers."""
@@ -208,7 +220,8 @@ def test_several_data_directories_train_like_one(tmp_path, tiny_target):
     b = make_shards(tmp_path, tiny_target, ANSWERS[half:], name="b", max_shard_tokens=60)
     both = make_shards(tmp_path, tiny_target, ANSWERS, name="both")
     args = ["--target", "tiny", "--seq-len", "48", "--batch-size", "2", "--ttt-steps", "3", "--draft-vocab-size", "512",
-            "--heldout-fraction", "0", "--max-steps", "4", "--no-progress", "--save-every", "4", "--eval-every", "1000"]
+            "--heldout-fraction", "0", "--max-steps", "4", "--no-progress", "--save-every", "4", "--eval-every", "1000",
+            "--no-shuffle"]  # the stored order: A's rows then B's
     for out, data in (("two", ["--data", str(a), "--data", str(b)]), ("one", ["--data", str(both)])):
         r = CliRunner().invoke(main, ["train", *data, "--out", str(tmp_path / out), *args])
         assert r.exit_code == 0, r.output

@@ -91,3 +91,61 @@ def test_pack_keeps_every_token_once(tmp_path, tiny_target):
     assert sum(int((r["seg"] >= 0).sum()) for r, _ in rows) == ds.num_tokens
     assert sum(int(r["mask"].sum()) for r, _ in rows) == sum(
         int(r.loss_mask.sum()) for r in ds.iter_rows())
+
+
+def _ids(docs):
+    return [row.id for _, row in docs]
+
+
+def test_shuffled_epochs_differ_are_deterministic_and_cover_every_row(tmp_path, tiny_target):
+    from itertools import islice
+
+    from eaglekit.shards import open_features
+    from eaglekit.train import Cursor, iter_docs
+    from eaglekit.train.data import epoch_order
+    ds = open_features(make_shards(tmp_path, tiny_target, max_shard_tokens=60))
+    assert len(ds.shards) > 2
+    keep = lambda rid: rid != "row-3"  # noqa: E731 - the held-out filter still applies
+    n = ds.num_rows - 1
+    stored = _ids(iter_docs(ds, Cursor(), keep, loop=False))
+    three = list(islice(iter_docs(ds, Cursor(), keep, shuffle_seed=7), 3 * n))
+    epochs = [_ids(three[e * n:(e + 1) * n]) for e in range(3)]
+    assert [c.epoch for c, _ in three] == [e for e in range(3) for _ in range(n)]
+    for e in epochs:  # each epoch: every kept row exactly once
+        assert sorted(e) == sorted(stored) and "row-3" not in e
+    assert len({tuple(e) for e in epochs}) == 3 and tuple(stored) not in {tuple(e) for e in epochs}
+    # deterministic by seed and epoch; another seed, another order
+    again = _ids(islice(iter_docs(ds, Cursor(), keep, shuffle_seed=7), 3 * n))
+    assert again == sum(epochs, [])
+    assert _ids(islice(iter_docs(ds, Cursor(), keep, shuffle_seed=8), n)) != epochs[0]
+    assert epoch_order(ds.shard_rows, 7, 1) == epoch_order(ds.shard_rows, 7, 1) != epoch_order(ds.shard_rows, 7, 2)
+    # resumable: from any cursor the same rows follow (mid-epoch, and mid-document through pack below)
+    for k in (0, 1, n - 1, n, n + 2):
+        cur = three[k][0]
+        assert _ids(islice(iter_docs(ds, cur, keep, shuffle_seed=7), 3 * n - k)) == sum(epochs, [])[k:]
+
+
+def test_shuffled_pack_resumes_mid_document(tmp_path, tiny_target):
+    from eaglekit.shards import open_features
+    from eaglekit.train import Cursor, iter_docs, pack
+    ds = open_features(make_shards(tmp_path, tiny_target, max_shard_tokens=60))
+    keep = lambda rid: True  # noqa: E731
+    full = []
+    for i, item in enumerate(pack(iter_docs(ds, Cursor(), keep, shuffle_seed=3), 16, ds.meta)):
+        full.append(item)
+        if i == 30:
+            break
+    assert any(cur.offset for _, cur in full)  # some cursors point inside a document
+    for k in (4, 17):
+        resumed = pack(iter_docs(ds, full[k][1], keep, shuffle_seed=3), 16, ds.meta)
+        for (want, _), (got, _) in zip(full[k + 1:], resumed):
+            for key in ("ids", "mask", "seg", "pos", "aux", "teacher"):
+                assert torch.equal(want[key], got[key]), key
+
+
+def test_warmup_has_a_floor_but_never_more_than_a_tenth():
+    from eaglekit.train.loop import warmup_steps
+    assert warmup_steps(490, 0.015, 50) == 49          # the H100 run: 7 steps before, now a tenth
+    assert warmup_steps(20000, 0.015, 50) == 300       # large runs: the ratio
+    assert warmup_steps(5000, 0.015, 50) == 75
+    assert warmup_steps(10, 0.015, 50) == 1 and warmup_steps(0, 0.0, 50) == 1

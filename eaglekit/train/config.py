@@ -32,6 +32,10 @@ class TrainConfig:
     max_steps: int | None = setting(None, "Optimizer steps (overrides --epochs).")
     lr: float = setting(1e-4, "Peak learning rate (AdamW).")
     warmup_ratio: float = setting(0.015, "Share of the steps spent warming up.", low=0.0, high=1.0)
+    warmup_steps: int = setting(50, "Warm-up steps at least (the larger of this and warmup_ratio x steps, at most "
+                                    "a tenth of the run): a large batch at full lr from step 8 can spike.", low=0)
+    shuffle: bool = setting(True, "A new data order each epoch (shards and rows permuted, deterministic by --seed and "
+                                  "epoch, resumable); off: the stored order every epoch.")
     min_lr_ratio: float = setting(0.0, "Final learning rate as a share of the peak (cosine).", low=0.0, high=1.0)
     weight_decay: float = setting(0.0, "AdamW weight decay.")
     grad_clip: float = setting(0.5, "Gradient norm clip.")

@@ -13,7 +13,8 @@ import torch
 
 
 class Cursor(NamedTuple):
-    """Data position: first token not yet consumed (epoch, shard, row within shard, token offset)."""
+    """Data position: first token not yet consumed (epoch, shard, row within shard, token offset). With a
+    shuffled order, shard and row are positions in that epoch's order (epoch_order), not stored indices."""
     epoch: int = 0
     shard: int = 0
     row: int = 0
@@ -25,8 +26,23 @@ def is_heldout(row_id: str, fraction: float) -> bool:
     return h % 100000 < fraction * 100000
 
 
-def iter_docs(ds, start: Cursor, keep, loop: bool = True):
-    """(cursor of the row, FeatureRow) from `start` on; loops over epochs when `loop`."""
+def epoch_order(shard_rows: list[int], seed: int, epoch: int) -> tuple[list[int], list[list[int]]]:
+    """The data order of one epoch: a permutation of the shards, and of the rows within each shard, drawn from
+    (seed, epoch) alone, so every rank and a resumed run see the same order and each epoch a different one.
+    Returns (shard visiting order, per stored shard: its rows' visiting order)."""
+    import numpy as np
+    rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, int(epoch), 0x5EED])
+    shards = rng.permutation(len(shard_rows)).tolist()
+    rows = [rng.permutation(int(n)).tolist() for n in shard_rows]
+    return shards, rows
+
+
+def iter_docs(ds, start: Cursor, keep, loop: bool = True, shuffle_seed: int | None = None):
+    """(cursor of the row, FeatureRow) from `start` on; loops over epochs when `loop`. With `shuffle_seed`,
+    each epoch visits shards and rows in epoch_order(seed, epoch); the cursor counts positions in that order."""
+    if shuffle_seed is not None:
+        yield from _iter_shuffled(ds, start, keep, loop, int(shuffle_seed))
+        return
     rows_per_shard = ds.shard_rows
     epoch, si, ri, off = start
     while True:
@@ -36,6 +52,23 @@ def iter_docs(ds, start: Cursor, keep, loop: bool = True):
             if keep(row.id):
                 yield Cursor(epoch, si, ri, off), row
             ri, off = ri + 1, 0
+        if not loop:
+            return
+        epoch, si, ri, off = epoch + 1, 0, 0, 0
+
+
+def _iter_shuffled(ds, start: Cursor, keep, loop: bool, seed: int):
+    epoch, si, ri, off = start
+    while True:
+        shard_order, row_orders = epoch_order(ds.shard_rows, seed, epoch)
+        for pos in range(si, len(shard_order)):
+            stored = shard_order[pos]
+            order = row_orders[stored]
+            first = ri if pos == si else 0
+            for k, row in enumerate(ds.iter_shard_rows(stored, order[first:]), start=first):
+                if keep(row.id):
+                    yield Cursor(epoch, pos, k, off), row
+                off = 0
         if not loop:
             return
         epoch, si, ri, off = epoch + 1, 0, 0, 0

@@ -138,6 +138,11 @@ class Run:
         if self.tb is not None:
             self.tb.close()
 
+    @property
+    def shuffle_seed(self) -> int | None:
+        """The seed of the data order (epoch_order), or None for the stored order."""
+        return int(self.cfg.seed) if self.cfg.shuffle else None
+
 
 # ---------------------------------------------------------------------------------------------
 # Set-up
@@ -212,7 +217,7 @@ def set_up(cfg: TrainConfig, target) -> Run:
     model = TTTModel(draft, cfg.ttt_steps, cfg.step_weight)
     wrapped = wrap_parallel(model, cfg.parallel, world, device)  # FSDP shards `model` in place
     opt = torch.optim.AdamW(draft.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
-    warmup = max(1, int(cfg.warmup_ratio * total_steps))
+    warmup = warmup_steps(total_steps, cfg.warmup_ratio, cfg.warmup_steps)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(total_steps, warmup, cfg.min_lr_ratio))
     run = Run(cfg=cfg, rank=rank, world=world, device=device, use_bf16=device.type == "cuda", out=out, ds=ds,
               eval_ds=eval_ds, meta=meta, keep_train=keep_train, keep_eval=keep_eval, draft=draft, model=model,
@@ -225,6 +230,11 @@ def set_up(cfg: TrainConfig, target) -> Run:
         _set_rng_state(ck["rng"])
         st = ck["state"]
         run.step, run.cursor, run.best, run.counters = st["step"], Cursor(*st["cursor"]), st["best"], st["counters"]
+        stored_order = st.get("shuffle_seed")  # checkpoints from before shuffling: the stored order
+        if stored_order != run.shuffle_seed:
+            have = "the stored order" if stored_order is None else f"a shuffled order (seed {stored_order})"
+            raise TrainError(f"{resume_from}: this run read its data in {have}; resume it with the same "
+                             f"--seed and --shuffle/--no-shuffle (its data position means nothing in another order)")
 
     if rank == 0:
         out.mkdir(parents=True, exist_ok=True)
@@ -235,7 +245,7 @@ def set_up(cfg: TrainConfig, target) -> Run:
     run.metrics_f = open(out / "metrics.jsonl", "a") if rank == 0 else None
     run.tb = _tensorboard(out) if rank == 0 else None
 
-    data = iter_docs(ds, run.cursor, keep_train)
+    data = iter_docs(ds, run.cursor, keep_train, shuffle_seed=run.shuffle_seed)
     run.batches = prefetch(global_batches(pack(data, cfg.seq_len, meta), cfg.batch_size, world, rank, run.empty_row),
                            cfg.prefetch)
     run.progress = _progress(cfg.progress and rank == 0, total_steps, run.step)
@@ -354,7 +364,8 @@ def save(run: Run) -> None:
     import shutil
     weights, opt_state = gather_state(run.model, run.opt)
     if run.rank == 0:
-        state = {"step": run.step, "cursor": list(run.cursor), "best": run.best, "counters": run.counters}
+        state = {"step": run.step, "cursor": list(run.cursor), "best": run.best, "counters": run.counters,
+                 "shuffle_seed": run.shuffle_seed}
         save_checkpoint(run.out / "checkpoints" / f"step-{run.step:08d}", weights, run.info | {"step": run.step},
                         opt_state, run.sched, state)
         for old in sorted((run.out / "checkpoints").glob("step-*"))[: -run.cfg.keep_checkpoints]:
@@ -399,6 +410,11 @@ def check_shards(meta: dict, target, where: str) -> None:
         aux_layers(meta["aux_layer_ids"], meta["aux_layer_convention"], c.num_hidden_layers)
     except ContractError as err:
         raise ContractError(f"{where}: {err}") from err
+
+
+def warmup_steps(total: int, ratio: float, at_least: int) -> int:
+    """Warm-up length: the larger of ratio x total and `at_least`, but at most a tenth of the run (and >= 1)."""
+    return max(1, max(int(ratio * total), min(int(at_least), total // 10)))
 
 
 def lr_lambda(total: int, warmup: int, min_ratio: float):
