@@ -214,6 +214,40 @@ def _encode(tokenizer, item) -> list[int]:
     return tokenizer(item["prompt"], add_special_tokens=False)["input_ids"]
 
 
+def final_eval(target, checkpoint, prompts: str, max_tokens: int = 64, settings=((3, 1, 4), (5, 4, 8)),
+               echo=None) -> dict:
+    """The honest figure after training: the trained head (`checkpoint`: a run's best/ or step dir, exported
+    to a temporary SGLang folder and reloaded with every tensor checked) in the embedded engine, greedy, one
+    request at a time, each answer ending at the target's end-of-turn (or max_tokens), on the prompts the user
+    names (JSONL with prompt/messages + category, or text one a line: held-out prompts, never training ones).
+    Returns the measured acceptance length (tokens per verify step, bonus included: the scale of the
+    trainer's sim_tau) per setting (steps, topk, num_draft_tokens), chain first."""
+    import tempfile
+
+    from eaglekit.export import ExportOptions, export_head
+    from serving.engine import EagleEngine, load_head
+    items = load_prompts(BenchConfig(prompts=str(prompts), num_prompts=0))
+    if not items:
+        raise ValueError(f"{prompts}: no prompts")
+    prompt_ids = [_encode(target.tokenizer, it) for it in items]
+    cats = [it["category"] for it in items]
+    with tempfile.TemporaryDirectory(prefix="eaglekit-final-eval-") as tmp:
+        head = load_head(str(export_head(checkpoint, Path(tmp) / "head", "sglang", ExportOptions(dtype="float32"))),
+                         target)
+    runs = []
+    for s in settings:
+        recs, _outs, wall = run_embedded(EagleEngine(target, head, *s), prompt_ids, cats, 1, max_tokens,
+                                         temperature=0.0, ignore_eos=False)
+        summ = summarise(recs, wall)
+        runs.append({"setting": list(s), "accept_length": summ["accept_length"],
+                     "output_tok_s": summ["output_tok_s"], "tokens": sum(r["tokens"] for r in recs)})
+        if echo:
+            echo(f"final eval {list(s)}: measured acceptance length {summ['accept_length'] or 0:.3f} "
+                 f"over {len(items)} prompts")
+    return {"prompts": str(prompts), "num_prompts": len(items), "max_tokens": int(max_tokens),
+            "accept_length": runs[0]["accept_length"], "runs": runs}
+
+
 def run_bench(cfg: BenchConfig, echo=print) -> dict:
     """Run the benchmark; return (and write to cfg.output/report.json) the report."""
     items = load_prompts(cfg)

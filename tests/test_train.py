@@ -300,3 +300,31 @@ def test_a_callers_target_is_copied_to_the_training_device_not_moved():
     assert _on_device(emb, torch.device("cpu"), own=False) is emb
     own = torch.nn.Embedding(8, 4)
     assert _on_device(own, torch.device("meta"), own=True) is own and own.weight.device.type == "meta"
+
+
+def test_final_eval_measures_acceptance_beside_the_simulated_one(tmp_path, tiny_target):
+    """--final-eval-prompts: best/ in the embedded engine on the named prompts; the measured acceptance length
+    (chain and tree) lands in summary.json beside sim_tau."""
+    from click.testing import CliRunner
+
+    from eaglekit.cli import main
+    feats = make_shards(tmp_path, tiny_target)
+    prompts = tmp_path / "heldout.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": p, "category": c}) + "\n"
+                               for p, c in (("Name a colour.", "chat"), ("What is 2 + 2?", "math"))))
+    out = tmp_path / "run"
+    r = CliRunner().invoke(main, ["train", "--data", str(feats), "--out", str(out), "--target", "tiny", "--seq-len",
+                                  "48", "--batch-size", "2", "--ttt-steps", "2", "--draft-vocab-size", "512",
+                                  "--heldout-fraction", "0", "--max-steps", "2", "--no-progress",
+                                  "--final-eval-prompts", str(prompts), "--final-eval-max-tokens", "6"])
+    assert r.exit_code == 0, r.output
+    printed = json.loads(r.stdout.strip().splitlines()[-1])
+    fe = json.loads((out / "summary.json").read_text())["final_eval"]
+    assert printed["final_eval"] == fe
+    assert fe["num_prompts"] == 2 and fe["max_tokens"] == 6 and "sim_tau" in fe
+    assert [run["setting"] for run in fe["runs"]] == [[3, 1, 4], [5, 4, 8]]
+    assert all(run["accept_length"] >= 1.0 for run in fe["runs"]) and fe["accept_length"] == fe["runs"][0]["accept_length"]
+    bad = CliRunner().invoke(main, ["train", "--data", str(feats), "--out", str(tmp_path / "r2"), "--target", "tiny",
+                                    "--seq-len", "48", "--max-steps", "1", "--no-progress", "--draft-vocab-size", "512",
+                                    "--heldout-fraction", "0", "--final-eval-prompts", str(tmp_path / "none.jsonl")])
+    assert bad.exit_code == 2 and "--final-eval-prompts" in bad.output and not (tmp_path / "r2").exists()

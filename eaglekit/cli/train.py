@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -28,12 +29,39 @@ def train(ctx, data, target, out, **options):
     from eaglekit.train import TrainError
     from eaglekit.train import train as run
     cfg = TrainConfig(data=data[0] if len(data) == 1 else list(data), target=target, out=out, **options)
+    if cfg.final_eval_prompts and not os.path.isfile(cfg.final_eval_prompts):  # before hours of training
+        raise click.BadParameter(f"{cfg.final_eval_prompts}: no such file", param_hint="--final-eval-prompts")
     try:
         summary = run(cfg)
     except (TrainError, ContractError) as err:
         raise click.ClickException(str(err)) from err
+    if cfg.final_eval_prompts and not summary.get("stopped_early") and int(os.environ.get("RANK", "0")) == 0:
+        summary = _final_eval(cfg, summary)
     click.echo(json.dumps({k: summary[k] for k in ("step", "best_checkpoint", "best_step", "sim_accept_len",
-                                                     "sim_tau", "tokens", "skipped_nan") if k in summary}))
+                                                     "sim_tau", "final_eval", "tokens", "skipped_nan")
+                           if k in summary}))
+
+
+def _final_eval(cfg: TrainConfig, summary: dict) -> dict:
+    """Measure best/ in the embedded engine on --final-eval-prompts; add it to summary.json."""
+    from pathlib import Path
+
+    from eaglekit.config import torch_dtype
+    from eaglekit.models import load_target
+    from serving.bench import final_eval
+    import torch
+    device = "cuda" if cfg.device in ("auto", "cuda") and torch.cuda.is_available() else "cpu"
+    target = load_target(cfg.target, dtype=torch_dtype("bfloat16" if device == "cuda" else "float32"), device=device)
+    try:
+        result = final_eval(target, summary["best_checkpoint"], cfg.final_eval_prompts, cfg.final_eval_max_tokens,
+                            echo=lambda m: click.echo(m, err=True))
+    except (ValueError, FileNotFoundError) as err:
+        raise click.ClickException(f"--final-eval-prompts: {err}") from err
+    result["sim_tau"] = summary.get("sim_tau")
+    summary = {**summary, "final_eval": result}
+    path = Path(cfg.out) / "summary.json"
+    path.write_text(json.dumps(summary, indent=1))
+    return summary
 
 
 @train.command("export")

@@ -54,5 +54,10 @@ class TrainConfig:
     device: str = setting("auto", "auto, cpu or cuda.")
     prefetch: int = setting(4, "Batches prepared ahead by the loader thread (0: none).", low=0)
     progress: bool = setting(True, "Show a progress bar.")
+    final_eval_prompts: str | None = setting(None, "After training, run the embedded engine's greedy chain and tree "
+                                                   "with best/ on these held-out prompts (JSONL with prompt or "
+                                                   "messages, or text one a line) and report the measured acceptance "
+                                                   "length beside the simulated one (summary.json final_eval).")
+    final_eval_max_tokens: int = setting(64, "Tokens generated per final-eval prompt at most.", low=1)
     stop_after: int | None = setting(None, "Stop after this step as if killed (testing resume); the schedule is "
                                            "unchanged.")
