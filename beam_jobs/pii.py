@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from beam_jobs.pii_names import NAME_EXEMPTIONS, NameConfig
+from beam_jobs.presidio_loader import import_presidio
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # Presidio must not reach the network
 
@@ -57,25 +58,6 @@ NON_NER_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmati
 # bridges, roads by name), which Presidio does not map and warns about once per text ("the Silk Road").
 LABELS_TO_IGNORE = ("ORGANIZATION", "CARDINAL", "EVENT", "LANGUAGE", "LAW", "MONEY", "ORDINAL", "PERCENT",
                     "PRODUCT", "QUANTITY", "WORK_OF_ART", "FAC")
-
-def import_presidio():
-    """Import presidio_analyzer without its optional transformers/torch back ends: they are never used
-    here and importing them costs ~6 s per worker. Only modules not yet imported are hidden, and only
-    while Presidio imports, so later `import torch` works as usual."""
-    import sys
-    if "presidio_analyzer.nlp_engine" in sys.modules:
-        return sys.modules["presidio_analyzer"]
-    hidden = [m for m in ("transformers", "torch") if m not in sys.modules]
-    for m in hidden:
-        sys.modules[m] = None  # makes `import m` raise ImportError, which Presidio treats as "not installed"
-    try:
-        import presidio_analyzer
-        import presidio_analyzer.nlp_engine  # noqa: F401
-    finally:
-        for m in hidden:
-            sys.modules.pop(m, None)
-    return presidio_analyzer
-
 
 @dataclass
 class PiiConfig:

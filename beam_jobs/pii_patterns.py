@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii import import_presidio
+from beam_jobs.presidio_loader import import_presidio
 
 import_presidio()
 from presidio_analyzer import EntityRecognizer, RecognizerResult  # noqa: E402

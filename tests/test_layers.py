@@ -18,10 +18,7 @@ PACKAGES = ("schemas", "eaglekit", "beam_jobs", "serving")
 LAYERS = ("schemas", "contract", "library", "stages", "cli")
 CONTRACT = {"eaglekit", "eaglekit.contract", "eaglekit.config", "eaglekit.checksums", "eaglekit.masks"}
 UI_LIBRARIES = ("click",)  # only the CLI layer may import these
-# Cycles that exist and are not ours to cut: beam_jobs/pii.py imports pii_patterns lazily to build the engine and
-# pii_patterns imports pii's Presidio loader. Both files belong to the PII filter's own work (#19), which was in
-# progress beside #20; the exemption goes once that work moves the loader below both. Any other cycle fails.
-KNOWN_CYCLES = [["beam_jobs.pii", "beam_jobs.pii_patterns"]]
+KNOWN_CYCLES: list[list[str]] = []  # none: any cycle fails
 
 
 def layer(module: str) -> str:
