@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from beam_jobs.pii_names import NAME_EXEMPTIONS, NameConfig
+from eaglekit.config import ConfigError, setting
 from beam_jobs.presidio_loader import import_presidio
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # Presidio must not reach the network
@@ -63,20 +64,25 @@ LABELS_TO_IGNORE = ("ORGANIZATION", "CARDINAL", "EVENT", "LANGUAGE", "LAW", "MON
 class PiiConfig:
     """How PII is found and handled. `policies` maps Presidio entity types to `drop` or `redact`;
     only the entity types listed there are detected."""
-    model: str = DEFAULT_MODEL
-    policies: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_POLICIES))
-    score_threshold: float = 0.3
-    batch_size: int = 64                  # nlp.pipe batch (64 measured fastest for spaCy's small NER)
-    language: str = "en"
-    # where a person's name is kept (see pii_names and README "PII policy"); () redacts every name found
-    name_exemptions: tuple[str, ...] = NAME_EXEMPTIONS
+    model: str = setting(DEFAULT_MODEL, "spaCy model (package or folder) for the NER; en_core_web_md where installed")
+    policies: dict[str, str] = setting(factory=lambda: dict(DEFAULT_POLICIES),
+                                       help="entity type -> drop | redact; types not listed are not looked for")
+    score_threshold: float = setting(0.3, "lowest recognizer score that counts as a finding", low=0.0, high=1.0)
+    batch_size: int = setting(64, "texts per nlp.pipe batch (64 measured fastest)", low=1)
+    language: str = setting("en", "language of the recognizers (the NER model's)")
+    name_exemptions: tuple[str, ...] = setting(
+        NAME_EXEMPTIONS, f"where a person's name is kept unless contact details are near: any of {NAME_EXEMPTIONS}; "
+        "[] redacts every name found (README, PII policy)")
 
     def __post_init__(self):
         self.name_exemptions = tuple(self.name_exemptions)
-        NameConfig(exemptions=self.name_exemptions)  # checks the names
+        try:
+            NameConfig(exemptions=self.name_exemptions)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
         bad = {k: v for k, v in self.policies.items() if v not in POLICIES}
         if bad:
-            raise ValueError(f"PII policy must be one of {POLICIES}, got {bad}")
+            raise ConfigError(f"PII policy must be one of {POLICIES}, got {bad}")
 
 
 def credit_card_recognizer():
