@@ -363,7 +363,9 @@ def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig, stats:
             todo.append((s, p))
         fulls = [sum((a + b for a, b in zip(s["prompts"], s["responses"])), []) + p for s, p in todo]
         budget = getattr(backend, "batch_tokens", None) or cfg.batch_tokens or 1 << 62
-        for batch in plan_batches([len(f) for f in fulls], cfg.max_new_tokens, budget, cfg.rows_per_call()):
+        pending = plan_batches([len(f) for f in fulls], cfg.max_new_tokens, budget, cfg.rows_per_call())
+        while pending:
+            batch = pending.pop(0)
             chunk = [todo[k] for k in batch]
             try:
                 outs = generate_splitting(backend, [fulls[k] for k in batch], stats)
@@ -371,6 +373,13 @@ def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig, stats:
                 for s, _ in chunk:
                     results[s["i"]] = _dead("generation_error", s["rec"], f"{type(err).__name__}: {err}")
                 continue
+            finally:
+                lowered = getattr(backend, "batch_tokens", None) or budget
+                if lowered < budget and pending:  # an out-of-memory lowered the budget: re-plan what is left
+                    rest = [k for b in pending for k in b]
+                    pending = [[rest[j] for j in b] for b in plan_batches(
+                        [len(fulls[k]) for k in rest], cfg.max_new_tokens, lowered, cfg.rows_per_call())]
+                budget = min(budget, lowered)
             for (s, p), out in zip(chunk, outs):
                 if isinstance(out, BaseException):
                     results[s["i"]] = _dead("out_of_memory", s["rec"], f"turn {turn}: out of memory with this "
