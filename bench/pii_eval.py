@@ -92,7 +92,7 @@ def load_wnut_persons(path: str) -> list[dict]:
     def flush():
         if not toks:
             return
-        text, spans, pos, cur = "", [], 0, None
+        text, spans, cur = "", [], None
         for tok, tag in zip(toks, tags):
             start = len(text) + (1 if text else 0)
             text = (text + " " + tok) if text else tok

@@ -10,16 +10,16 @@ from typing import Iterable
 import click
 
 from beam_jobs import pii as pii_lib
-from beam_jobs.clean import OUTPUT_FORMATS, CleanConfig, run_clean
+from beam_jobs.clean import CleanConfig, run_clean
 from beam_jobs.dedupe import NearDupConfig
 from beam_jobs.featurize import FeaturizeConfig, run_featurize
 from beam_jobs.generate import GenerateConfig, run_generate
-from beam_jobs.io import DEFAULT_MAX_DEAD_LETTER_SHARE, YieldError
-from beam_jobs.pii import DEFAULT_MODEL, PiiConfig
+from beam_jobs.io import YieldError
+from beam_jobs.pii import PiiConfig
 from beam_jobs.pii_names import NAME_EXEMPTIONS
 from beam_jobs.pipeline import build_stage_configs, describe_config, load_run_config, run_pipeline
 from beam_jobs.readers import ReaderConfig
-from eaglekit.cli.options import config_options
+from eaglekit.cli.options import config_options, field_option
 from eaglekit.config import ConfigError
 from eaglekit.contract import ContractError
 
@@ -172,32 +172,27 @@ def _name_exemptions(spec: str) -> tuple[str, ...]:
 @click.option("--input", "inputs", multiple=True, required=True, help="Prompt file, glob or gs:// path (repeatable).")
 @click.option("--output", required=True, help="Output directory (replaced atomically).")
 @click.option("--runner", default="DirectRunner", show_default=True, help="DirectRunner | DataflowRunner | ...")
-@click.option("--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default="parquet", show_default=True)
+@field_option(CleanConfig, "output_format", "--format", "output_format")
 @click.option("--all-turns", is_flag=True, help="Every user turn becomes its own prompt (default: the first).")
 @click.option("--prompt-field", multiple=True, help="Field(s) holding a flat prompt (default: prompt, text, instruction, question, input).")
 @click.option("--messages-field", multiple=True, help="Field(s) holding chat messages (default: conversations, messages).")
-@click.option("--category-field", default="category", show_default=True)
-@click.option("--source-name", default=None, help="Data set name (default: each file's stem).")
-@click.option("--max-chars", type=int, default=16000, show_default=True, help="Longer prompts become dead letters.")
-@click.option("--near-threshold", type=float, default=0.8, show_default=True, help="MinHash Jaccard threshold.")
-@click.option("--near-shards", type=int, default=256, show_default=True,
-              help="Shards of the LSH band space; each is grouped in one worker's memory: raise it for inputs of "
-                   "millions of prompts (about prompts x 11 bands / 200k).")
+@field_option(ReaderConfig, "category_field", "--category-field", "category_field")
+@field_option(ReaderConfig, "source_name", "--source-name", "source_name")
+@field_option(ReaderConfig, "max_chars", "--max-chars", "max_chars")
+@field_option(NearDupConfig, "threshold", "--near-threshold", "near_threshold")
+@field_option(NearDupConfig, "shards", "--near-shards", "near_shards")
 @click.option("--no-near-dedupe", is_flag=True)
 @click.option("--decontaminate", multiple=True,
               help="Evaluation prompt set(s): input prompts that contain one of their prompts (also with text "
                    "around it or case, spacing or punctuation edits) are dropped (repeatable).")
-@click.option("--decontam-threshold", type=float, default=0.8, show_default=True,
-              help="Containment: the share of an evaluation prompt's 25-letter n-grams an input prompt must hold "
-                   "to be dropped (evaluation prompts under 25 letters must appear whole).")
-@click.option("--pii-model", default=DEFAULT_MODEL, show_default=True, help="spaCy model for Presidio's NER.")
+@field_option(CleanConfig, "decontam_threshold", "--decontam-threshold", "decontam_threshold")
+@field_option(PiiConfig, "model", "--pii-model", "pii_model")
 @click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
-@click.option("--pii-threshold", type=float, default=0.3, show_default=True)
+@field_option(PiiConfig, "score_threshold", "--pii-threshold", "pii_threshold")
 @click.option("--pii-keep-names-in", default=",".join(NAME_EXEMPTIONS), show_default=True,
               help="Where a person's name is kept unless the text also holds contact details: any of "
                    f"{', '.join(NAME_EXEMPTIONS)} (comma-separated), or 'none' to redact every name found.")
-@click.option("--max-dead-letter-share", type=float, default=DEFAULT_MAX_DEAD_LETTER_SHARE, show_default=True,
-              help="Fail when more than this share of records were unreadable (duplicates and PII drops never count).")
+@field_option(CleanConfig, "max_dead_letter_share", "--max-dead-letter-share", "max_dead_letter_share")
 @click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
 @click.pass_context
 def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,

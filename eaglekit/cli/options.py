@@ -29,9 +29,10 @@ def _int_tuple(ctx, param, value):
         raise click.BadParameter(f"{value!r}: give comma-separated integers, e.g. 2,15,27") from None
 
 
-def _option(f, hint):
+def _option(f, hint, name: str | None = None, dest: str | None = None):
     meta = f.metadata
-    name = meta.get("flag") or "--" + f.name.replace("_", "-")
+    name = name or meta.get("flag") or "--" + f.name.replace("_", "-")
+    dest = dest or f.name
     default = default_of(f)
     required = default is MISSING
     kw = dict(default=None if required else default, required=required, help=meta.get("help") or "",
@@ -39,19 +40,27 @@ def _option(f, hint):
     base, optional = _base(hint)
     origin = typing.get_origin(base)
     if base is bool:
-        return click.option(f"{name}/--no-{name[2:]}", f.name, **kw)
+        return click.option(f"{name}/--no-{name[2:]}", dest, **kw)
     if origin is list:
         kw.update(multiple=True, default=tuple(default or ()), show_default=bool(default))
-        return click.option(name, f.name, **kw)
+        return click.option(name, dest, **kw)
     if origin is tuple:
-        return click.option(name, f.name, type=str, callback=_int_tuple, **kw)
+        return click.option(name, dest, type=str, callback=_int_tuple, **kw)
     if meta.get("choices"):
         kind = click.Choice(list(meta["choices"]))
     elif meta.get("low") is not None or meta.get("high") is not None:
         kind = (click.FloatRange if base is float else click.IntRange)(meta.get("low"), meta.get("high"))
     else:
         kind = {int: int, float: float}.get(base, str)
-    return click.option(name, f.name, type=kind, **kw)
+    return click.option(name, dest, type=kind, **kw)
+
+
+def field_option(cls, field_name: str, flag: str, dest: str):
+    """One click option `flag` (received as `dest`) whose type, default, choices, range and help come from
+    the field `field_name` of the dataclass `cls`: for commands whose flags are not the config's own field
+    names (clean's flat flags over its nested reader/near/pii sections)."""
+    f = next(f for f in fields(cls) if f.name == field_name)
+    return _option(f, typing.get_type_hints(cls)[field_name], name=flag, dest=dest)
 
 
 def config_options(cls, skip: typing.Iterable[str] = ()):
