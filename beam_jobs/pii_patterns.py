@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from beam_jobs.pii_names import union_spans
 from beam_jobs.presidio_loader import import_presidio
 
 import_presidio()
@@ -204,19 +205,7 @@ def address_spans(text: str) -> list[tuple[int, int]]:
                            text[max(0, m.start() - 60):m.start()])
         start = m.start() - len(street.group(0)) if street else m.start()
         spans.append((start, _extend(text, m.end())))
-    return _union(spans)
-
-
-def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for s, e in sorted(spans):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
+    return union_spans(spans)
 
 
 # ---- phone numbers -------------------------------------------------------------------------------------
