@@ -81,3 +81,11 @@ def test_missing_files_name_their_option(src, tmp_path):
                                       "--no-pii"])
     assert r.exit_code == 1 and "--input: no file matches" in r.output and "nope*.jsonl" in r.output, r.output
     assert not (tmp_path / "o").exists() and _leftovers(tmp_path) == []
+
+
+def test_pii_keep_names_in_is_checked_and_named(src, tmp_path):
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["beam", "run", "clean", "--input", src, "--output", str(out),
+                                  "--pii-keep-names-in", "article,fiction"])
+    assert r.exit_code == 2 and "--pii-keep-names-in" in r.output and "fiction" in r.output, r.output
+    assert not glob.glob(str(out) + "*")  # refused before any work

@@ -165,7 +165,12 @@ def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
 def _name_exemptions(spec: str) -> tuple[str, ...]:
     """`--pii-keep-names-in`: 'none' or a comma-separated subset of NAME_EXEMPTIONS (checked by PiiConfig)."""
     spec = spec.strip()
-    return () if spec in ("", "none") else tuple(p.strip() for p in spec.split(",") if p.strip())
+    names = () if spec in ("", "none") else tuple(p.strip() for p in spec.split(",") if p.strip())
+    bad = [n for n in names if n not in NAME_EXEMPTIONS]
+    if bad:
+        raise click.BadParameter(f"{', '.join(bad)}: use 'none' or any of {', '.join(NAME_EXEMPTIONS)}, "
+                                 f"comma-separated", param_hint="--pii-keep-names-in")
+    return names
 
 
 @click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
