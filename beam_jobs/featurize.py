@@ -101,39 +101,54 @@ def conversation_row(rec: dict, max_length: int, overflow: str) -> dict:
 
 
 class FeatureExtractor:
-    """Runs the target over batches of rows and returns rows with aux/teacher tensors attached."""
+    """Runs the target over batches of rows and returns rows with their aux/teacher features attached:
+    `encoded(rows)` in storage form, encoded on the device (what the featurize job writes), or
+    `rows(...)`/`__call__` with float tensors (the reference the storage form is checked against)."""
 
-    def __init__(self, target, aux_hf: Sequence[int], teacher: str, topk: int = 32, batch_tokens: int = 4096):
+    def __init__(self, target, aux_hf: Sequence[int], teacher: str, topk: int = 32, batch_tokens: int = 4096,
+                 codec: str = "bf16"):
         self.target, self.model = target, target.model
         self.aux_hf, self.teacher, self.topk, self.batch_tokens = tuple(aux_hf), teacher, int(topk), batch_tokens
+        self.codec = CODEC_ALIASES.get(codec, codec)
         self.L = int(target.config.num_hidden_layers)
         self.pad_id = int(target.tokenizer.pad_token_id or 0)
+        self.device = self.model.device
+        # device->host copies run on their own stream, so batch N's copy overlaps batch N+1's forward
+        self._copy_stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
         self._prenorm = None
-        self.model.model.norm.register_forward_pre_hook(self._capture)
+        self.model.model.norm.register_forward_pre_hook(self._capture_prenorm)
 
-    def _capture(self, module, args):
+    def _capture_prenorm(self, module, args):
         self._prenorm = args[0]
+
+    def capture(self, ids: torch.Tensor, attn: torch.Tensor) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+        """The target body's forward: ({"aux_low/mid/high": [B,S,H], "teacher_hidden" for the hidden teachers},
+        the last hidden state after the final norm)."""
+        with torch.no_grad():
+            out = self.model.model(input_ids=ids, attention_mask=attn, output_hidden_states=True, use_cache=False)
+        prenorm, self._prenorm = self._prenorm, None
+        hs = out.hidden_states
+        res = {name: (prenorm if i == self.L else hs[i])
+               for name, i in zip(("aux_low", "aux_mid", "aux_high"), self.aux_hf)}
+        if self.teacher == "final_hidden_prenorm":
+            res["teacher_hidden"] = prenorm
+        elif self.teacher == "final_hidden_postnorm":
+            res["teacher_hidden"] = out.last_hidden_state
+        return res, out.last_hidden_state
+
+    def topk_teacher(self, last_hidden: torch.Tensor) -> dict[str, torch.Tensor]:
+        """{"topk_logprobs", "topk_ids"} [B,S,k]: top-k of the logits minus their logsumexp = top-k of the
+        log-softmax, without writing a full [B,S,V] log-softmax (the vocab axis dominates this path's cost)."""
+        with torch.no_grad():
+            logits = self.model.lm_head(last_hidden).float()
+            values, ids = logits.topk(self.topk, dim=-1)
+            return {"topk_logprobs": values - torch.logsumexp(logits, dim=-1, keepdim=True), "topk_ids": ids}
 
     def forward(self, ids: torch.Tensor, attn: torch.Tensor) -> dict[str, torch.Tensor]:
         """Batched capture: {"aux_low/mid/high": [B,S,H], "teacher_hidden" [B,S,H] | "topk_ids"/"topk_logprobs" [B,S,k]}."""
-        with torch.no_grad():
-            out = self.model.model(input_ids=ids, attention_mask=attn, output_hidden_states=True, use_cache=False)
-            prenorm = self._prenorm
-            hs = out.hidden_states
-            res = {name: (prenorm if i == self.L else hs[i])
-                   for name, i in zip(("aux_low", "aux_mid", "aux_high"), self.aux_hf)}
-            if self.teacher == "final_hidden_prenorm":
-                res["teacher_hidden"] = prenorm
-            elif self.teacher == "final_hidden_postnorm":
-                res["teacher_hidden"] = out.last_hidden_state
-            else:
-                # top-k of the logits minus their logsumexp = top-k of the log-softmax, without
-                # writing a full [B,S,V] log-softmax (the vocab axis dominates this path's cost)
-                logits = self.model.lm_head(out.last_hidden_state).float()
-                values, ids = logits.topk(self.topk, dim=-1)
-                res["topk_logprobs"] = values - torch.logsumexp(logits, dim=-1, keepdim=True)
-                res["topk_ids"] = ids
-        self._prenorm = None
+        res, last = self.capture(ids, attn)
+        if self.teacher == "topk_logprobs":
+            res.update(self.topk_teacher(last))
         return res
 
     def batches(self, rows: Sequence[dict]) -> list[list[dict]]:
@@ -150,18 +165,23 @@ class FeatureExtractor:
             out.append(cur)
         return out
 
+    def collate(self, batch: Sequence[dict]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Right-padded ids and attention mask on the model's device (positions of real tokens are 0..S-1)."""
+        width = max(len(r["input_ids"]) for r in batch)
+        ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
+        attn = torch.zeros((len(batch), width), dtype=torch.long)
+        for i, r in enumerate(batch):
+            ids[i, : len(r["input_ids"])] = torch.tensor(r["input_ids"], dtype=torch.long)
+            attn[i, : len(r["input_ids"])] = 1
+        if self.device.type == "cuda":
+            ids, attn = ids.pin_memory(), attn.pin_memory()
+        return ids.to(self.device, non_blocking=True), attn.to(self.device, non_blocking=True)
+
     def __call__(self, rows: Sequence[dict]) -> list[dict]:
-        """Feature rows with tensors attached (sorted by length, not in input order)."""
+        """Feature rows with float tensors attached (sorted by length, not in input order)."""
         results = []
-        device = self.model.device
         for batch in self.batches(rows):
-            width = max(len(r["input_ids"]) for r in batch)
-            ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-            attn = torch.zeros((len(batch), width), dtype=torch.long)
-            for i, r in enumerate(batch):  # right padding: positions of real tokens are 0..S-1
-                ids[i, : len(r["input_ids"])] = torch.tensor(r["input_ids"], dtype=torch.long)
-                attn[i, : len(r["input_ids"])] = 1
-            feats = self.forward(ids.to(device), attn.to(device))
+            feats = self.forward(*self.collate(batch))
             for i, r in enumerate(batch):
                 S = len(r["input_ids"])
                 row = dict(r)
@@ -170,13 +190,101 @@ class FeatureExtractor:
                 results.append(row)
         return results
 
+    def encoded(self, rows: Sequence[dict], clock=None) -> list[dict]:
+        """Rows in storage form (`ShardWriter.add_encoded`), sorted by length, each with "nonfinite": the
+        first captured tensor holding NaN/Inf, or None. The codec and top-k math runs on the device over
+        whole batches, so only storage bytes cross to the host (into pinned buffers, on a side stream,
+        while the next batch's forward runs); `clock` (featurize_phases.PhaseClock) times each phase."""
+        from beam_jobs.featurize_phases import PhaseClock
+        clock = clock or PhaseClock(self.device)
+        landed = []
+        for batch in self.batches(rows):
+            with clock.phase("collate", host=True):
+                ids, attn = self.collate(batch)
+            with clock.phase("forward"):
+                feats, last = self.capture(ids, attn)
+            if self.teacher == "topk_logprobs":
+                with clock.phase("teacher"):
+                    feats.update(self.topk_teacher(last))
+            with clock.phase("encode"):
+                enc = encode_batch(feats, attn, self.codec)
+            landed.append((batch, *self._to_host(enc, clock)))
+        out = []
+        for batch, host, done in landed:
+            with clock.phase("rows", host=True):
+                if done is not None:
+                    done.synchronize()
+                out.extend(storage_rows(batch, host))
+        return out
 
-def nonfinite(row: dict) -> str | None:
-    for name in ("aux_low", "aux_mid", "aux_high", "teacher_hidden"):
-        t = row.get(name)
-        if t is not None and not torch.isfinite(t).all():
-            return name
-    return None
+    def _to_host(self, enc: dict[str, torch.Tensor], clock) -> tuple[dict[str, torch.Tensor], object]:
+        """(host tensors, event to wait on before reading them); on the CPU the tensors already are."""
+        if self._copy_stream is None:
+            return enc, None
+        stream = self._copy_stream
+        stream.wait_stream(torch.cuda.current_stream(self.device))
+        host = {}
+        with torch.cuda.stream(stream), clock.phase("copy"):
+            for name, t in enc.items():
+                host[name] = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)
+                host[name].copy_(t, non_blocking=True)
+                t.record_stream(stream)  # the compute stream must not reuse t's memory before the copy ran
+        done = torch.cuda.Event()
+        done.record(stream)
+        return host, done
+
+
+CHECKED = ("aux_low", "aux_mid", "aux_high", "teacher_hidden")  # a NaN/Inf here makes the row a dead letter
+
+
+def encode_hidden_on_device(x: torch.Tensor, codec: str) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """codecs.encode_hidden's math on a [..., H] tensor where it lies: (bits as int16 / uint8, per-token
+    float32 scale for fp8 or None). Same bits as encoding each row on the host (tested)."""
+    from eaglekit.codecs import FP8_MAX
+    if codec == "bf16":
+        return x.to(torch.bfloat16).view(torch.int16), None
+    xf = x.float()
+    scale = (xf.abs().amax(dim=-1, keepdim=True) / FP8_MAX).clamp_min(1e-12)
+    return (xf / scale).to(torch.float8_e4m3fn).view(torch.uint8), scale.squeeze(-1)
+
+
+def encode_batch(feats: dict[str, torch.Tensor], attn: torch.Tensor, codec: str) -> dict[str, torch.Tensor]:
+    """A forward batch's features in storage dtypes, named as the shard columns, plus "nonfinite" [B, n]:
+    which of CHECKED (those present) hold NaN/Inf at a real (unpadded) position of each row."""
+    valid = attn.bool()
+    checked = [n for n in CHECKED if n in feats]
+    out = {"nonfinite": torch.stack([((~torch.isfinite(feats[n])).any(-1) & valid).any(-1) for n in checked], -1)}
+    for name in checked:
+        out[name], scale = encode_hidden_on_device(feats[name], codec)
+        if scale is not None:
+            out[f"{name}_scale"] = scale
+    if "topk_ids" in feats:
+        out["teacher_topk_ids"] = feats["topk_ids"].to(torch.int32)
+        out["teacher_topk_logprobs"] = feats["topk_logprobs"].to(torch.float16)
+    return out
+
+
+def storage_rows(batch: Sequence[dict], host: dict[str, torch.Tensor]) -> list[dict]:
+    """One storage row per record of the batch: views of the batch's host arrays cut to the row's length."""
+    import numpy as np
+    arrays = {name: t.numpy() for name, t in host.items()}
+    nonfinite = arrays.pop("nonfinite")
+    checked = [n for n in CHECKED if n in arrays]
+    for name, a in arrays.items():
+        if a.dtype == np.int16:  # bf16 bits: the shards store them as uint16
+            arrays[name] = a.view(np.uint16)
+    rows = []
+    for i, r in enumerate(batch):
+        S = len(r["input_ids"])
+        bad = [n for n, flag in zip(checked, nonfinite[i]) if flag]
+        row = {"id": str(r["id"]), "source": str(r.get("source", "")), "category": r.get("category"),
+               "truncated": bool(r.get("truncated")), "nonfinite": bad[0] if bad else None,
+               "input_ids": np.asarray(r["input_ids"], dtype=np.int32),
+               "loss_mask": np.asarray(r["loss_mask"], dtype=np.uint8)}
+        for name, a in arrays.items():
+            row[name] = a[i, :S]
+        rows.append(row)
+    return rows
 
 
 def feature_meta(target, cfg: FeaturizeConfig) -> dict:
@@ -195,19 +303,24 @@ def _load_extractor(cfg: FeaturizeConfig) -> FeatureExtractor:
     from eaglekit.models import load_target
     target = load_target(cfg.target, dtype=torch_dtype(cfg.dtype), device=cfg.device)
     meta = feature_meta(target, cfg)
-    return FeatureExtractor(target, meta["aux_layer_ids"], cfg.teacher, cfg.topk, cfg.batch_tokens)
+    return FeatureExtractor(target, meta["aux_layer_ids"], cfg.teacher, cfg.topk, cfg.batch_tokens, cfg.codec())
 
 
 def _run_extractor(batch, extractor: FeatureExtractor, cfg):
+    """The model step: storage rows, or dead letters (the whole batch on a forward error, a row with
+    NaN/Inf in its captured states); each phase's time goes to the Beam metrics."""
+    from beam_jobs import featurize_phases
     from beam_jobs.io import dead_letter
+    clock = featurize_phases.PhaseClock(extractor.device)
     try:
-        rows = extractor(batch)
+        rows = extractor.encoded(batch, clock)
     except Exception as err:  # noqa: BLE001 - the batch's records become dead letters with the reason
         return [{"dead": dead_letter(STAGE, "forward_error", r["id"], detail=f"{type(err).__name__}: {err}")}
                 for r in batch]
+    featurize_phases.publish("model", clock.settle(), tokens=sum(len(r["input_ids"]) for r in rows))
     out = []
     for row in rows:
-        bad = nonfinite(row)
+        bad = row.pop("nonfinite")
         out.append({"dead": dead_letter(STAGE, "nonfinite_hidden", row["id"], detail=f"NaN/Inf in {bad}")}
                    if bad else {"row": row})
     return out
@@ -216,19 +329,29 @@ def _run_extractor(batch, extractor: FeatureExtractor, cfg):
 class WriteShardsFn(beam.DoFn):
     """Writes a bundle's rows into its own shards; the bundle's shard list goes to `.parts/` last, so
     shards of a failed (retried) bundle are never listed. On a local staging folder the shards are written
-    in place; on an object store (gs://) into the worker's temp folder first, then copied up whole."""
+    in place; on an object store (gs://) into the worker's temp folder first, then copied up whole.
 
-    def __init__(self, staging: str, meta: dict, max_shard_tokens, compression):
+    The shard writer runs in a background thread (featurize_writer), so when this step is fused with the
+    model step (DirectRunner, and Dataflow where both run on one worker) the next forward runs while the
+    writer encodes, compresses and writes; `max_pending_tokens` (two forward batches) bounds what waits.
+    A writer failure fails the bundle with the shard and row named; rows given = rows in its shards."""
+
+    def __init__(self, staging: str, meta: dict, max_shard_tokens, compression, max_pending_tokens: int = 8192):
         self.staging, self.meta = staging, meta
         self.max_shard_tokens, self.compression = max_shard_tokens, compression
+        self.max_pending_tokens = max_pending_tokens
+        self.writer = None
 
     def start_bundle(self):
         import tempfile
 
+        from beam_jobs.featurize_writer import BackgroundShardWriter
         from beam_jobs.io import is_local
         from eaglekit.shards import ShardWriter
         self.local_dir = self.staging if is_local(self.staging) else tempfile.mkdtemp(prefix="eaglekit-shards-")
-        self.writer = ShardWriter(self.local_dir, self.meta, self.max_shard_tokens, compression=self.compression)
+        self.writer = BackgroundShardWriter(
+            ShardWriter(self.local_dir, self.meta, self.max_shard_tokens, compression=self.compression),
+            self.max_pending_tokens)
         self.truncated = 0
 
     def process(self, row):
@@ -236,18 +359,32 @@ class WriteShardsFn(beam.DoFn):
         self.writer.add(row)
 
     def finish_bundle(self):
+        import time
+
         from apache_beam.io.filesystems import FileSystems
 
-        from beam_jobs import io
-        shards = self.writer.close()
+        from beam_jobs import featurize_phases, io
+        writer, self.writer = self.writer, None
+        shards = writer.close()
+        written = sum(s["rows"] for s in shards)
+        if written != writer.rows_in:  # the counts check would catch it too, but later and without the cause
+            raise RuntimeError(f"the shard writer was given {writer.rows_in} rows and wrote {written}")
+        t0 = time.perf_counter()
         if self.local_dir != self.staging:  # upload the finished shards, then forget the local copies
             for shard in shards:
                 local = os.path.join(self.local_dir, shard["file"])
                 with open(local, "rb") as src, FileSystems.create(FileSystems.join(self.staging, shard["file"])) as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
             shutil.rmtree(self.local_dir, ignore_errors=True)
-        io.write_json(FileSystems.join(self.staging, ".parts", f"{self.writer.tag}.json"),
+        featurize_phases.publish("writer", {**writer.seconds, "upload": time.perf_counter() - t0})
+        featurize_phases.publish("model", {"wait": writer.wait_s})
+        io.write_json(FileSystems.join(self.staging, ".parts", f"{writer.writer.tag}.json"),
                       {"shards": shards, "truncated": self.truncated})
+
+    def teardown(self):
+        if self.writer is not None:  # a bundle that failed: stop its writer thread, drop its open shard
+            self.writer.abort()
+            self.writer = None
 
 
 def conversation_files(path: str) -> list[str]:
@@ -309,7 +446,8 @@ def build_pipeline(p, cfg: FeaturizeConfig, files: list[str], handler, meta: dic
         model_step = model_step.with_resource_hints(accelerator=cfg.accelerator)
     results = rows | "Forward" >> model_step
     feats = results | "Feats" >> beam.FlatMap(lambda r: [r["row"]] if "row" in r else [])
-    feats | "WriteShards" >> beam.ParDo(WriteShardsFn(staging, meta, cfg.max_shard_tokens, cfg.compression))
+    feats | "WriteShards" >> beam.ParDo(WriteShardsFn(staging, meta, cfg.max_shard_tokens, cfg.compression,
+                                                      max_pending_tokens=2 * cfg.batch_tokens))
     dead = ((prepared | "Dead0" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []),
              results | "Dead1" >> beam.FlatMap(lambda r: [r["dead"]] if "dead" in r else []))
             | beam.Flatten())
@@ -318,16 +456,22 @@ def build_pipeline(p, cfg: FeaturizeConfig, files: list[str], handler, meta: dic
 
 
 def _run_featurize(cfg: FeaturizeConfig, runner, beam_args, files, meta, count_in, staging) -> dict:
+    import sys
+    import time
+
     from apache_beam.io.filesystems import FileSystems
 
-    from beam_jobs import io
+    from beam_jobs import featurize_phases, io
     from beam_jobs.handlers import LoadOnceHandler
     from eaglekit.shards import build_manifest
 
     handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64,
                               namespace="eaglekit.featurize")
+    started = time.perf_counter()
     with io.pipeline(runner, beam_args) as p:
         build_pipeline(p, cfg, files, handler, meta, staging)
+    seconds = time.perf_counter() - started
+    phases = featurize_phases.query(p.result) if getattr(p, "result", None) is not None else {}
     shards, truncated = [], 0
     parts = io.list_files(FileSystems.join(staging, ".parts", "*.json"))
     for part in parts:
@@ -350,5 +494,19 @@ def _run_featurize(cfg: FeaturizeConfig, runner, beam_args, files, meta, count_i
     files_out = [f[len(staging) + 1:] for f in io.list_files(FileSystems.join(staging, "*"))]
     manifest = build_manifest(meta, shards, {**io.manifest_header(STAGE, asdict(cfg), io.runner_name(runner, beam_args)),
                                              "stages": counts, "counts": counts, "truncated": truncated,
-                                             "files": files_out})
-    return io.finish(staging, cfg.output, manifest)
+                                             "files": files_out,
+                                             "throughput": throughput(sum(s["tokens"] for s in shards), seconds, phases)})
+    manifest = io.finish(staging, cfg.output, manifest)
+    print(manifest["throughput"]["summary"], file=sys.stderr)
+    return manifest
+
+
+def throughput(tokens: int, seconds: float, phases: dict) -> dict:
+    """The manifest's "throughput": the run's wall time and tokens/s, seconds per phase of the model and
+    writer threads (from the Beam metrics; featurize_phases), and the one-line summary printed at the end."""
+    from beam_jobs import featurize_phases
+    model = {k: round(v, 4) for k, v in phases.get("model", {}).items()}
+    writer = {k: round(v, 4) for k, v in phases.get("writer", {}).items()}
+    return {"seconds": round(seconds, 3), "tokens": tokens, "tokens_per_s": round(tokens / max(seconds, 1e-9), 2),
+            "model_phases_s": model, "writer_phases_s": writer,
+            "summary": featurize_phases.summary(tokens, seconds, model, writer)}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +110,27 @@ def _encode_row(row: dict, meta: dict) -> dict:
     return out
 
 
+def check_encoded(enc: dict, meta: dict) -> None:
+    """Raise ContractError unless `enc` holds every storage column of the features schema with the dtype
+    and shape `_encode_row` gives it (a wrong dtype would otherwise be cast silently into the column)."""
+    rid = enc.get("id", "?")
+    S, H, k = len(enc["input_ids"]), int(meta["hidden_size"]), int(meta["teacher_topk"])
+    want = {"input_ids": (np.int32, (S,)), "loss_mask": (np.uint8, (S,))}
+    bits = np.uint16 if meta["hidden_codec"] == "bf16" else np.uint8
+    hidden = AUX_COLUMNS + (() if meta["teacher_kind"] == "topk_logprobs" else ("teacher_hidden",))
+    for name in hidden:
+        want[name] = (bits, (S, H))
+        if meta["hidden_codec"] == "fp8_e4m3":
+            want[f"{name}_scale"] = (np.float32, (S,))
+    if meta["teacher_kind"] == "topk_logprobs":
+        want.update(teacher_topk_ids=(np.int32, (S, k)), teacher_topk_logprobs=(np.float16, (S, k)))
+    for name, (dtype, shape) in want.items():
+        a = enc.get(name)
+        if not isinstance(a, np.ndarray) or a.dtype != dtype or a.shape != shape:
+            got = f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__
+            raise ContractError(f"row {rid}: encoded column {name} is {got}, expected {np.dtype(dtype)} {shape}")
+
+
 def _list_column(arrays: list[np.ndarray], typ: pa.DataType) -> pa.Array:
     """list<T> or list<fixed_size_list<T, W>> column from per-row arrays, built without Python loops."""
     value_type = typ.value_type
@@ -160,9 +182,21 @@ class ShardWriter:
         self._writer = None
         self._tmp: Path | None = None
         self._rows = self._tokens = 0
+        # where the writer's time goes (featurize reports it): row encoding, Arrow record batches, IPC
+        # write (compression included), checksum + rename of finished shards
+        self.seconds = {"encode": 0.0, "arrow": 0.0, "write": 0.0, "checksum": 0.0}
 
     def add(self, row: dict) -> None:
+        """Add one row with tensors for the hidden states; they are encoded here with the data set's codec."""
+        t0 = time.perf_counter()
         enc = _encode_row(row, self.meta)
+        self.seconds["encode"] += time.perf_counter() - t0
+        self.add_encoded(enc)
+
+    def add_encoded(self, enc: dict) -> None:
+        """Add one row already in storage form, as `_encode_row` returns it (featurize encodes whole batches
+        on the device); only the column dtypes and shapes are checked here."""
+        check_encoded(enc, self.meta)
         n = len(enc["input_ids"])
         in_shard = self._tokens + self._pending_tokens
         if in_shard > 0 and in_shard + n > self.max_shard_tokens:
@@ -186,10 +220,14 @@ class ShardWriter:
     def _flush(self) -> None:
         if not self._pending:
             return
+        t0 = time.perf_counter()
         batch = _batch(self._pending, self.schema)
+        t1 = time.perf_counter()
         if self._writer is None:
             self._open(batch)
         self._writer.write_batch(batch)
+        self.seconds["arrow"] += t1 - t0
+        self.seconds["write"] += time.perf_counter() - t1
         self._rows += batch.num_rows
         self._tokens += self._pending_tokens
         self._pending, self._pending_tokens = [], 0
@@ -198,13 +236,17 @@ class ShardWriter:
         self._flush()
         if self._writer is None:
             return
+        t0 = time.perf_counter()
         self._writer.close()
         self._sink.close()
+        t1 = time.perf_counter()
         final = self.out_dir / f"shard-{self.tag}-{len(self.shards):05d}.arrow"
         entry = {"file": final.name, "rows": self._rows, "tokens": self._tokens,
                  "bytes": self._tmp.stat().st_size, "sha256": file_sha256(self._tmp),
                  "compression": self._compression_used}
         os.replace(self._tmp, final)
+        self.seconds["write"] += t1 - t0
+        self.seconds["checksum"] += time.perf_counter() - t1
         self.shards.append(entry)
         self._writer, self._tmp, self._rows, self._tokens = None, None, 0, 0
 
