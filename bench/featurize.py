@@ -144,7 +144,7 @@ def main() -> None:
     ap.add_argument("--batch-tokens", type=int, default=FeaturizeConfig.batch_tokens)
     args = ap.parse_args()
     # full: 8k tokens a pass (two forward batches at the default budget, so the writer overlaps one);
-    # five passes a repeat (two bare forwards, three featurize paths): ~7 min on one busy 2 GHz core
+    # five passes a repeat (two bare forwards, three featurize paths): ~12 min on one busy 2 GHz core
     n_rows, length, repeats = (4, 64, 2) if args.quick else (16, 512, 3)
     gen_prompts, gen_tokens, gen_batch = (4, 6, 4) if args.quick else (16, 48, 8)
     tmp = Path(tempfile.mkdtemp(prefix="bench-featurize-"))
