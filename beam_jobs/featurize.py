@@ -9,6 +9,12 @@ What is captured: aux states are HF `output_hidden_states[i]` for the hf-convent
 the final norm, which HF itself returns *after* the norm, so it is taken from a hook instead).
 Teacher: `final_hidden_prenorm` (hook on the final norm's input), `final_hidden_postnorm` (the model's
 last_hidden_state, after the norm) or `topk_logprobs` (top-k of the full-vocab log-softmax).
+
+How it keeps up with the forward: the model step encodes each forward batch on the device (storage
+dtypes, NaN/Inf flags) and copies only those bytes to the host (pinned, on a side stream); the write step
+runs the shard writer in a background thread (featurize_writer), so Arrow, compression, checksums and file
+writes overlap the next forward. Each phase's time is a Beam metric and ends up in the manifest's
+`throughput` and one stderr line (featurize_phases).
 """
 from __future__ import annotations
 

@@ -229,3 +229,13 @@ def test_a_writer_failure_fails_the_featurize_run(generated, tmp_path, monkeypat
     with pytest.raises(Exception, match=r"shard-.*failed at row .*OSError: disk full"):
         run_featurize(FeaturizeConfig(input=str(root / "gen"), output=str(tmp_path / "feat"), target="tiny"))
     assert not (tmp_path / "feat").exists() and not list(tmp_path.glob("feat.tmp-*"))
+
+
+def test_nan_at_a_real_position_flags_the_row_but_padding_does_not():
+    from beam_jobs.featurize import encode_batch
+    attn = torch.tensor([[1, 1, 1], [1, 1, 0]])
+    feats = {n: torch.ones(2, 3, 4) for n in ("aux_low", "aux_mid", "aux_high", "teacher_hidden")}
+    feats["aux_mid"][0, 1, 2] = float("nan")   # row 0, a real token
+    feats["aux_low"][1, 2, 0] = float("inf")   # row 1, padding: not the row's
+    flags = encode_batch(feats, attn, "fp8_e4m3")["nonfinite"]
+    assert flags.tolist() == [[False, True, False, False], [False, False, False, False]]
