@@ -1,0 +1,522 @@
+"""Trainer speed against the anchor: `eaglekit train` vs vLLM's speculators 0.9.0 (`speculators train`) on
+identical data and settings, in one run (GitHub issue #22 item 5).
+
+What is identical on both sides:
+  * the conversations: eaglekit's featurize output (by default the 73 quickstart conversations, made here by
+    eaglekit's clean -> generate -> featurize on eaglekit/data/prompts.jsonl with the embedded SmolLM2 target
+    and cached); speculators gets the very token ids and loss masks eaglekit trains on, read from the shards
+    (checked against the generate output's turns);
+  * the supervised positions: eaglekit supervises a draft prediction when the *predicted* token is a
+    response token, speculators when the token *before* it is; its loss mask is shifted left by one
+    (m'[i] = m[i+1]) so that both supervise the same predictions;
+  * the split: eaglekit's hash split of the row id (--heldout-fraction); speculators' rows are written
+    training rows first, then held-out rows, and its contiguous split (--train-data-ratio) cuts exactly
+    there. `speculators prepare-data` shuffles rows, so they are put back in that order afterwards;
+  * the draft vocabulary: speculators builds it from `token_freq.pt`, written here from the supervised tokens
+    of eaglekit's training rows only (what eaglekit counts), at the same --draft-vocab-size;
+  * the hidden states: speculators reads per-row files [S, 4, H] (the three aux layers, HF hidden_states
+    index = vLLM's layer id, then the final hidden *before* the final norm), written here by an fp32 forward
+    of the same target with a hook on model.model.norm, stored in the features' codec (bf16);
+  * settings: one decoder layer, TTT steps, sequence length (packed rows), batch 1, AdamW at --lr, epochs,
+    seed 0, fp32 training, threads (--threads, default: each library's default).
+
+speculators 0.9.0 (https://pypi.org/project/speculators/0.9.0/) does not train on a CPU-only host as
+shipped. The launcher (this same file, run by speculators' interpreter with `_spec_train`) edits no file of
+the package; it patches in memory: the trainer's local rank and device type to "cpu" (an int rank makes
+torch look for an accelerator; an absent accelerator makes autocast fall back to "cuda"), the
+checkpointer's device to "cpu", torch.accelerator.synchronize to a no-op without an accelerator; then it
+calls the package's own `speculators.train.cli.main(TrainConfig.resolve(argv))`, i.e. what
+`speculators train ARGS` runs, with: --speculator-type eagle3 --target-layer-ids --draft-vocab-size
+--num-layers 1 --ttt-steps --total-seq-len --train-data-ratio --num-workers 0 --on-missing raise
+--draft-attn-impl sdpa --loss-implementation eager (the fused loss needs Triton) --optimizer adamw --lr
+--hidden-states-dtype float32 --epochs --log-freq 1 --no-resume-from-checkpoint --seed 0. The metrics its
+trainer logs (logger "speculators.metrics") are recorded to a JSONL file.
+
+Speculators comes from --speculators-python PATH (an interpreter with speculators 0.9.0), or else a venv made
+in the cache folder: `pip install -c constraints speculators==0.9.0` with torch==2.13.0 and
+transformers<=5.19.0, then torchvision and torchaudio removed (the PyPI builds break `import transformers`
+beside a CPU torch). That needs the package index; without speculators the bench still trains eaglekit and
+reports the targets with value null and the reason. It never fakes the comparison.
+
+Reported: median tokens/s over the steps after the first (each tool's own count: non-padding tokens of the
+step), their ratio (target >= 1.5), median step ms, wall time of each training (process start to exit:
+speculators also validates every epoch), and held-out accuracy per TTT step from each tool's own validation
+(target: eaglekit's step 0 >= speculators').
+
+    python bench/train_vs_speculators.py [--quick] [--speculators-python PATH] [--gen DIR --features DIR]
+
+The first run makes the data (clean, generate, featurize: ~5 min on a 2-core CPU) and the venv (minutes,
+~1 GB of wheels); both are cached (~/.cache/eaglekit/bench/train-vs-speculators, or under $EAGLEKIT_CACHE).
+The default is 10 epochs on the 73 conversations (~4-8 min of training on a 2-core CPU). --quick trains
+2 epochs on the first 32 conversations of the features (about a minute once data and venv are cached): a
+smoke test of the path whose ratio is noisier (few steps) and whose accuracy says little. Ends with one
+JSON line.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SPECULATORS = "speculators==0.9.0"
+CONSTRAINTS = ("torch==2.13.0", "transformers<=5.19.0")
+QUICK_ROWS, QUICK_EPOCHS = 32, 2
+
+
+# ---------------------------------------------------------------------------------------------
+# The conversion (pure: tested without speculators)
+
+def is_heldout(row_id: str, fraction: float) -> bool:
+    """eaglekit.train.data.is_heldout, restated so that speculators' interpreter needs no eaglekit."""
+    h = int(hashlib.sha1(row_id.encode()).hexdigest()[:8], 16)
+    return h % 100000 < fraction * 100000
+
+
+def shift_mask(mask: list[int], shift: int = 1) -> list[int]:
+    """speculators supervises the prediction of x[i+1] when mask[i] is set; eaglekit when mask[i+1] is. Shift
+    left so that the same predictions are supervised (the last position predicts nothing)."""
+    return list(mask[shift:]) + [0] * shift
+
+
+def split_rows(rows: list[dict], fraction: float) -> tuple[list[dict], list[dict]]:
+    """eaglekit's split: (training rows, held-out rows), each in the given (stored) order."""
+    held = [r for r in rows if is_heldout(r["id"], fraction)]
+    return [r for r in rows if not is_heldout(r["id"], fraction)], held
+
+
+def train_data_ratio(n_train: int, n: int) -> float:
+    """The --train-data-ratio whose contiguous split int(n * ratio) keeps exactly n_train rows."""
+    ratio = (n_train + 0.5) / n
+    assert int(n * ratio) == n_train
+    return ratio
+
+
+def token_freq(train: list[dict]) -> dict[int, int]:
+    """Counts of the supervised tokens (unshifted mask) of the training rows: what eaglekit builds its draft
+    vocabulary from (eaglekit.vocab.count_supervised over the training split)."""
+    freq: dict[int, int] = {}
+    for r in train:
+        for tok, m in zip(r["input_ids"], r["loss_mask"]):
+            if m:
+                freq[int(tok)] = freq.get(int(tok), 0) + 1
+    return freq
+
+
+def speculators_rows(train: list[dict], held: list[dict]) -> list[dict]:
+    """Pre-tokenized rows for `speculators prepare-data`: training rows then held-out rows, mask shifted."""
+    return [{"id": r["id"], "input_ids": list(r["input_ids"]), "loss_mask": shift_mask(list(r["loss_mask"]))}
+            for r in train + held]
+
+
+def restore_order(have: list[list[int]], want: list[list[int]]) -> list[int]:
+    """Indices into `have` (prepare-data's shuffled rows) that give `want`'s order; rows are matched by their
+    token ids, so duplicates are refused."""
+    index: dict[tuple, int] = {}
+    for i, ids in enumerate(have):
+        key = tuple(int(x) for x in ids)
+        if key in index:
+            raise ValueError(f"rows {index[key]} and {i} hold the same tokens: their order cannot be restored")
+        index[key] = i
+    return [index[tuple(int(x) for x in w)] for w in want]
+
+
+def generate_ids(turns: list[dict]) -> tuple[list[int], list[int]]:
+    """A generate row's tokens and loss mask (response tokens supervised), for the cross-check."""
+    ids, mask = [], []
+    for t in turns:
+        ids += list(t["prompt_ids"]) + list(t["response_ids"])
+        mask += [0] * len(t["prompt_ids"]) + [1] * len(t["response_ids"])
+    return ids, mask
+
+
+# ---------------------------------------------------------------------------------------------
+# Speculators' side of the launcher (runs in speculators' interpreter: stdlib + that venv only)
+
+def _spec_reorder(prepared: str, raw_jsonl: str, out: str) -> None:
+    from datasets import load_from_disk
+    ds = load_from_disk(prepared)
+    want = [json.loads(line)["input_ids"] for line in open(raw_jsonl)]
+    idx = restore_order(list(ds["input_ids"]), want)
+    ds.select(idx).save_to_disk(out)
+
+
+def _spec_train(argv: list[str]) -> None:
+    import logging
+
+    import torch
+    sync = torch.accelerator.synchronize
+    # The step timer synchronizes on every logged step; without an accelerator that call raises.
+    torch.accelerator.synchronize = lambda *a, **k: sync(*a, **k) if torch.accelerator.is_available() else None
+    import speculators.train.checkpointer as ckpt
+    import speculators.train.cli as cli
+    import speculators.train.trainer as trainer
+    from speculators.train.config import TrainConfig
+
+    trainer.get_local_rank = lambda: "cpu"    # an int rank (0) means "the current accelerator" to torch
+    ckpt.get_current_device = lambda: "cpu"   # else "cuda:0" when loading a checkpoint
+    init = trainer.Trainer.__init__
+
+    def cpu_init(self, *a, **k):
+        init(self, *a, **k)
+        self.device_type = "cpu"              # else autocast("cuda") on a CPU host: silently off
+    trainer.Trainer.__init__ = cpu_init
+
+    class Record(logging.Handler):
+        def __init__(self, path):
+            super().__init__()
+            self.f = open(path, "a")  # noqa: SIM115 - open for the whole run
+
+        def emit(self, record):
+            if isinstance(record.msg, dict) and not getattr(record, "hparams", False):
+                self.f.write(json.dumps(record.msg, default=str) + "\n")
+                self.f.flush()
+
+    setup = cli.setup_metric_logger
+
+    def setup_and_record(*a, **k):
+        setup(*a, **k)
+        logging.getLogger("speculators.metrics").addHandler(Record(os.environ["SPEC_METRICS_JSONL"]))
+    cli.setup_metric_logger = setup_and_record
+    cli.main(TrainConfig.resolve(argv))
+
+
+# ---------------------------------------------------------------------------------------------
+# Data (eaglekit's venv)
+
+def cache_root() -> Path:
+    base = Path(os.environ["EAGLEKIT_CACHE"]) if os.environ.get("EAGLEKIT_CACHE") else Path.home() / ".cache" / "eaglekit"
+    return base / "bench" / "train-vs-speculators"
+
+
+def make_quickstart_data(work: Path) -> tuple[Path, Path]:
+    """eaglekit's clean -> generate -> featurize on the shipped prompts (the quickstart's stages), reused."""
+    from eaglekit.cli.quickstart import STAGES, QuickstartConfig, _done, _valid
+    cfg = QuickstartConfig(workdir=str(work))
+    for name, fn, folder, marker in STAGES[:3]:
+        if not (_done(work / folder, marker) and _valid(name, work / folder)):
+            t0 = time.perf_counter()
+            fn(cfg, work)
+            print(f"[data] {name}: {time.perf_counter() - t0:.0f}s -> {work / folder}", file=sys.stderr)
+    return work / "generate", work / "features"
+
+
+def read_feature_rows(features: Path) -> tuple[list[dict], dict]:
+    """Ids, tokens and loss masks in stored order (what eaglekit trains on), and the features' meta."""
+    from eaglekit.shards import open_features
+    ds = open_features(features)
+    rows = [{"id": r.id, "input_ids": r.input_ids.tolist(), "loss_mask": r.loss_mask.int().tolist()}
+            for r in ds.iter_rows()]
+    return rows, ds.meta
+
+
+def check_against_generate(rows: list[dict], gen: Path) -> None:
+    """The features' tokens and masks are the generate output's turns (no truncation crept in)."""
+    import pyarrow.parquet as pq
+    turns = {}
+    for f in sorted(gen.glob("conversations-*.parquet")):
+        for r in pq.read_table(f, columns=["id", "turns"]).to_pylist():
+            turns[r["id"]] = r["turns"]
+    for r in rows:
+        ids, mask = generate_ids(turns[r["id"]])
+        if ids != r["input_ids"] or mask != r["loss_mask"]:
+            raise SystemExit(f"row {r['id']}: features differ from {gen}'s turns (truncated?): not comparable")
+
+
+def subset_features(features: Path, out: Path, n: int) -> Path:
+    """The first n rows of `features` as a features folder of their own (--quick), reused."""
+    from eaglekit.shards import open_features, read_manifest, write_feature_shards
+    if (out / "manifest.json").is_file() and read_manifest(out)[1]["num_rows"] == n:
+        return out
+    shutil.rmtree(out, ignore_errors=True)
+    ds = open_features(features)
+
+    def rows():
+        for i, row in enumerate(ds.iter_rows()):
+            if i >= n:
+                return
+            low, mid, high = row.aux.chunk(3, dim=-1)
+            yield {"id": row.id, "source": row.source, "category": row.category, "input_ids": row.input_ids,
+                   "loss_mask": row.loss_mask.long(), "aux_low": low, "aux_mid": mid, "aux_high": high,
+                   "teacher_hidden": row.teacher_hidden}
+    write_feature_shards(out, ds.meta, rows())
+    return out
+
+
+def write_hidden_states(rows: list[dict], meta: dict, out: Path, features: Path) -> float:
+    """speculators' offline hidden-state files hs_{i}.safetensors (row i of the reordered dataset): [S, 4, H]
+    = aux layers then the final hidden before model.model.norm, from an fp32 forward of the target, in the
+    features' codec. Returns the largest difference from eaglekit's stored states of the first row (same
+    target and codec: bf16 rounding at most)."""
+    import torch
+    from safetensors.torch import save_file
+
+    from eaglekit.models import load_target
+    from eaglekit.shards import open_features
+    target = load_target("embedded")
+    if target.metadata()["tokenizer_hash"] != meta["tokenizer_hash"]:
+        raise SystemExit("the features were not made with the embedded target: speculators' hidden states would "
+                         "come from another model")
+    model, aux = target.model.eval(), list(meta["aux_layer_ids"])
+    dtype = torch.bfloat16 if meta["hidden_codec"] == "bf16" else torch.float32
+    out.mkdir(parents=True, exist_ok=True)
+    pre = {}
+    hook = model.model.norm.register_forward_pre_hook(lambda mod, args: pre.__setitem__("h", args[0]))
+    try:
+        with torch.inference_mode():
+            for i, r in enumerate(rows):
+                ids = torch.tensor(r["input_ids"], dtype=torch.long)
+                hs = model(ids[None], output_hidden_states=True).hidden_states
+                stack = torch.stack([hs[k][0] for k in aux] + [pre["h"][0]], dim=1).to(dtype)
+                save_file({"hidden_states": stack.contiguous(), "token_ids": ids}, str(out / f"hs_{i}.safetensors"))
+                if i == 0:
+                    first = stack.float()
+    finally:
+        hook.remove()
+    stored = next(r for r in open_features(features).iter_rows() if r.id == rows[0]["id"])
+    theirs = torch.cat([stored.aux.view(first.shape[0], 3, -1), stored.teacher_hidden[:, None]], dim=1)
+    return float((first - theirs).abs().max())
+
+
+# ---------------------------------------------------------------------------------------------
+# Speculators' interpreter
+
+def venv_python(work: Path) -> Path:
+    """A venv with speculators 0.9.0 in the cache folder (made once; needs the package index)."""
+    venv = work / "spec-venv"
+    py = venv / "bin" / "python"
+    if py.is_file() and (venv / ".complete").is_file():
+        return py
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    cons = work / "constraints.txt"
+    cons.write_text("\n".join(CONSTRAINTS) + "\n")
+    print(f"[speculators] pip install {SPECULATORS} into {venv} (minutes)", file=sys.stderr)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "-c", str(cons), SPECULATORS], check=True)
+    # The PyPI torchvision/torchaudio builds break `import transformers` beside the CPU torch wheel.
+    subprocess.run([str(py), "-m", "pip", "uninstall", "-q", "-y", "torchvision", "torchaudio"], check=True)
+    (venv / ".complete").write_text(SPECULATORS + "\n")
+    return py
+
+
+def speculators_versions(py: Path) -> dict:
+    code = ("import json; from importlib.metadata import version as v; "
+            "print(json.dumps({p: v(p) for p in ('speculators', 'torch', 'transformers')}))")
+    proc = subprocess.run([str(py), "-c", code], capture_output=True, text=True, env=child_env(None))
+    if proc.returncode:
+        raise RuntimeError(f"{py} cannot report speculators' version: {proc.stderr.strip()[-300:]}")
+    return json.loads(proc.stdout)
+
+
+def child_env(threads: int | None) -> dict:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "COLUMNS": "160"}
+    if threads:
+        env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(threads)
+    return env
+
+
+def run_logged(cmd: list[str], log: Path, env: dict) -> float:
+    """Run `cmd` with its output in `log`; its wall seconds. A failure raises with the log's tail."""
+    t0 = time.perf_counter()
+    with log.open("w") as f:
+        rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
+    if rc:
+        tail = log.read_text(errors="replace").strip().splitlines()[-8:]
+        raise RuntimeError(f"{Path(cmd[0]).name} {' '.join(cmd[1:3])} failed (exit {rc}; {log}): " + " | ".join(tail))
+    return time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------------------------------------
+# The two trainings
+
+def prepare_speculators_data(py: Path, rows: list[dict], meta: dict, args, run: Path, model_dir: Path,
+                             features: Path) -> dict:
+    """raw.jsonl + token_freq.pt -> prepare-data -> order restored -> hidden states: speculators' data folder."""
+    import torch
+    train, held = split_rows(rows, args.heldout_fraction)
+    data = run / "spec-data"
+    shutil.rmtree(data, ignore_errors=True)  # stale d2t-*.npy would be reused by speculators
+    data.mkdir(parents=True)
+    with (data / "raw.jsonl").open("w") as f:
+        for r in speculators_rows(train, held):
+            f.write(json.dumps(r) + "\n")
+    env = child_env(args.threads)
+    run_logged([str(py.parent / "speculators"), "prepare-data", "--model", str(model_dir), "--data",
+                str(data / "raw.jsonl"), "--output", str(data / "prep"), "--seq-length", str(args.seq_len),
+                "--num-preprocessing-workers", "1"], run / "spec-prepare.log", env)
+    run_logged([str(py), __file__, "_spec_reorder", str(data / "prep"), str(data / "raw.jsonl"), str(data / "ds")],
+               run / "spec-reorder.log", env)
+    torch.save(token_freq(train), data / "ds" / "token_freq.pt")
+    t0 = time.perf_counter()
+    diff = write_hidden_states(train + held, meta, data / "ds" / "hidden_states", features)
+    return {"ds": data / "ds", "train_rows": len(train), "heldout_rows": len(held),
+            "ratio": train_data_ratio(len(train), len(rows)), "hidden_states_s": round(time.perf_counter() - t0, 1),
+            "hidden_states_max_abs_diff_vs_features": diff}
+
+
+def train_speculators(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path) -> dict:
+    out = run / "speculators"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    metrics = out / "metrics.jsonl"
+    cmd = [str(py), __file__, "_spec_train", "--speculator-type", "eagle3", "--verifier-name-or-path",
+           str(model_dir), "--data-path", str(data["ds"]), "--target-layer-ids", *map(str, meta["aux_layer_ids"]),
+           "--draft-vocab-size", str(args.draft_vocab_size), "--num-layers", "1", "--ttt-steps", str(args.ttt_steps),
+           "--total-seq-len", str(args.seq_len), "--train-data-ratio", repr(data["ratio"]), "--num-workers", "0",
+           "--on-missing", "raise", "--draft-attn-impl", "sdpa", "--loss-implementation", "eager",
+           "--optimizer", "adamw", "--lr", str(args.lr), "--hidden-states-dtype", "float32",
+           "--epochs", str(args.epochs), "--checkpoint-freq", str(args.epochs), "--log-freq", "1",
+           "--no-resume-from-checkpoint", "--seed", "0", "--save-path", str(out / "ckpt"),
+           "--log-dir", str(out / "logs")]
+    wall = run_logged(cmd, out / "train.log", {**child_env(args.threads), "SPEC_METRICS_JSONL": str(metrics)})
+    return speculators_figures([json.loads(x) for x in metrics.open()], args.ttt_steps) | {"train_wall_s": round(wall, 1)}
+
+
+def speculators_figures(recs: list[dict], ttt: int) -> dict:
+    """Per-step profile of speculators' trainer (its own tokens: document_ids != -1) after its first step, and
+    its last validation's full accuracy per TTT step."""
+    steps = [r for r in recs if "train" in r and r.get("profile")]
+    prof = [r["profile"] for r in steps[1:]]
+    val = [r["val"] for r in recs if "val" in r]
+    return {"steps": len(steps), "median_tok_s": round(statistics.median(p["tokens_per_s"] for p in prof), 1),
+            "median_step_ms": round(statistics.median(p["step_ms"] for p in prof), 1),
+            "heldout_acc": [round(val[-1][f"full_acc_{k}_epoch"], 4) for k in range(ttt)] if val else None,
+            "heldout_cond_acc": [round(val[-1][f"cond_acc_{k}_epoch"], 4) for k in range(ttt)] if val else None}
+
+
+def train_eaglekit(features: Path, args, run: Path) -> dict:
+    out = run / "eaglekit"
+    shutil.rmtree(out, ignore_errors=True)
+    never = str(10 ** 9)  # one evaluation (at the end) and no step checkpoints, as on speculators' side
+    cmd = [sys.executable, "-m", "eaglekit.cli", "train", "--data", str(features), "--out", str(out),
+           "--heldout-fraction", str(args.heldout_fraction), "--draft-vocab-size", str(args.draft_vocab_size),
+           "--ttt-steps", str(args.ttt_steps), "--seq-len", str(args.seq_len), "--lr", str(args.lr),
+           "--epochs", str(args.epochs), "--seed", "0", "--log-every", "1", "--eval-every", never,
+           "--save-every", never, "--no-progress"]
+    run.mkdir(parents=True, exist_ok=True)
+    wall = run_logged(cmd, run / "eaglekit-train.log", child_env(args.threads))
+    return eaglekit_figures([json.loads(x) for x in (out / "metrics.jsonl").open()]) | {"train_wall_s": round(wall, 1)}
+
+
+def eaglekit_figures(recs: list[dict]) -> dict:
+    """Per-step records (log every step: tok_s = the step's non-padding tokens / its seconds) after the first,
+    and the last held-out evaluation's accuracy per TTT step."""
+    steps = [r for r in recs if not r.get("eval")]
+    toks = [b["tokens"] - a["tokens"] for a, b in zip(steps, steps[1:])]
+    later = steps[1:]
+    evals = [r for r in recs if r.get("eval")]
+    return {"steps": len(steps), "median_tok_s": round(statistics.median(r["tok_s"] for r in later), 1),
+            "median_step_ms": round(statistics.median(1000 * n / r["tok_s"] for n, r in zip(toks, later)), 1),
+            "heldout_acc": [round(a, 4) for a in evals[-1]["acc"]] if evals else None,
+            "heldout_cond_acc": [round(a, 4) for a in evals[-1]["cacc"]] if evals else None}
+
+
+# ---------------------------------------------------------------------------------------------
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help=f"{QUICK_EPOCHS} epochs on the first {QUICK_ROWS} conversations (~1 min once cached)")
+    ap.add_argument("--gen", default=None, help="an existing generate output (with --features)")
+    ap.add_argument("--features", default=None, help="its featurize output (default: made in the cache folder)")
+    ap.add_argument("--speculators-python", default=None,
+                    help="an interpreter with speculators 0.9.0 (default: a venv made in the cache folder)")
+    ap.add_argument("--work", default=None, help="cache and run folder (default: "
+                                                 "$EAGLEKIT_CACHE or ~/.cache/eaglekit, + bench/train-vs-speculators)")
+    ap.add_argument("--epochs", type=int, default=None, help="default 10 (--quick: 2)")
+    ap.add_argument("--heldout-fraction", type=float, default=0.2)
+    ap.add_argument("--draft-vocab-size", type=int, default=8192)
+    ap.add_argument("--ttt-steps", type=int, default=3)
+    ap.add_argument("--seq-len", type=int, default=512)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS of both trainings")
+    args = ap.parse_args(argv)
+    if (args.gen is None) != (args.features is None):
+        ap.error("give --gen and --features together")
+    args.epochs = args.epochs or (QUICK_EPOCHS if args.quick else 10)
+    return args
+
+
+def resolve_data(args, work: Path) -> tuple[Path, Path, list[dict], dict]:
+    gen, features = (Path(args.gen), Path(args.features)) if args.gen else make_quickstart_data(work / "data")
+    if args.quick:
+        features = subset_features(features, work / f"features-first{QUICK_ROWS}", QUICK_ROWS)
+    rows, meta = read_feature_rows(features)
+    check_against_generate(rows, gen)
+    if meta.get("aux_layer_convention", "hf") != "hf" or meta["teacher_kind"] != "final_hidden_prenorm":
+        raise SystemExit("the features must hold HF-indexed aux layers and the pre-norm final hidden "
+                         "(eaglekit beam run featurize --teacher final_hidden_prenorm)")
+    return gen, features, rows, meta
+
+
+def speculators_side(args, work: Path, rows, meta, features: Path) -> tuple[dict | None, str | None, dict]:
+    """(figures, reason it is missing, versions): speculators' figures, or None and why."""
+    try:
+        py = Path(args.speculators_python) if args.speculators_python else venv_python(work)
+        versions = speculators_versions(py)
+        from eaglekit.models import prepare_embedded
+        model_dir = prepare_embedded()  # the embedded target as an HF folder: speculators' verifier
+        data = prepare_speculators_data(py, rows, meta, args, work / "run", model_dir, features)
+        figs = train_speculators(py, data, meta, args, work / "run", model_dir)
+        return figs | {k: v for k, v in data.items() if k not in ("ds",)}, None, versions
+    except (OSError, RuntimeError, subprocess.CalledProcessError, KeyError, ValueError) as err:
+        return None, f"speculators side not measured: {err}", {}
+
+
+def main() -> None:
+    args = parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    work = Path(args.work) if args.work else cache_root()
+    work.mkdir(parents=True, exist_ok=True)
+    gen, features, rows, meta = resolve_data(args, work)
+    train, held = split_rows(rows, args.heldout_fraction)
+    theirs, reason, versions = speculators_side(args, work, rows, meta, features)
+    ours = train_eaglekit(features, args, work / "run")
+
+    ratio = round(ours["median_tok_s"] / theirs["median_tok_s"], 3) if theirs else None
+    # Step 0 is the step whose semantics agree exactly across the two tools. From step 1 on, eaglekit feeds
+    # step k at rotary position t+k (as SGLang's serving does) while speculators keeps position t. And eaglekit
+    # counts a target whose argmax lies outside the draft vocabulary as a miss, so its figure is the stricter.
+    margin = (round(ours["heldout_acc"][0] - theirs["heldout_acc"][0], 4)
+              if theirs and theirs.get("heldout_acc") and ours.get("heldout_acc") else None)
+    import torch
+    figures = {"eaglekit": ours, "speculators": theirs, "speculators_missing": reason,
+               "speculators_versions": versions, "eaglekit_torch": torch.__version__,
+               "data": {"gen": str(gen), "features": str(features), "conversations": len(rows),
+                        "train_rows": len(train), "heldout_rows": len(held),
+                        "train_tokens": sum(len(r["input_ids"]) for r in train),
+                        "train_supervised": sum(sum(r["loss_mask"]) for r in train)},
+               "settings": {"epochs": args.epochs, "heldout_fraction": args.heldout_fraction,
+                            "draft_vocab_size": args.draft_vocab_size, "ttt_steps": args.ttt_steps,
+                            "seq_len": args.seq_len, "lr": args.lr, "batch_size": 1, "threads": args.threads,
+                            "quick": args.quick}}
+    print_summary(ours, theirs, ratio, margin, reason)
+    print(json.dumps({"bench": "train_vs_speculators",
+                      "targets": {"tok_s_ratio": {"value": ratio, "op": ">=", "goal": 1.5},
+                                  "heldout_step0_acc_margin": {"value": margin, "op": ">=", "goal": 0.0}},
+                      "figures": figures}))
+
+
+def print_summary(ours: dict, theirs: dict | None, ratio, margin, reason) -> None:
+    for name, f in (("eaglekit", ours), ("speculators", theirs)):
+        if f:
+            print(f"{name:<12} {f['median_tok_s']:>8.1f} tok/s  {f['median_step_ms']:>7.1f} ms/step  "
+                  f"{f['steps']} steps  wall {f['train_wall_s']:.0f}s  held-out acc {f['heldout_acc']}",
+                  file=sys.stderr)
+    print(f"ratio {ratio} (goal >= 1.5), step-0 acc margin {margin} (goal >= 0)" if theirs else reason,
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "_spec_reorder":
+        _spec_reorder(*sys.argv[2:5])
+    elif len(sys.argv) > 1 and sys.argv[1] == "_spec_train":
+        _spec_train(sys.argv[2:])
+    else:
+        main()
