@@ -91,6 +91,16 @@ class RMSNorm(nn.Module):
         return self.weight * xf.to(x.dtype)
 
 
+def gather_rows(x: Tensor, index: Tensor) -> Tensor:
+    """x [B,S,...] at positions index [B,n] -> [B,n,...]."""
+    return x.gather(1, index.view(*index.shape, *([1] * (x.dim() - 2))).expand(-1, -1, *x.shape[2:]))
+
+
+def gather_heads(x: Tensor, index: Tensor) -> Tensor:
+    """x [B,1,S,D] (broadcast over heads) at positions index [B,n] -> [B,1,n,D]."""
+    return gather_rows(x.squeeze(1), index).unsqueeze(1)
+
+
 def _rotate_half(x: Tensor) -> Tensor:
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat((-x2, x1), dim=-1)
@@ -106,14 +116,18 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(2 * h, self.kv_heads * d, bias=False)
         self.o_proj = nn.Linear(self.heads * d, h, bias=False)
 
-    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, attn_bias: Tensor, past_kv):
+    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, attn_bias: Tensor, past_kv, q_index: Tensor | None = None):
+        """Keys/values from every position of x; queries from all of them, or only from those at
+        q_index [B,n] (training skips positions whose output no loss reads; attn_bias is then [B,1,n,keys])."""
         b, s, _ = x.shape
-        q = self.q_proj(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
         k = self.k_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         v = self.v_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
-        cos, sin = cos.unsqueeze(1).to(q.dtype), sin.unsqueeze(1).to(q.dtype)
-        q = q * cos + _rotate_half(q) * sin
+        cos, sin = cos.unsqueeze(1).to(k.dtype), sin.unsqueeze(1).to(k.dtype)
         k = k * cos + _rotate_half(k) * sin
+        if q_index is not None:
+            x, cos, sin = gather_rows(x, q_index), gather_heads(cos, q_index), gather_heads(sin, q_index)
+        q = self.q_proj(x).view(b, x.shape[1], self.heads, self.head_dim).transpose(1, 2)
+        q = q * cos + _rotate_half(q) * sin
         if past_kv is not None:  # keys are cached after RoPE, each at its own position
             k = torch.cat([past_kv[0].to(k.dtype), k], dim=2)
             v = torch.cat([past_kv[1].to(v.dtype), v], dim=2)
@@ -121,7 +135,7 @@ class Attention(nn.Module):
         kk = k.repeat_interleave(rep, dim=1) if rep > 1 else k
         vv = v.repeat_interleave(rep, dim=1) if rep > 1 else v
         out = F.scaled_dot_product_attention(q, kk, vv, attn_mask=attn_bias.to(q.dtype))
-        out = out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim)
+        out = out.transpose(1, 2).reshape(b, q.shape[2], self.heads * self.head_dim)
         return self.o_proj(out), (k, v)
 
 
@@ -145,10 +159,11 @@ class MidLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.mlp = MLP(cfg)
 
-    def forward(self, embeds, hidden, cos, sin, attn_bias, past_kv):
-        residual = hidden  # the un-normed hidden is the residual (SGLang's llama_eagle3)
+    def forward(self, embeds, hidden, cos, sin, attn_bias, past_kv, q_index=None):
+        # the un-normed hidden is the residual (SGLang's llama_eagle3)
+        residual = hidden if q_index is None else gather_rows(hidden, q_index)
         x = torch.cat([self.input_layernorm(embeds), self.hidden_norm(hidden)], dim=-1)
-        attn, kv = self.self_attn(x, cos, sin, attn_bias, past_kv)
+        attn, kv = self.self_attn(x, cos, sin, attn_bias, past_kv, q_index)
         h = residual + attn
         h = h + self.mlp(self.post_attention_layernorm(h))
         return h, kv
@@ -218,10 +233,12 @@ class Eagle3Draft(nn.Module):
         return out.to(device=like.device, dtype=like.dtype)
 
     def forward(self, hidden: Tensor, input_ids: Tensor, position_ids: Tensor, attn_bias: Tensor,
-                past_kv: tuple[Tensor, Tensor] | None = None):
-        """One draft step. Returns (out_hidden before `norm`, draft-vocab logits, past+current (k, v))."""
+                past_kv: tuple[Tensor, Tensor] | None = None, q_index: Tensor | None = None):
+        """One draft step. Returns (out_hidden before `norm`, draft-vocab logits, past+current (k, v)).
+        With q_index [B,n], every position gives keys/values but only those n give outputs: hidden and logits
+        are [B,n,...] (the training unroll's step 0)."""
         cos, sin = self.rotary(hidden, position_ids)
-        h, kv = self.midlayer(self.embed(input_ids, hidden), hidden, cos, sin, attn_bias, past_kv)
+        h, kv = self.midlayer(self.embed(input_ids, hidden), hidden, cos, sin, attn_bias, past_kv, q_index)
         logits = self.lm_head(self.norm(h))
         return h, logits, kv
 

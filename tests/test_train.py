@@ -18,6 +18,7 @@ from eaglekit.models import tiny_llama
 from eaglekit.shards import open_features, write_feature_shards
 from eaglekit.train import (Cursor, _on_device, TrainConfig, TrainError, TTTModel, iter_docs, pack, collate, step_masks,
                             train, ttt_bias)
+from eaglekit.train.objective import query_positions, supervised, teacher_positions
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +129,97 @@ def test_unroll_equals_chain_drafting(tiny_target):
                 hid, logits, kv = draft(hid, b["ids"][:, t + k + 1: t + k + 2], b["pos"][:, t: t + 1] + k,
                                         torch.zeros(1, 1, 1, n), kv)
                 assert torch.allclose(logits[0, 0], steps[k][0, t], atol=1e-5), (t, k)
+
+
+def _packed_batch(tmp_path, target, L=128):
+    ds = open_features(make_shards(tmp_path, target, pairs=ANSWERS[:4]))
+    rows = [r for r, _ in pack(iter_docs(ds, Cursor(), lambda r: True, loop=False), L, ds.meta)]
+    return collate(rows[:2])
+
+
+def test_unroll_at_positions_equals_the_full_unroll(tmp_path, tiny_target):
+    """The training forward computes the unroll only where a loss reads it; there it equals the full unroll."""
+    torch.manual_seed(0)
+    b = _packed_batch(tmp_path, tiny_target)
+    assert b["seg"].max() >= 1 and not b["mask"].all()
+    draft = Eagle3Draft(DraftConfig.from_target(tiny_target.config, 512), tiny_target.model.get_input_embeddings())
+    model = TTTModel(draft, 4, 0.8)
+    idx, valid = query_positions(supervised(b, 4))
+    assert 0 < int(valid.sum()) < b["seg"].numel()  # some positions are skipped, some kept
+    with torch.no_grad():
+        for full, part in zip(model.unroll(b), model.unroll_at(b, idx)):
+            want = full.gather(1, idx[..., None].expand(-1, -1, full.shape[-1]))
+            assert torch.allclose(part[valid], want[valid], atol=1e-5)
+
+
+@pytest.mark.parametrize("teacher_kind", ["final_hidden_postnorm", "topk_logprobs"])
+def test_loss_and_gradient_equal_the_dense_objective(tmp_path, tiny_target, teacher_kind):
+    """Skipping unsupervised positions (and the teacher where no loss reads it) changes neither the loss, the
+    gradient nor the accuracy counts: checked against the objective written out over every position."""
+    import torch.nn.functional as F
+    from eaglekit.train.objective import Teacher, shift
+    torch.manual_seed(0)
+    meta_kw = {"teacher_kind": teacher_kind, "topk": 8} if teacher_kind == "topk_logprobs" else {}
+    ds = open_features(make_shards(tmp_path, tiny_target, pairs=ANSWERS[:4], **meta_kw))
+    rows = [r for r, _ in pack(iter_docs(ds, Cursor(), lambda r: True, loop=False), 128, ds.meta)]
+    b = collate(rows[:2])
+    embed = tiny_target.model.get_input_embeddings()
+    draft = Eagle3Draft(DraftConfig.from_target(tiny_target.config, 256), embed)
+    draft.set_vocab(torch.arange(0, 512, 2))  # a draft vocabulary that misses half the targets' argmaxes
+    K = 3
+    teacher = Teacher(teacher_kind, draft, tiny_target.model.model.norm, tiny_target.model.lm_head)
+    model = TTTModel(draft, K, 0.8)
+
+    sig, tgt = teacher(b, teacher_positions(supervised(b, K)))
+    sup, lmask, tgt_k = step_masks(b, tgt, K)
+    assert 0 < int(lmask.sum()) < int(sup.sum())
+    denom = lmask.sum(dim=(1, 2)).float()
+    loss, stats = model(b, sig, sup, lmask, tgt_k, denom)
+    draft.zero_grad()
+    loss.backward()
+    got = {n: p.grad.clone() for n, p in draft.named_parameters() if p.grad is not None}
+
+    full, tgt_full = teacher(b)  # every position
+    sup_f, lmask_f, tgt_kf = step_masks(b, tgt_full, K)
+    assert torch.equal(lmask_f, lmask)
+    ref, correct = 0.0, []
+    for k, logits in enumerate(model.unroll(b)):
+        logq = F.log_softmax(logits, -1)
+        if "probs" in full:
+            p = shift(full["probs"][full["row"]], k + 1, 0.0)
+            ce = -(p * logq).sum(-1)
+        else:
+            ce = -(shift(full["p"], k + 1, 0.0) * logq.gather(-1, shift(full["idx"], k + 1, 0))).sum(-1)
+        ref = ref + 0.8 ** k * (ce * lmask[k]).sum() / denom[k]
+        correct.append(int(((logits.argmax(-1) == tgt_kf[k]) & sup[k]).sum()))
+    draft.zero_grad()
+    ref.backward()
+    assert torch.allclose(loss, ref, atol=1e-5)
+    for n, g in got.items():
+        assert torch.allclose(g, draft.get_parameter(n).grad, atol=1e-5), n
+    assert stats[:, 1].tolist() == sup.sum(dim=(1, 2)).float().tolist()
+    assert stats[:, 2].tolist() == [float(c) for c in correct]
+
+
+def test_teacher_argmax_is_computed_once_per_token(tmp_path, tiny_target):
+    """Later epochs read the target's full-vocabulary argmax from the run's cache; a document whose tokens
+    differ (same id, other content) is computed afresh."""
+    from eaglekit.train.objective import Teacher
+    b = _packed_batch(tmp_path, tiny_target)
+    draft = Eagle3Draft(DraftConfig.from_target(tiny_target.config, 512), tiny_target.model.get_input_embeddings())
+    teacher = Teacher("final_hidden_postnorm", draft, tiny_target.model.model.norm, tiny_target.model.lm_head)
+    calls = []
+    full = teacher._full_argmax
+    teacher._full_argmax = lambda x: calls.append(x.shape[0]) or full(x)
+    need = teacher_positions(supervised(b, 3))
+    first = teacher(b, need)[1]
+    assert sum(calls) == int(need.sum())
+    calls.clear()
+    assert torch.equal(teacher(b, need)[1], first) and not calls
+    teacher(b | {"doc_keys": [k + "x" for k in b["doc_keys"]]}, need)
+    assert sum(calls) == int(need.sum())
+    nocache = Teacher("final_hidden_postnorm", draft, tiny_target.model.model.norm, tiny_target.model.lm_head)
+    assert torch.equal(nocache({k: v for k, v in b.items() if k != "doc_keys"}, need)[1], first)
 
 
 def test_overfit_drives_step0_accuracy_near_one(tmp_path, sharp_target, sharp_shards):

@@ -7,6 +7,7 @@ import hashlib
 import math
 import queue
 import threading
+import zlib
 from typing import NamedTuple
 
 import torch
@@ -114,12 +115,15 @@ def _make_row(pieces, L: int, meta: dict) -> dict:
             out["teacher"][sl] = row.teacher_hidden[src]
         at += n
     out["doc_ids"] = [row.id for row, _, _ in pieces]
+    # what identifies a document's content (the teacher's argmax cache): its id and a checksum of its tokens
+    out["doc_keys"] = [f"{row.id}:{zlib.crc32(row.input_ids.numpy().tobytes()):08x}" for row, _, _ in pieces]
     return out
 
 
 def collate(rows: list[dict]) -> dict:
-    out = {k: torch.stack([r[k] for r in rows]) for k in rows[0] if k != "doc_ids"}
+    out = {k: torch.stack([r[k] for r in rows]) for k in rows[0] if k not in ("doc_ids", "doc_keys")}
     out["doc_ids"] = [d for r in rows for d in r["doc_ids"]]
+    out["doc_keys"] = [d for r in rows for d in r["doc_keys"]]
     return out
 
 

@@ -24,7 +24,7 @@ from eaglekit.train.checkpoint import (_set_rng_state, _truncate_metrics, gather
 from eaglekit.train.config import TrainConfig, TrainError
 from eaglekit.train.data import (Cursor, _make_row, count_packed_rows, global_batches, is_heldout, iter_docs, pack,
                                  prefetch)
-from eaglekit.train.objective import Teacher, TTTModel, step_masks, summarize
+from eaglekit.train.objective import Teacher, TTTModel, step_masks, summarize, supervised, teacher_positions
 from eaglekit.vocab import build_vocab, count_supervised
 
 
@@ -114,13 +114,13 @@ class Run:
                     self.tb.add_scalar(key, v, rec["step"])
 
     def empty_row(self) -> dict:
-        return _make_row([], self.cfg.seq_len, self.meta) | {"doc_ids": []}
+        return _make_row([], self.cfg.seq_len, self.meta)
 
     def to_dev(self, b: dict) -> dict:
         return {k: (v.to(self.device, non_blocking=True) if isinstance(v, Tensor) else v) for k, v in b.items()}
 
     def run_batch(self, b: dict, train_mode: bool):
-        target_sig, tgt = self.teacher(b)
+        target_sig, tgt = self.teacher(b, teacher_positions(supervised(b, self.cfg.ttt_steps)))
         sup, lmask, tgt_k = step_masks(b, tgt, self.cfg.ttt_steps)
         denom = _all_sum(lmask.sum(dim=(1, 2)).float())
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.use_bf16):
@@ -210,13 +210,14 @@ def set_up(cfg: TrainConfig, target) -> Run:
             raise TrainError(f"{data_name}: no training rows left after the held-out split; add data or lower "
                              f"--heldout-fraction")
         total_steps = int(cfg.max_steps or math.ceil(cfg.epochs * per_epoch))
+    draft.lm_head.weight.requires_grad_(cfg.lm_head == "trained")
     draft.to(device)
     info = {"draft_config": draft.cfg.to_dict(), "vocab": vocab_report, "total_steps": total_steps,
             "train_config": asdict(cfg), "data_meta": meta, "target": target.metadata()}
 
     model = TTTModel(draft, cfg.ttt_steps, cfg.step_weight)
     wrapped = wrap_parallel(model, cfg.parallel, world, device)  # FSDP shards `model` in place
-    opt = torch.optim.AdamW(draft.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
+    opt = torch.optim.AdamW([p for p in draft.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
     warmup = warmup_steps(total_steps, cfg.warmup_ratio, cfg.warmup_steps)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(total_steps, warmup, cfg.min_lr_ratio))
     run = Run(cfg=cfg, rank=rank, world=world, device=device, use_bf16=device.type == "cuda", out=out, ds=ds,
@@ -273,6 +274,9 @@ def _new_draft(cfg: TrainConfig, ds, target, embed, meta: dict, keep_train, data
         raise TrainError(f"{data_name}: {err}") from err
     draft = Eagle3Draft(DraftConfig.from_target(target.config, vocab.size, aux_ids_hf(meta)), embed)
     draft.set_vocab(vocab.draft_ids)
+    with torch.no_grad():  # start from the target's own output rows: the draft's logits begin in its space
+        w = target.model.lm_head.weight
+        draft.lm_head.weight.copy_(w[draft.draft_ids().to(w.device)].to(draft.lm_head.weight))
     return draft, vocab.report()
 
 
@@ -297,7 +301,7 @@ def train_step(run: Run) -> bool:
     loss, stats, denom = run.run_batch(b, True)
     run.opt.zero_grad(set_to_none=True)
     loss.backward()
-    gnorm = torch.nn.utils.clip_grad_norm_(run.draft.parameters(), cfg.grad_clip)
+    gnorm = torch.nn.utils.clip_grad_norm_([p for p in run.draft.parameters() if p.requires_grad], cfg.grad_clip)
     if isinstance(gnorm, DTensor):
         gnorm = gnorm.full_tensor()
     if torch.isfinite(gnorm):

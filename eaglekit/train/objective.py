@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from eaglekit.draft import Eagle3Draft
+from eaglekit.draft import Eagle3Draft, gather_rows
 from eaglekit.masks import bias_from_mask
 
 
@@ -32,19 +32,30 @@ def shift(x: Tensor, n: int, fill) -> Tensor:
 
 
 class Teacher:
-    """Turns a batch's teacher signal into draft-vocabulary targets (no grad, frozen target parts)."""
+    """Turns a batch's teacher signal into draft-vocabulary targets (no grad, frozen target parts).
+
+    A hidden-state teacher is evaluated only where a loss reads it (`need`): the draft-vocabulary rows of the
+    target's lm_head give the soft targets; the full-vocabulary argmax (needed only to tell whether the target's
+    top token is one the draft can emit) is computed once per token and remembered for the run, keyed by
+    document id and content checksum, up to `cache_tokens` tokens: every later epoch skips the 49k-row matmul.
+    """
 
     def __init__(self, kind: str, draft: Eagle3Draft, norm: nn.Module | None, lm_head: nn.Module | None,
-                 chunk: int = 1024):
+                 chunk: int = 1024, cache_tokens: int = 50_000_000):
         self.kind, self.norm, self.lm_head, self.chunk = kind, norm, lm_head, chunk
         ids = draft.draft_ids()
         self.draft_ids = ids
         self.to_draft = torch.full((draft.cfg.vocab_size,), -1, dtype=torch.long, device=ids.device)
         self.to_draft[ids] = torch.arange(ids.numel(), device=ids.device)
+        self.cache: dict[str, Tensor] = {}
+        self.cache_tokens, self.cached = cache_tokens, 0
+        self._w_draft: Tensor | None = None
 
     @torch.no_grad()
-    def __call__(self, batch: dict) -> tuple[dict, Tensor]:
-        """({"probs"} dense [B,L,Dv] or {"idx","p"} sparse [B,L,k]; target argmax as draft id [B,L], -1 if OOV)."""
+    def __call__(self, batch: dict, need: Tensor | None = None) -> tuple[dict, Tensor]:
+        """Returns (signal, target argmax as draft id [B,L], -1 if outside the draft vocabulary or not computed).
+        signal: {"idx","p"} [B,L,k] for a top-k teacher; {"probs" [N,Dv], "row" [B,L]} for a hidden one, where
+        row maps a position to its row of probs (-1 where not computed; every position when need is None)."""
         if self.kind == "topk_logprobs":
             tids, lp = batch["topk_ids"], batch["topk_lp"]
             idx = self.to_draft[tids]
@@ -53,40 +64,137 @@ class Teacher:
             return {"idx": idx.clamp_min(0), "p": p}, self.to_draft[tids[..., 0]]
         h = batch["teacher"]
         B, L, _ = h.shape
-        flat = h.reshape(B * L, -1)
-        probs, arg = [], []
-        for s in range(0, B * L, self.chunk):
-            x = flat[s:s + self.chunk]
-            if self.kind == "final_hidden_prenorm":
-                x = self.norm(x)
-            logits = self.lm_head(x.to(self.lm_head.weight.dtype)).float()
-            arg.append(logits.argmax(-1))
-            probs.append(torch.softmax(logits[:, self.draft_ids], -1))
-        probs = torch.cat(probs).view(B, L, -1)
-        return {"probs": probs}, self.to_draft[torch.cat(arg)].view(B, L)
+        need = torch.ones(B, L, dtype=torch.bool, device=h.device) if need is None else need
+        row = torch.full((B, L), -1, dtype=torch.long, device=h.device)
+        row[need] = torch.arange(int(need.sum()), device=h.device)
+        x = h[need]
+        if self.kind == "final_hidden_prenorm":
+            x = self.norm(x)
+        x = x.to(self.lm_head.weight.dtype)
+        if self._w_draft is None or self._w_draft.device != x.device:
+            self._w_draft = self.lm_head.weight[self.draft_ids].detach()
+        probs = torch.cat([torch.softmax((x[s:s + self.chunk] @ self._w_draft.T).float(), -1)
+                           for s in range(0, x.shape[0], self.chunk)]) if x.shape[0] else \
+            torch.zeros(1, self.draft_ids.numel(), device=h.device)  # nothing supervised: one row nobody reads
+        tgt = torch.full((B, L), -1, dtype=torch.long, device=h.device)
+        tgt[need] = self.to_draft[self._argmax(batch, need, x)]
+        return {"probs": probs, "row": row}, tgt
+
+    def _argmax(self, batch: dict, need: Tensor, x: Tensor) -> Tensor:
+        """The target's full-vocabulary argmax at the `need` positions (x: their normed states), from the cache
+        where known."""
+        out = torch.full((x.shape[0],), -1, dtype=torch.long, device=x.device)
+        keys = batch.get("doc_keys")
+        if keys is None:  # a batch built by hand: no document identity, nothing to remember
+            return self._full_argmax(x)
+        b_idx, t_idx = need.nonzero(as_tuple=True)
+        seg, pos = batch["seg"][b_idx, t_idx], batch["pos"][b_idx, t_idx]
+        n_docs = batch["seg"].amax(1) + 1            # documents packed in each row (padding is -1)
+        doc = (torch.cumsum(n_docs, 0) - n_docs)[b_idx] + seg
+        doc = doc.cpu()
+        for d in doc.unique().tolist():
+            sel = (doc == d).nonzero().squeeze(1).to(x.device)
+            p = pos[sel]
+            key = keys[d]
+            known = self.cache.get(key)
+            if known is not None and known.numel() > int(p.max()):
+                got = known.to(x.device)[p].long()
+                miss = got < 0
+            else:
+                got, miss = torch.full_like(p, -1), torch.ones_like(p, dtype=torch.bool)
+            if bool(miss.any()):
+                got[miss] = self._full_argmax(x[sel[miss]])
+                self._remember(key, p, got)
+            out[sel] = got
+        return out
+
+    def _full_argmax(self, x: Tensor) -> Tensor:
+        return torch.cat([self.lm_head(x[s:s + self.chunk]).argmax(-1) for s in range(0, x.shape[0], self.chunk)]) \
+            if x.shape[0] else torch.zeros(0, dtype=torch.long, device=x.device)
+
+    def _remember(self, key: str, pos: Tensor, arg: Tensor) -> None:
+        known = self.cache.get(key)
+        size = int(pos.max()) + 1
+        if known is None or known.numel() < size:
+            if self.cached + size - (0 if known is None else known.numel()) > self.cache_tokens:
+                return
+            grown = torch.full((size,), -1, dtype=torch.int32)
+            if known is not None:
+                grown[: known.numel()] = known
+            self.cached += size - (0 if known is None else known.numel())
+            known = self.cache[key] = grown
+        known[pos.cpu()] = arg.to(torch.int32).cpu()
+
+
+def supervised(batch: dict, K: int) -> Tensor:
+    """[K,B,L]: step k at position t is supervised iff loss_mask[t+k+2] in the same document."""
+    mask, seg = batch["mask"], batch["seg"]
+    return torch.stack([shift(mask, k + 2, False) & (shift(seg, k + 2, -2) == seg) & (seg >= 0) for k in range(K)])
+
+
+def teacher_positions(sup: Tensor) -> Tensor:
+    """[B,L] positions whose teacher a loss reads: t+k+1 for every supervised (k, t)."""
+    need = torch.zeros_like(sup[0])
+    for k in range(sup.shape[0]):
+        need[:, k + 1:] |= sup[k][:, : need.shape[1] - k - 1]
+    return need
+
+
+def query_positions(sup: Tensor) -> tuple[Tensor, Tensor]:
+    """Positions whose unroll some loss reads (supervised at any step), per row, ascending: (idx [B,n], valid
+    [B,n]); rows with fewer than n are padded with other positions (valid False). Only step 0's keys need every
+    position; a packed row is often half prompt, so the unroll's queries, MLP and lm_head shrink with it."""
+    useful = sup.any(0)
+    count = useful.sum(1)
+    n = max(int(count.max()), 1)
+    order = torch.sort((~useful).to(torch.int8), dim=1, stable=True).indices[:, :n]
+    return order, torch.arange(n, device=sup.device)[None] < count[:, None]
 
 
 def step_masks(batch: dict, tgt: Tensor, K: int) -> tuple[Tensor, Tensor, Tensor]:
     """Per step k: supervised positions sup [K,B,L], loss positions (sup and target argmax in the draft
     vocabulary) lmask [K,B,L], and the target draft id tgt_k [K,B,L]."""
-    mask, seg = batch["mask"], batch["seg"]
-    sups, tgts = [], []
-    for k in range(K):
-        same = (shift(seg, k + 2, -2) == seg) & (seg >= 0)
-        sups.append(shift(mask, k + 2, False) & same)
-        tgts.append(shift(tgt, k + 1, -1))
-    sup, tgt_k = torch.stack(sups), torch.stack(tgts)
+    sup = supervised(batch, K)
+    tgt_k = torch.stack([shift(tgt, k + 1, -1) for k in range(K)])
     return sup, sup & (tgt_k >= 0), tgt_k
 
 
 def ttt_bias(seg: Tensor, k: int, dtype=torch.float32) -> Tensor:
     """[B,1,L,(k+1)L] additive bias for step k: causal same-document over step-0 keys, then the
     same-row key of each step 1..k. Padding rows see themselves (keeps softmax finite)."""
+    base = doc_causal(seg)
+    eye = torch.eye(seg.shape[1], dtype=torch.bool, device=seg.device)
+    allowed = torch.cat([base] + [eye.expand_as(base)] * k, dim=2)
+    return bias_from_mask(allowed, dtype)[:, None]
+
+
+def doc_causal(seg: Tensor) -> Tensor:
+    """[B,L,L] causal attention within each packed document; every position sees itself (padding included)."""
     L = seg.shape[1]
     eye = torch.eye(L, dtype=torch.bool, device=seg.device)
-    base = (seg[:, :, None] == seg[:, None, :]) & torch.ones(L, L, dtype=torch.bool, device=seg.device).tril()
-    allowed = torch.cat([base | eye] + [eye.expand_as(base)] * k, dim=2)
-    return bias_from_mask(allowed, dtype)[:, None]
+    return ((seg[:, :, None] == seg[:, None, :]) & torch.ones(L, L, dtype=torch.bool, device=seg.device).tril()) | eye
+
+
+class SoftCrossEntropy(torch.autograd.Function):
+    """Σ_n w_n·(logsumexp(z_n) − p_n·z_n) for logits z [N,V], soft targets p [N,V] (rows summing to 1) and row
+    weights w [N], computed in fp32; the gradient w·(softmax(z) − p) comes in one pass. (log_softmax, the product
+    and their autograd backward make six passes and three temporaries of [N,V]: on CPU the step's largest cost
+    after the matmuls.)"""
+
+    @staticmethod
+    def forward(ctx, z: Tensor, p: Tensor, w: Tensor) -> Tensor:
+        zf = z.float()
+        lse = torch.logsumexp(zf, -1)
+        ctx.save_for_backward(zf, p, w, lse)
+        ctx.dtype = z.dtype
+        return (w * (lse - torch.einsum("nv,nv->n", p, zf))).sum()
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        zf, p, w, lse = ctx.saved_tensors
+        # In place on zf: nothing reads the logits after this backward (their matmul saved its inputs, not them).
+        g = zf.sub_(lse[:, None]).exp_().sub_(p).mul_((w * grad)[:, None])
+        return g.to(ctx.dtype), None, None
 
 
 class TTTModel(nn.Module):
@@ -98,7 +206,8 @@ class TTTModel(nn.Module):
         self.draft, self.steps, self.step_weight = draft, steps, step_weight
 
     def unroll(self, batch: dict) -> Iterator[Tensor]:
-        """Draft logits [B,L,Dv] of each step k = 0..K-1 (see the module docstring for alignment)."""
+        """Draft logits [B,L,Dv] of each step k = 0..K-1 at every position (see the module docstring for
+        alignment). The reference the training forward (`unroll_at`) is tested against."""
         d = self.draft
         hidden = d.fuse(batch["aux"].to(d.fc.weight.dtype))
         past = None
@@ -108,30 +217,51 @@ class TTTModel(nn.Module):
             hidden, logits, past = d(hidden, ids_k, batch["pos"] + k, bias, past)
             yield logits
 
+    def unroll_at(self, batch: dict, idx: Tensor) -> Iterator[Tensor]:
+        """The unroll's logits [B,n,Dv] at positions idx [B,n] only: step 0 takes keys from every position and
+        queries from idx; steps 1..K-1 run on idx alone (their same-row keys are all a query may see there)."""
+        d = self.draft
+        hidden = d.fuse(batch["aux"].to(d.fc.weight.dtype))
+        rows = gather_rows(doc_causal(batch["seg"]), idx)                  # [B,n,L]
+        eye = torch.eye(idx.shape[1], dtype=torch.bool, device=idx.device).expand(idx.shape[0], -1, -1)
+        pos = gather_rows(batch["pos"], idx)
+        hidden, logits, past = d(hidden, shift(batch["ids"], 1, 0), batch["pos"],
+                                 bias_from_mask(rows, hidden.dtype)[:, None], None, q_index=idx)
+        yield logits
+        for k in range(1, self.steps):
+            ids_k = gather_rows(shift(batch["ids"], k + 1, 0), idx)
+            bias = bias_from_mask(torch.cat([rows] + [eye] * k, dim=2), hidden.dtype)[:, None]
+            hidden, logits, past = d(hidden, ids_k, pos + k, bias, past)
+            yield logits
+
     def forward(self, batch: dict, target: dict, sup: Tensor, lmask: Tensor, tgt: Tensor, denom: Tensor,
                 scale: float = 1.0):
         """Returns (loss, stats [K,5]: loss_sum, supervised, correct, chain_prev, chain)."""
+        idx, valid = query_positions(sup)
+        L = sup.shape[2]
         loss = batch["aux"].new_zeros((), dtype=torch.float32)
         chain, stats = None, []
-        for k, logits in enumerate(self.unroll(batch)):
-            logq = F.log_softmax(logits.float(), dim=-1)
+        for k, logits in enumerate(self.unroll_at(batch, idx)):
+            at = (idx + k + 1).clamp(max=L - 1)  # the teacher of position t at step k sits at t+k+1
+            sup_k, lm = sup[k].gather(1, idx) & valid, (lmask[k].gather(1, idx) & valid).float()
             if "probs" in target:
-                ce = -(shift(target["probs"], k + 1, 0.0) * logq).sum(-1)
+                p = target["probs"][target["row"].gather(1, at).clamp_min(0)]
+                loss_sum = SoftCrossEntropy.apply(logits.flatten(0, 1), p.flatten(0, 1), lm.flatten())
             else:
-                idx, p = shift(target["idx"], k + 1, 0), shift(target["p"], k + 1, 0.0)
-                ce = -(p * logq.gather(-1, idx)).sum(-1)
-            lm = lmask[k].float()
-            loss_sum = (ce * lm).sum()
-            # The 0-weighted term keeps every parameter in the graph when a step has no supervised
-            # position (DDP needs a gradient for each parameter on every rank).
-            loss = loss + 0.0 * logits.float().mean()
+                logq = F.log_softmax(logits.float(), dim=-1)
+                ce = -(gather_rows(target["p"], at) * logq.gather(-1, gather_rows(target["idx"], at))).sum(-1)
+                loss_sum = (ce * lm).sum()
             if denom[k] > 0:
                 loss = loss + (self.step_weight ** k) * loss_sum / denom[k] * scale
+            else:
+                # keeps every parameter in the graph when a step has no supervised position (DDP needs a
+                # gradient for each parameter on every rank)
+                loss = loss + 0.0 * logits.float().mean()
             with torch.no_grad():
-                correct = (logits.argmax(-1) == tgt[k]) & sup[k]
-                prev = sup[k] if chain is None else chain & sup[k]
+                correct = (logits.argmax(-1) == tgt[k].gather(1, idx)) & sup_k
+                prev = sup_k if chain is None else chain & sup_k
                 chain = correct if chain is None else chain & correct
-                stats.append(torch.stack([loss_sum.detach(), sup[k].sum().float(), correct.sum().float(),
+                stats.append(torch.stack([loss_sum.detach(), sup_k.sum().float(), correct.sum().float(),
                                           prev.sum().float(), chain.sum().float()]))
         return loss, torch.stack(stats)
 
