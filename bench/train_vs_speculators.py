@@ -45,12 +45,13 @@ speculators also validates every epoch), and held-out accuracy per TTT step from
 
     python bench/train_vs_speculators.py [--quick] [--speculators-python PATH] [--gen DIR --features DIR]
 
-The first run makes the data (clean, generate, featurize: ~5 min on a 2-core CPU) and the venv (minutes,
+The first run makes the data (clean, generate, featurize: ~5-10 min on a 2-core CPU) and the venv (minutes,
 ~1 GB of wheels); both are cached (~/.cache/eaglekit/bench/train-vs-speculators, or under $EAGLEKIT_CACHE).
-The default is 10 epochs on the 73 conversations (~4-8 min of training on a 2-core CPU). --quick trains
-2 epochs on the first 32 conversations of the features (about a minute once data and venv are cached): a
-smoke test of the path whose ratio is noisier (few steps) and whose accuracy says little. Ends with one
-JSON line.
+speculators' data folder (its hidden states: 1-2 min) is cached in the run folder too. The default is 10
+epochs on the 73 conversations (~160 steps a side: ~10 min of training on a busy 2-core CPU). --quick trains
+2 epochs on the first 32 conversations of the features (~18 steps a side: about two minutes once data, venv
+and hidden states are cached, three on the first --quick run): a smoke test of the path, whose ratio is
+noisier (few steps) and whose accuracy says little. Ends with one JSON line.
 """
 from __future__ import annotations
 
@@ -257,8 +258,11 @@ def write_hidden_states(rows: list[dict], meta: dict, out: Path, features: Path)
     import torch
     from safetensors.torch import save_file
 
+    from transformers.utils import logging as hf_logging
+
     from eaglekit.models import load_target
     from eaglekit.shards import open_features
+    hf_logging.disable_progress_bar()  # the bench's stderr is its report
     target = load_target("embedded")
     if target.metadata()["tokenizer_hash"] != meta["tokenizer_hash"]:
         raise SystemExit("the features were not made with the embedded target: speculators' hidden states would "
@@ -337,27 +341,37 @@ def run_logged(cmd: list[str], log: Path, env: dict) -> float:
 
 def prepare_speculators_data(py: Path, rows: list[dict], meta: dict, args, run: Path, model_dir: Path,
                              features: Path) -> dict:
-    """raw.jsonl + token_freq.pt -> prepare-data -> order restored -> hidden states: speculators' data folder."""
+    """raw.jsonl + token_freq.pt -> prepare-data -> order restored -> hidden states: speculators' data folder,
+    reused when made from the same rows, split, target and layers (the hidden states take minutes)."""
     import torch
     train, held = split_rows(rows, args.heldout_fraction)
-    data = run / "spec-data"
-    shutil.rmtree(data, ignore_errors=True)  # stale d2t-*.npy would be reused by speculators
-    data.mkdir(parents=True)
-    with (data / "raw.jsonl").open("w") as f:
-        for r in speculators_rows(train, held):
-            f.write(json.dumps(r) + "\n")
-    env = child_env(args.threads)
-    run_logged([str(py.parent / "speculators"), "prepare-data", "--model", str(model_dir), "--data",
-                str(data / "raw.jsonl"), "--output", str(data / "prep"), "--seq-length", str(args.seq_len),
-                "--num-preprocessing-workers", "1"], run / "spec-prepare.log", env)
-    run_logged([str(py), __file__, "_spec_reorder", str(data / "prep"), str(data / "raw.jsonl"), str(data / "ds")],
-               run / "spec-reorder.log", env)
-    torch.save(token_freq(train), data / "ds" / "token_freq.pt")
-    t0 = time.perf_counter()
-    diff = write_hidden_states(train + held, meta, data / "ds" / "hidden_states", features)
-    return {"ds": data / "ds", "train_rows": len(train), "heldout_rows": len(held),
-            "ratio": train_data_ratio(len(train), len(rows)), "hidden_states_s": round(time.perf_counter() - t0, 1),
-            "hidden_states_max_abs_diff_vs_features": diff}
+    raw = "".join(json.dumps(r) + "\n" for r in speculators_rows(train, held))
+    key = hashlib.sha256((raw + json.dumps([args.seq_len, meta["aux_layer_ids"], meta["hidden_codec"],
+                                            meta["tokenizer_hash"], meta.get("target_revision")])).encode()).hexdigest()
+    data, ds = run / "spec-data", run / "spec-data" / "ds"
+    done = data / "complete.json"
+    if done.is_file() and json.loads(done.read_text())["key"] == key:
+        info = json.loads(done.read_text())
+        for cached in (*ds.glob("d2t-*.npy"), *ds.glob("t2d-*.npy")):
+            cached.unlink()  # speculators would reuse a vocabulary mapping cached by an earlier run
+    else:
+        shutil.rmtree(data, ignore_errors=True)
+        data.mkdir(parents=True)
+        (data / "raw.jsonl").write_text(raw)
+        env = child_env(args.threads)
+        run_logged([str(py.parent / "speculators"), "prepare-data", "--model", str(model_dir), "--data",
+                    str(data / "raw.jsonl"), "--output", str(data / "prep"), "--seq-length", str(args.seq_len),
+                    "--num-preprocessing-workers", "1"], run / "spec-prepare.log", env)
+        run_logged([str(py), __file__, "_spec_reorder", str(data / "prep"), str(data / "raw.jsonl"), str(ds)],
+                   run / "spec-reorder.log", env)
+        t0 = time.perf_counter()
+        diff = write_hidden_states(train + held, meta, ds / "hidden_states", features)
+        info = {"key": key, "hidden_states_s": round(time.perf_counter() - t0, 1),
+                "hidden_states_max_abs_diff_vs_features": diff}
+        done.write_text(json.dumps(info))
+    torch.save(token_freq(train), ds / "token_freq.pt")
+    return {"ds": ds, "train_rows": len(train), "heldout_rows": len(held),
+            "ratio": train_data_ratio(len(train), len(rows))} | {k: v for k, v in info.items() if k != "key"}
 
 
 def train_speculators(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path) -> dict:

@@ -52,3 +52,78 @@ def test_generate_bench_compares_beam_with_generate_batch():
     assert t["op"] == ">=" and t["goal"] == 0.8 and t["value"] > 0
     f = out["figures"]
     assert f["beam_new_tokens"] == f["direct_new_tokens"] == 24 * 6 and f["inference_batch"] == 64
+
+
+def _load_bench(name: str):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_train_vs_speculators_converts_identical_rows(tmp_path):
+    """Same tokens, the mask shifted by one, eaglekit's split with training rows first, the contiguous ratio
+    that cuts there, token counts of training rows only, and prepare-data's shuffle undone."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    b = _load_bench("train_vs_speculators")
+    convs = [{"id": f"row-{i}", "turns": [{"prompt_ids": [1, 10 + i, 2], "response_ids": [100 + i, 7, 2]}]}
+             for i in range(12)]
+    pq.write_table(pa.Table.from_pylist(convs), tmp_path / "conversations-00000-of-00001.parquet")
+    rows = []
+    for c in convs:
+        ids, mask = b.generate_ids(c["turns"])
+        rows.append({"id": c["id"], "input_ids": ids, "loss_mask": mask})
+    assert rows[0]["input_ids"] == [1, 10, 2, 100, 7, 2] and rows[0]["loss_mask"] == [0, 0, 0, 1, 1, 1]
+    b.check_against_generate(rows, tmp_path)
+    bad = [dict(rows[0], loss_mask=[0, 0, 1, 1, 1, 1])]
+    try:
+        b.check_against_generate(bad, tmp_path)
+        raise AssertionError("a mask that differs from the turns must be refused")
+    except SystemExit:
+        pass
+
+    train, held = b.split_rows(rows, 0.3)
+    assert held and train and len(train) + len(held) == 12
+    assert {r["id"] for r in held} == {r["id"] for r in rows if b.is_heldout(r["id"], 0.3)}
+    from eaglekit.train.data import is_heldout
+    assert all(b.is_heldout(r["id"], 0.3) == is_heldout(r["id"], 0.3) for r in rows)
+
+    spec = b.speculators_rows(train, held)
+    assert [r["id"] for r in spec] == [r["id"] for r in train + held]
+    assert spec[0]["input_ids"] == train[0]["input_ids"]
+    assert spec[0]["loss_mask"] == [0, 0, 1, 1, 1, 0]   # m'[i] = m[i+1]: predicts x[i+1] iff it is a response token
+    ratio = b.train_data_ratio(len(train), len(rows))
+    assert int(len(rows) * ratio) == len(train)
+
+    freq = b.token_freq(train)
+    assert freq[7] == len(train) and freq[2] == len(train)          # the closing 2 is supervised, the prompt's not
+    assert 1 not in freq and all(10 + int(r["id"][4:]) not in freq for r in train)
+    assert all(100 + int(r["id"][4:]) not in freq for r in held)    # held-out rows are not counted
+
+    shuffled = [spec[i]["input_ids"] for i in (3, 0, 11, 5, 1, 2, 4, 6, 7, 8, 9, 10)]
+    idx = b.restore_order(shuffled, [r["input_ids"] for r in spec])
+    assert [shuffled[i] for i in idx] == [r["input_ids"] for r in spec]
+
+
+def test_train_vs_speculators_reads_both_tools_metrics():
+    b = _load_bench("train_vs_speculators")
+    ek = [{"step": 1, "tokens": 500, "tok_s": 100.0}, {"step": 2, "tokens": 900, "tok_s": 400.0},
+          {"step": 3, "tokens": 1500, "tok_s": 600.0}, {"step": 3, "eval": True, "acc": [0.5, 0.25], "cacc": [0.5, 0.5]}]
+    f = b.eaglekit_figures(ek)
+    assert f["steps"] == 3 and f["median_tok_s"] == 500.0 and f["median_step_ms"] == 1000.0
+    assert f["heldout_acc"] == [0.5, 0.25]
+    prof = lambda t, ms: {"tokens_per_s": t, "step_ms": ms}  # noqa: E731
+    sp = [{"train": {}, "profile": prof(1.0, 9000)}, {"train": {}, "profile": prof(300.0, 1000)},
+          {"train": {}, "profile": prof(500.0, 800)},
+          {"val": {"full_acc_0_epoch": 0.4, "full_acc_1_epoch": 0.1, "cond_acc_0_epoch": 0.4, "cond_acc_1_epoch": 0.25}}]
+    g = b.speculators_figures(sp, 2)
+    assert g["steps"] == 3 and g["median_tok_s"] == 400.0 and g["median_step_ms"] == 900.0
+    assert g["heldout_acc"] == [0.4, 0.1]
+
+
+def test_train_vs_speculators_help_needs_no_speculators():
+    proc = subprocess.run([sys.executable, "bench/train_vs_speculators.py", "--help"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and "--speculators-python" in proc.stdout and "speculators 0.9.0" in proc.stdout
