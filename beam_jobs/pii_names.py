@@ -287,6 +287,10 @@ _ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:y
                        r"speak[ \t]+like|in[ \t]+the[ \t]+voice[ \t]+of|as[ \t]+if[ \t]+you[ \t]+were|embody))[ \t]+(?:the[ \t]+)?\Z")
 
 
+# a day of the week alone is a date the NER misread ("police said Sunday they ..."), never a person
+_WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
+
+
 def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[int, int]], langid=None,
                  cased_doc=None) -> list[tuple[int, int, float]]:
     """PERSON spans of `text` to redact: (start, end, score). `doc` is spaCy's parse of `text`;
@@ -334,7 +338,7 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
             foreign = non_english_ranges(text, langid)
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
             titled = [(s, e) for s, e in titled if not any(a <= s and e <= b for a, b in foreign)]
-    return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued)]
+    return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued) if not _WEEKDAY.fullmatch(text[s:e])]
 
 
 def _in_person_slot(text: str, s: int, e: int) -> bool:

@@ -226,6 +226,17 @@ def _regions() -> tuple[str, ...]:
     return tuple(sorted(phonenumbers.SUPPORTED_REGIONS))
 
 
+_NANP_LAYOUT = re.compile(r"(?:\+?1[ .-]?)?(?:\(\d{3}\)\s?|\d{3}[.-])\d{3}[.-]\d{4}")
+
+
+def _placeholder(raw: str, digits: str) -> bool:
+    """A number nobody owns: one digit repeated, or a form's sample in North American layout ("(123) 456-7890",
+    "987-654-3210"; such a layout is read only as a North American number, where area codes never start with
+    1 or 9-8-7). Sequential runs in other layouts are real numbers ("+385 1 2345 678" is Zagreb)."""
+    return len(set(digits)) == 1 or bool(_NANP_LAYOUT.fullmatch(raw)) and digits[-10:].startswith(("123456",
+                                                                                                   "987654"))
+
+
 def phone_score(candidate: str, context: bool) -> float:
     """0 for what is not a phone number; else how sure. A price, year, decimal, date, time or a list of
     small numbers is never one; a number in international form is checked by `phonenumbers`; a national
@@ -235,6 +246,8 @@ def phone_score(candidate: str, context: bool) -> float:
     digits = re.sub(r"\D", "", raw.split("x")[0].split("ext")[0])
     if not 6 <= len(digits) <= 15 or _DECIMAL.fullmatch(raw) or _DATE.fullmatch(raw) or _TIME.fullmatch(raw) \
             or re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", raw):  # an IPv4 address, the IP recognizer's
+        return 0.0
+    if _placeholder(raw, digits):
         return 0.0
     groups = re.findall(r"\d+", raw)
     if sum(len(g) == 1 for g in groups) > 2 or len(groups) > 7:

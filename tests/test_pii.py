@@ -91,6 +91,15 @@ def test_phone_score_checks_the_number_itself():
     assert phone_score("1300 800 123", context=True) > 0                # with a phone word it counts
     for text in ("164.25", "1682", "2022-03-24", "10:30", "1,234,567.89", "1 2 3 4 5 6 7", "1990-1995"):
         assert phone_score(text, context=True) == 0, text
+    # numbers nobody owns: a form's sample, one digit repeated; a sequence in another layout is a real number
+    for text in ("(123) 456-7891", "123-456-7890", "(987) 654-3210", "000-000-0000", "+1 123-456-7890"):
+        assert phone_score(text, context=True) == 0, text
+    assert phone_score("+385 1 2345 678", context=False) > 0
+
+
+def test_a_weekday_is_never_a_person(pii):
+    r = pii("Chinese police said Sunday they were conducting further probes into the crash.")
+    assert "Sunday" in r.text and not r.counts.get("PERSON"), r.text
 
 
 # --- false positives: ordinary prompts pass untouched ------------------------------------------------
