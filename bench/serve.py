@@ -86,7 +86,9 @@ def _race_clients(client, n_clients: int, max_tokens: int) -> dict:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="< 1 minute: fewer prompts and tokens")
-    ap.add_argument("--head", default=None, help="exported head (eaglekit train export); default: untrained head")
+    ap.add_argument("--head", default=None, help="exported head (eaglekit train export) or `builtin`; default: the "
+                                                 "head shipped for the embedded target where one ships, else an "
+                                                 "untrained head (said so)")
     ap.add_argument("--target", default="embedded")
     ap.add_argument("--device", default="cpu", help="cpu | cuda (a GPU run: a target that travels, e.g. from bench/tiny_target.py)")
     ap.add_argument("--tree", default="3,4,8", help="tree setting STEPS,TOPK,NUM_DRAFT_TOKENS (3,4,8: best fixed tree in the sweeps)")
@@ -108,11 +110,15 @@ def main():
         sys.exit(f"--device {args.device}: this torch sees no CUDA GPU; run with --device cpu")
     from eaglekit.export import ExportError
     from eaglekit.models import ModelError, load_target
+    from eaglekit.heads import HeadError, builtin_head, resolve_head
     from serving.engine import EngineError, load_head
+    if args.head is None and builtin_head(args.target) is not None:
+        args.head = "builtin"
     try:
+        args.head = resolve_head(args.head, args.target)
         target = load_target(args.target, device=args.device)
         head, head_kind = (load_head(args.head, target), f"trained ({args.head})") if args.head else (None, None)
-    except (ModelError, ExportError, EngineError) as err:
+    except (ModelError, ExportError, EngineError, HeadError) as err:
         sys.exit(f"bench/serve.py: {err}")
     if not args.head:
         from serving.testing import random_head

@@ -22,6 +22,9 @@ def test_dry_run_goes_end_to_end_on_cpu(tmp_path):
     assert f["measured_tau_chain"] >= 1.0 and f["measured_tau_tree"] >= 1.0 and "sim_tau" in f
     rec = tmp_path / "w" / "recipe"
     assert (rec / "head" / "config.json").is_file() and json.loads((rec / "result.json").read_text()) == out
+    ship = rec / "builtin-head" / "smollm2-135m-instruct"  # what `--draft builtin` reads once copied in
+    assert {p.name for p in ship.iterdir()} >= {"config.json", "model.safetensors", "result.json", "data_manifest.json"}
+    assert out["targets"]["builtin_head_mb"]["value"] > 0
     manifest = json.loads((rec / "data_manifest.json").read_text())
     roles = {s["name"]: s["role"] for s in manifest["sets"]}
     assert roles["quickstart"] == "train" and roles["bench_builtin"] == "decontaminate"

@@ -182,7 +182,7 @@ def test_loss_and_gradient_equal_the_dense_objective(tmp_path, tiny_target, teac
     full, tgt_full = teacher(b)  # every position
     sup_f, lmask_f, tgt_kf = step_masks(b, tgt_full, K)
     assert torch.equal(lmask_f, lmask)
-    ref, correct = 0.0, []
+    ref, correct, correct_dv = 0.0, [], []
     for k, logits in enumerate(model.unroll(b)):
         logq = F.log_softmax(logits, -1)
         if "probs" in full:
@@ -192,6 +192,7 @@ def test_loss_and_gradient_equal_the_dense_objective(tmp_path, tiny_target, teac
             ce = -(shift(full["p"], k + 1, 0.0) * logq.gather(-1, shift(full["idx"], k + 1, 0))).sum(-1)
         ref = ref + 0.8 ** k * (ce * lmask[k]).sum() / denom[k]
         correct.append(int(((logits.argmax(-1) == tgt_kf[k]) & sup[k]).sum()))
+        correct_dv.append(int(((logits.argmax(-1) == shift(full["top_dv"], k + 1, -1)) & sup[k]).sum()))
     draft.zero_grad()
     ref.backward()
     assert torch.allclose(loss, ref, atol=1e-5)
@@ -199,6 +200,8 @@ def test_loss_and_gradient_equal_the_dense_objective(tmp_path, tiny_target, teac
         assert torch.allclose(g, draft.get_parameter(n).grad, atol=1e-5), n
     assert stats[:, 1].tolist() == sup.sum(dim=(1, 2)).float().tolist()
     assert stats[:, 2].tolist() == [float(c) for c in correct]
+    assert stats[:, 5].tolist() == [float(c) for c in correct_dv]
+    assert (stats[:, 5] >= stats[:, 2]).all()  # a hit on the target's top token is a hit in the draft vocabulary
 
 
 def test_teacher_argmax_is_computed_once_per_token(tmp_path, tiny_target):

@@ -20,7 +20,8 @@ def _settings(values) -> list[tuple]:
 
 @click.command()
 @click.option("--model", default="embedded", show_default=True, help="Target spec (embedded engine) or served model name.")
-@click.option("--head", default=None, help="Exported head folder for the embedded engine.")
+@click.option("--head", default=None, help="Exported head folder for the embedded engine, or `builtin` (the head "
+                                           "shipped for the embedded target).")
 @click.option("--endpoint", default=None, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:30000/v1")
 @click.option("--baseline-endpoint", default=None, help="Same target served without the head (for the speed-up).")
 @click.option("--api-key", default=None, envvar="EAGLEKIT_API_KEY")
@@ -43,7 +44,12 @@ def bench(model, head, endpoint, baseline_endpoint, api_key, prompts, num_prompt
     eaglekit bench --head out/head --setting 3,1,4 --setting 5,4,8 --concurrency 1 --concurrency 4
     eaglekit bench --endpoint http://127.0.0.1:30000/v1 --baseline-endpoint http://127.0.0.1:30001/v1
     """
+    from eaglekit.heads import HeadError, resolve_head
     from serving.bench import BenchConfig, run_bench
+    try:
+        head = resolve_head(head, model)
+    except HeadError as err:
+        raise click.BadParameter(str(err), param_hint="--head") from None
     cfg = BenchConfig(model=model, head=head, endpoint=endpoint, baseline_endpoint=baseline_endpoint, api_key=api_key,
                       prompts=prompts, num_prompts=num_prompts, max_tokens=max_tokens, temperature=temperature,
                       concurrency=list(concurrency) or [1], settings=_settings(settings) or [(3, 1, 4)],

@@ -76,10 +76,19 @@ def stage_export(cfg: QuickstartConfig, work: Path) -> dict:
 
 
 def stage_bench(cfg: QuickstartConfig, work: Path) -> dict:
+    from eaglekit.heads import builtin_head
     from serving.bench import BenchConfig, run_bench
-    return run_bench(BenchConfig(model=cfg.target, head=str(work / "head-sglang"), num_prompts=cfg.bench_prompts,
-                                 max_tokens=cfg.bench_tokens, settings=[(3, 1, 4), (4, 2, 6)],
-                                 output=str(work / "bench"), random_head_ok=False), echo=lambda *_: None)
+
+    def bench(head, output):
+        return run_bench(BenchConfig(model=cfg.target, head=str(head), num_prompts=cfg.bench_prompts,
+                                     max_tokens=cfg.bench_tokens, settings=[(3, 1, 4), (4, 2, 6)],
+                                     output=str(output), random_head_ok=False), echo=lambda *_: None)
+    report = bench(work / "head-sglang", work / "bench")
+    shipped = builtin_head(cfg.target)
+    if shipped is not None:  # the head the package ships for this target, on the same prompts: yours vs it
+        report["builtin"] = bench(shipped, work / "bench" / "builtin")
+        (work / "bench" / "report.json").write_text(json.dumps(report, indent=1, default=str))
+    return report
 
 
 # (name, function, folder, completion marker)
@@ -187,6 +196,10 @@ def print_report(cfg: QuickstartConfig, out: dict, console) -> None:
             console.print(f"EAGLE-3 {tuple(r['setting'])} (steps, topk, draft tokens): {r['output_tok_s']:.1f} tok/s, "
                           f"acceptance length {r.get('accept_length', 0):.2f}, speed-up {r.get('speedup', 0):.2f}x"
                           + ("" if r.get("identical_to_baseline", True) else " [outputs differ from greedy!]"))
+    for r in bench.get("builtin", {}).get("runs", []):
+        if r.get("setting") != "baseline":
+            console.print(f"  the shipped head (--draft builtin) {tuple(r['setting'])}: {r['output_tok_s']:.1f} tok/s, "
+                          f"acceptance length {r.get('accept_length', 0):.2f}, speed-up {r.get('speedup', 0):.2f}x")
     console.print(f"\nArtefacts under {work}/: clean/ generate/ features/ draft/ head-sglang/ bench/ "
                   f"(total {out['total_s'] / 60:.1f} min; report: {work / 'quickstart-report.json'})")
     console.print("Next:\n"

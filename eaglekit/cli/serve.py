@@ -18,7 +18,8 @@ def _options(f):
     opts = [
         click.option("--model", default="embedded", show_default=True,
                      help="Target: HF folder or hub id; 'embedded' (SmolLM2) or 'tiny' for the embedded backend."),
-        click.option("--draft", default=None, help="Exported EAGLE-3 head folder (SGLang format). None: no speculation."),
+        click.option("--draft", default=None, help="Exported EAGLE-3 head folder (SGLang format), or `builtin`: the "
+                                                   "head shipped for the embedded target. None: no speculation."),
         click.option("--backend", type=click.Choice(["auto", "sglang", "vllm", "embedded"]), default="auto",
                      show_default=True, help="auto: sglang where a GPU is present, else embedded."),
         click.option("--host", default="127.0.0.1", show_default=True),
@@ -63,6 +64,11 @@ def _config(params: dict) -> ServeConfig:
     if p["num_draft_tokens"] is None:
         p["num_draft_tokens"] = default_draft_tokens(steps, topk)
     p["extra_args"] = list(p["extra_args"])
+    from eaglekit.heads import HeadError, resolve_head
+    try:
+        p["draft"] = resolve_head(p["draft"], p["model"])
+    except HeadError as err:
+        raise LaunchError(f"--draft {err}") from None
     p["cuda_graph_max_bs"] = p.pop("cuda_graph_max_bs")
     return ServeConfig(**p)
 

@@ -55,13 +55,15 @@ class Teacher:
     def __call__(self, batch: dict, need: Tensor | None = None) -> tuple[dict, Tensor]:
         """Returns (signal, target argmax as draft id [B,L], -1 if outside the draft vocabulary or not computed).
         signal: {"idx","p"} [B,L,k] for a top-k teacher; {"probs" [N,Dv], "row" [B,L]} for a hidden one, where
-        row maps a position to its row of probs (-1 where not computed; every position when need is None)."""
+        row maps a position to its row of probs (-1 where not computed; every position when need is None);
+        and "top_dv" [B,L]: the target's most likely token among those the draft can emit (draft id)."""
         if self.kind == "topk_logprobs":
             tids, lp = batch["topk_ids"], batch["topk_lp"]
             idx = self.to_draft[tids]
             p = lp.float().exp() * (idx >= 0)
             p = p / p.sum(-1, keepdim=True).clamp_min(1e-20)  # renormalise over ids the draft can emit
-            return {"idx": idx.clamp_min(0), "p": p}, self.to_draft[tids[..., 0]]
+            return {"idx": idx.clamp_min(0), "p": p, "top_dv": idx.clamp_min(0).gather(-1, p.argmax(-1, keepdim=True))
+                    .squeeze(-1)}, self.to_draft[tids[..., 0]]
         h = batch["teacher"]
         B, L, _ = h.shape
         need = torch.ones(B, L, dtype=torch.bool, device=h.device) if need is None else need
@@ -78,7 +80,9 @@ class Teacher:
             torch.zeros(1, self.draft_ids.numel(), device=h.device)  # nothing supervised: one row nobody reads
         tgt = torch.full((B, L), -1, dtype=torch.long, device=h.device)
         tgt[need] = self.to_draft[self._argmax(batch, need, x)]
-        return {"probs": probs, "row": row}, tgt
+        top_dv = torch.full((B, L), -1, dtype=torch.long, device=h.device)
+        top_dv[need] = probs.argmax(-1)[: int(need.sum())]
+        return {"probs": probs, "row": row, "top_dv": top_dv}, tgt
 
     def _argmax(self, batch: dict, need: Tensor, x: Tensor) -> Tensor:
         """The target's full-vocabulary argmax at the `need` positions (x: their normed states), from the cache
@@ -236,7 +240,9 @@ class TTTModel(nn.Module):
 
     def forward(self, batch: dict, target: dict, sup: Tensor, lmask: Tensor, tgt: Tensor, denom: Tensor,
                 scale: float = 1.0):
-        """Returns (loss, stats [K,5]: loss_sum, supervised, correct, chain_prev, chain)."""
+        """Returns (loss, stats [K,6]: loss_sum, supervised, correct, chain_prev, chain, correct_dv). correct
+        counts a hit on the target's top token (a miss where the draft cannot emit it: what serving sees);
+        correct_dv a hit on its top token among the draft vocabulary (speculators' accuracy)."""
         idx, valid = query_positions(sup)
         L = sup.shape[2]
         loss = batch["aux"].new_zeros((), dtype=torch.float32)
@@ -258,11 +264,13 @@ class TTTModel(nn.Module):
                 # gradient for each parameter on every rank)
                 loss = loss + 0.0 * logits.float().mean()
             with torch.no_grad():
-                correct = (logits.argmax(-1) == tgt[k].gather(1, idx)) & sup_k
+                pred = logits.argmax(-1)
+                correct = (pred == tgt[k].gather(1, idx)) & sup_k
+                correct_dv = (pred == target["top_dv"].gather(1, at)) & sup_k
                 prev = sup_k if chain is None else chain & sup_k
                 chain = correct if chain is None else chain & correct
                 stats.append(torch.stack([loss_sum.detach(), sup_k.sum().float(), correct.sum().float(),
-                                          prev.sum().float(), chain.sum().float()]))
+                                          prev.sum().float(), chain.sum().float(), correct_dv.sum().float()]))
         return loss, torch.stack(stats)
 
 
@@ -273,6 +281,8 @@ def summarize(stats: Tensor, lmask_count: Tensor | None = None) -> dict:
     acc = [float(s[k, 2] / s[k, 1]) if s[k, 1] > 0 else 0.0 for k in range(K)]
     cacc = [float(s[k, 4] / s[k, 3]) if s[k, 3] > 0 else 0.0 for k in range(K)]
     out = {"acc": acc, "cacc": cacc}
+    if s.shape[1] > 5:  # the same, counting a hit on the best token the draft vocabulary holds (speculators')
+        out["acc_draft_vocab"] = [float(s[k, 5] / s[k, 1]) if s[k, 1] > 0 else 0.0 for k in range(K)]
     if lmask_count is not None:
         lc = lmask_count.double().cpu()
         out["loss_k"] = [float(s[k, 0] / lc[k]) if lc[k] > 0 else 0.0 for k in range(K)]
