@@ -187,11 +187,12 @@ class SoftCrossEntropy(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, z: Tensor, p: Tensor, w: Tensor) -> Tensor:
-        zf = z.float()
-        lse = torch.logsumexp(zf, -1)
-        ctx.save_for_backward(zf, p, w, lse)
-        ctx.dtype = z.dtype
-        return (w * (lse - torch.einsum("nv,nv->n", p, zf))).sum()
+        with torch.autocast(z.device.type, enabled=False):  # bf16 autocast would round the p·z products
+            zf, p = z.float(), p.float()
+            lse = torch.logsumexp(zf, -1)
+            ctx.save_for_backward(zf, p, w, lse)
+            ctx.dtype = z.dtype
+            return (w * (lse - torch.einsum("nv,nv->n", p, zf))).sum()
 
     @staticmethod
     def backward(ctx, grad: Tensor):
