@@ -414,7 +414,7 @@ def train_eaglekit(features: Path, args, run: Path) -> dict:
            "--heldout-fraction", str(args.heldout_fraction), "--draft-vocab-size", str(args.draft_vocab_size),
            "--ttt-steps", str(args.ttt_steps), "--seq-len", str(args.seq_len), "--lr", str(args.lr),
            "--epochs", str(args.epochs), "--seed", "0", "--log-every", "1", "--eval-every", never,
-           "--save-every", never, "--no-progress"]
+           "--save-every", never, "--no-progress"] + (["--lm-head", args.lm_head] if args.lm_head else [])
     run.mkdir(parents=True, exist_ok=True)
     wall = run_logged(cmd, run / "eaglekit-train.log", child_env(args.threads))
     return eaglekit_figures([json.loads(x) for x in (out / "metrics.jsonl").open()]) | {"train_wall_s": round(wall, 1)}
@@ -441,6 +441,8 @@ def parse_args(argv=None):
     ap.add_argument("--quick", action="store_true",
                     help=f"{QUICK_EPOCHS} epochs on the first {QUICK_ROWS} conversations (~1 min once cached)")
     ap.add_argument("--gen", default=None, help="an existing generate output (with --features)")
+    ap.add_argument("--lm-head", default=None, choices=("frozen", "trained"),
+                    help="eaglekit's --lm-head (default: eaglekit's default; speculators keeps its lm_head frozen)")
     ap.add_argument("--features", default=None, help="its featurize output (default: made in the cache folder)")
     ap.add_argument("--speculators-python", default=None,
                     help="an interpreter with speculators 0.9.0 (default: a venv made in the cache folder)")
@@ -513,7 +515,8 @@ def main() -> None:
                         "train_rows": len(train), "heldout_rows": len(held),
                         "train_tokens": sum(len(r["input_ids"]) for r in train),
                         "train_supervised": sum(sum(r["loss_mask"]) for r in train)},
-               "settings": {"epochs": args.epochs, "heldout_fraction": args.heldout_fraction,
+               "settings": {"epochs": args.epochs, "eaglekit_lm_head": args.lm_head or "default",
+                            "heldout_fraction": args.heldout_fraction,
                             "draft_vocab_size": args.draft_vocab_size, "ttt_steps": args.ttt_steps,
                             "seq_len": args.seq_len, "lr": args.lr, "batch_size": 1, "threads": args.threads,
                             "quick": args.quick}}

@@ -30,10 +30,10 @@ class TrainConfig:
     batch_size: int = setting(1, "Packed rows per process per optimizer step.", low=1)
     epochs: float = setting(1.0, "Passes over the data.")
     max_steps: int | None = setting(None, "Optimizer steps (overrides --epochs).")
-    lm_head: str = setting("frozen", "The head's lm_head starts as the target's lm_head rows of the draft vocabulary; "
-                                     "frozen keeps it there (the head learns to speak the target's output space: "
-                                     "better held-out accuracy on small data, and a cheaper step), trained "
-                                     "updates it.", choices=("frozen", "trained"))
+    lm_head: str = setting("trained", "The head's lm_head starts as the target's lm_head rows of the draft vocabulary; "
+                                      "trained updates it, frozen keeps it there (as speculators does: a cheaper "
+                                      "step, ~1.2x faster on CPU, for ~0.01 less held-out step-0 accuracy on the "
+                                      "quickstart conversations).", choices=("trained", "frozen"))
     lr: float = setting(1e-4, "Peak learning rate (AdamW).")
     warmup_ratio: float = setting(0.015, "Share of the steps spent warming up.", low=0.0, high=1.0)
     warmup_steps: int = setting(50, "Warm-up steps at least (the larger of this and warmup_ratio x steps, at most "
