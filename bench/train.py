@@ -95,22 +95,28 @@ class BareLoop:
         self.batches = [next(gb)[0] for _ in range(n_batches)]
         self.model = TTTModel(self.draft, cfg.ttt_steps, cfg.step_weight)
         self.teacher = Teacher(ds.meta["teacher_kind"], self.draft, target.model.model.norm, target.model.lm_head)
-        self.opt = torch.optim.AdamW(self.draft.parameters(), lr=cfg.lr)
+        self.draft.lm_head.weight.requires_grad_(cfg.lm_head == "trained")
+        self.params = [p for p in self.draft.parameters() if p.requires_grad]
+        self.opt = torch.optim.AdamW(self.params, lr=cfg.lr)
         self.cfg, self.i = cfg, 0
 
     def run(self, steps: int) -> tuple[int, float]:
         from eaglekit.train import step_masks
+        from eaglekit.train.objective import supervised, teacher_positions
         tokens, t = 0, 0.0
         for _ in range(steps):
             b = self.batches[self.i % len(self.batches)]
             self.i += 1
+            # every trainer round is a fresh process on rows it has not seen: its teacher-argmax cache is cold
+            self.teacher.cache.clear()
+            self.teacher.cached = 0
             t0 = time.perf_counter()
-            sig, tgt = self.teacher(b)
+            sig, tgt = self.teacher(b, teacher_positions(supervised(b, self.cfg.ttt_steps)))
             sup, lmask, tgt_k = step_masks(b, tgt, self.cfg.ttt_steps)
             loss, _ = self.model(b, sig, sup, lmask, tgt_k, lmask.sum(dim=(1, 2)).float())
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(self.draft.parameters(), self.cfg.grad_clip)
+            torch.nn.utils.clip_grad_norm_(self.params, self.cfg.grad_clip)
             self.opt.step()
             t += time.perf_counter() - t0
             tokens += int((b["seg"] >= 0).sum())
