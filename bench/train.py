@@ -101,18 +101,14 @@ class BareLoop:
         self.cfg, self.i = cfg, 0
 
     def run(self, steps: int) -> tuple[int, float]:
-        from eaglekit.train import step_masks
-        from eaglekit.train.objective import supervised, teacher_positions
+        from eaglekit.train.objective import targets
         tokens, t = 0, 0.0
         for _ in range(steps):
             b = self.batches[self.i % len(self.batches)]
             self.i += 1
-            # every trainer round is a fresh process on rows it has not seen: its teacher-argmax cache is cold
-            self.teacher.cache.clear()
-            self.teacher.cached = 0
+            self.teacher.forget()  # every trainer round is a fresh process on rows it has not seen: a cold cache
             t0 = time.perf_counter()
-            sig, tgt = self.teacher(b, teacher_positions(supervised(b, self.cfg.ttt_steps)))
-            sup, lmask, tgt_k = step_masks(b, tgt, self.cfg.ttt_steps)
+            sig, sup, lmask, tgt_k = targets(self.teacher, b, self.cfg.ttt_steps)
             loss, _ = self.model(b, sig, sup, lmask, tgt_k, lmask.sum(dim=(1, 2)).float())
             self.opt.zero_grad(set_to_none=True)
             loss.backward()

@@ -10,7 +10,6 @@ BUILTIN = "builtin"
 HEADS_DIR = Path(__file__).resolve().parent / "data" / "heads"
 # target spec -> folder under HEADS_DIR (the embedded target is SmolLM2-135M-Instruct)
 BUILTIN_HEADS = {"embedded": "smollm2-135m-instruct"}
-MAX_BYTES = 25 * 2**20
 
 
 class HeadError(ValueError):

@@ -18,7 +18,7 @@ from eaglekit.models import tiny_llama
 from eaglekit.shards import open_features, write_feature_shards
 from eaglekit.train import (Cursor, _on_device, TrainConfig, TrainError, TTTModel, iter_docs, pack, collate, step_masks,
                             train, ttt_bias)
-from eaglekit.train.objective import query_positions, supervised, teacher_positions
+from eaglekit.train.objective import query_positions, supervised, targets, teacher_positions
 
 
 @pytest.fixture(scope="module")
@@ -170,8 +170,7 @@ def test_loss_and_gradient_equal_the_dense_objective(tmp_path, tiny_target, teac
     teacher = Teacher(teacher_kind, draft, tiny_target.model.model.norm, tiny_target.model.lm_head)
     model = TTTModel(draft, K, 0.8)
 
-    sig, tgt = teacher(b, teacher_positions(supervised(b, K)))
-    sup, lmask, tgt_k = step_masks(b, tgt, K)
+    sig, sup, lmask, tgt_k = targets(teacher, b, K)  # what the trainer's step reads
     assert 0 < int(lmask.sum()) < int(sup.sum())
     denom = lmask.sum(dim=(1, 2)).float()
     loss, stats = model(b, sig, sup, lmask, tgt_k, denom)

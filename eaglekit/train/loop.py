@@ -24,7 +24,7 @@ from eaglekit.train.checkpoint import (_set_rng_state, _truncate_metrics, gather
 from eaglekit.train.config import TrainConfig, TrainError
 from eaglekit.train.data import (Cursor, _make_row, count_packed_rows, global_batches, is_heldout, iter_docs, pack,
                                  prefetch)
-from eaglekit.train.objective import Teacher, TTTModel, step_masks, summarize, supervised, teacher_positions
+from eaglekit.train.objective import Teacher, TTTModel, summarize, targets
 from eaglekit.vocab import build_vocab, count_supervised
 
 
@@ -120,8 +120,7 @@ class Run:
         return {k: (v.to(self.device, non_blocking=True) if isinstance(v, Tensor) else v) for k, v in b.items()}
 
     def run_batch(self, b: dict, train_mode: bool):
-        target_sig, tgt = self.teacher(b, teacher_positions(supervised(b, self.cfg.ttt_steps)))
-        sup, lmask, tgt_k = step_masks(b, tgt, self.cfg.ttt_steps)
+        target_sig, sup, lmask, tgt_k = targets(self.teacher, b, self.cfg.ttt_steps)
         denom = _all_sum(lmask.sum(dim=(1, 2)).float())
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.use_bf16):
             loss, stats = (self.wrapped if train_mode else self.model)(b, target_sig, sup, lmask, tgt_k, denom,
@@ -217,7 +216,8 @@ def set_up(cfg: TrainConfig, target) -> Run:
 
     model = TTTModel(draft, cfg.ttt_steps, cfg.step_weight)
     wrapped = wrap_parallel(model, cfg.parallel, world, device)  # FSDP shards `model` in place
-    opt = torch.optim.AdamW([p for p in draft.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
+    opt = torch.optim.AdamW([p for p in draft.parameters() if p.requires_grad], lr=cfg.lr,
+                            weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
     warmup = warmup_steps(total_steps, cfg.warmup_ratio, cfg.warmup_steps)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(total_steps, warmup, cfg.min_lr_ratio))
     run = Run(cfg=cfg, rank=rank, world=world, device=device, use_bf16=device.type == "cuda", out=out, ds=ds,

@@ -112,6 +112,11 @@ class Teacher:
             out[sel] = got
         return out
 
+    def forget(self) -> None:
+        """Empty the argmax cache (a cold start, as a fresh run on rows it has not seen)."""
+        self.cache.clear()
+        self.cached = 0
+
     def _full_argmax(self, x: Tensor) -> Tensor:
         return torch.cat([self.lm_head(x[s:s + self.chunk]).argmax(-1) for s in range(0, x.shape[0], self.chunk)]) \
             if x.shape[0] else torch.zeros(0, dtype=torch.long, device=x.device)
@@ -155,12 +160,20 @@ def query_positions(sup: Tensor) -> tuple[Tensor, Tensor]:
     return order, torch.arange(n, device=sup.device)[None] < count[:, None]
 
 
-def step_masks(batch: dict, tgt: Tensor, K: int) -> tuple[Tensor, Tensor, Tensor]:
-    """Per step k: supervised positions sup [K,B,L], loss positions (sup and target argmax in the draft
-    vocabulary) lmask [K,B,L], and the target draft id tgt_k [K,B,L]."""
-    sup = supervised(batch, K)
+def step_masks(batch: dict, tgt: Tensor, K: int, sup: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """Per step k: supervised positions sup [K,B,L] (given, or computed), loss positions (sup and target
+    argmax in the draft vocabulary) lmask [K,B,L], and the target draft id tgt_k [K,B,L]."""
+    sup = supervised(batch, K) if sup is None else sup
     tgt_k = torch.stack([shift(tgt, k + 1, -1) for k in range(K)])
     return sup, sup & (tgt_k >= 0), tgt_k
+
+
+def targets(teacher: Teacher, batch: dict, K: int) -> tuple[dict, Tensor, Tensor, Tensor]:
+    """What one step's loss reads: the teacher signal (evaluated only where a loss reads it) and step_masks'
+    (sup, lmask, tgt_k). The trainer and bench/train.py's bare loop both take their targets here."""
+    sup = supervised(batch, K)
+    signal, tgt = teacher(batch, teacher_positions(sup))
+    return (signal, *step_masks(batch, tgt, K, sup))
 
 
 def ttt_bias(seg: Tensor, k: int, dtype=torch.float32) -> Tensor:
