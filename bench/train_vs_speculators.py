@@ -466,7 +466,13 @@ def resolve_data(args, work: Path) -> tuple[Path, Path, list[dict], dict]:
     gen, features = (Path(args.gen), Path(args.features)) if args.gen else make_quickstart_data(work / "data")
     if args.quick:
         features = subset_features(features, work / f"features-first{QUICK_ROWS}", QUICK_ROWS)
-    rows, meta = read_feature_rows(features)
+    if args.gen and (args.features is None or not gen.is_dir()):
+        raise SystemExit(f"--gen {gen}: give an existing generate output and its featurize output (--features)")
+    from eaglekit.contract import ContractError
+    try:
+        rows, meta = read_feature_rows(features)
+    except (ContractError, OSError) as err:
+        raise SystemExit(f"--features: {err}") from None
     check_against_generate(rows, gen)
     if meta.get("aux_layer_convention", "hf") != "hf" or meta["teacher_kind"] != "final_hidden_prenorm":
         raise SystemExit("the features must hold HF-indexed aux layers and the pre-norm final hidden "
