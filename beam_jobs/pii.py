@@ -160,9 +160,11 @@ def _nlp_engine(model: str, fast: bool):
 
     class _Engine(SpacyNlpEngine):
         def load(self):
-            exclude = list(NON_NER_COMPONENTS) if fast else []
+            # the lemmatizer is loaded (not run): its WordNet index is pii_names' English vocabulary
+            exclude = [c for c in NON_NER_COMPONENTS if c != "lemmatizer"] if fast else []
             with _numpy_ops() if fast else contextlib.nullcontext():
-                self.nlp = {m["lang_code"]: spacy.load(spacy_model(m["model_name"]), exclude=exclude)
+                self.nlp = {m["lang_code"]: spacy.load(spacy_model(m["model_name"]), exclude=exclude,
+                                                       disable=["lemmatizer"] if fast else [])
                             for m in self.models}
 
         def _doc_to_nlp_artifact(self, doc, language):
@@ -267,6 +269,8 @@ class PiiFilter:
             isinstance(r, SpacyRecognizer) for r in registry.get_recognizers(cfg.language, entities=[e]))]
         self.pattern_entities = [e for e in self.entities if e not in self.ner_entities and e != "PERSON"]
         self.person = "PERSON" in self.entities
+        from beam_jobs.pii_names import english_vocabulary
+        self.vocabulary = english_vocabulary(self.analyzer.nlp_engine.nlp[cfg.language])
         self.blas = _blas_limiter()
         from py3langid import rank
         rank("warm up")  # loads the language model now (0.5 s), not inside the first batch
@@ -312,7 +316,8 @@ class PiiFilter:
             if self.person:
                 contact = [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS]
                 results += [RecognizerResult("PERSON", s, e, score) for s, e, score in
-                            person_spans(text, doc, self.names, contact, self.langid, cased_docs.get(i))]
+                            person_spans(text, doc, self.names, contact, self.langid, cased_docs.get(i),
+                                                         self.vocabulary)]
             out.append(apply_policy(text, results, self.cfg.policies) if results else PiiResult(text, {}, None))
         return out
 

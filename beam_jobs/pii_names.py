@@ -292,10 +292,12 @@ _WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 
 
 def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[int, int]], langid=None,
-                 cased_doc=None) -> list[tuple[int, int, float]]:
+                 cased_doc=None, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int, float]]:
     """PERSON spans of `text` to redact: (start, end, score). `doc` is spaCy's parse of `text`;
     `cased_doc` its parse of `capitalised_copy(text)` when the text is all lower case; `contact_details`
-    the spans where a pattern recognizer found an email, phone, address or ID number."""
+    the spans where a pattern recognizer found an email, phone, address or ID number; `vocabulary` the
+    lower-case words of an English dictionary (`english_vocabulary`), which tells a mislabelled name from a
+    place or a brand."""
     ner: list[tuple[int, int]] = []
     for d in (doc, cased_doc):
         if d is None:
@@ -304,8 +306,10 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line
             s, e = ent.start_char, ent.end_char
             e = min(e, s + text[s:e].find("\n")) if "\n" in text[s:e] else e
-            if ent.label_ in ("PERSON", "PER") or ent.label_ in _OTHER_LABELS and _in_person_slot(text, s, e):
+            if ent.label_ in ("PERSON", "PER") or ent.label_ in _OTHER_LABELS and (
+                    _in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)):
                 ner.append((s, e))
+    ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
@@ -346,3 +350,88 @@ def _in_person_slot(text: str, s: int, e: int) -> bool:
     if not 1 <= len(words) <= 4 or not all(w[:1].isupper() for w in words):
         return False
     return bool(_SLOT_BEFORE.search(text[max(0, s - 30):s]) or _SLOT_AFTER.match(text[e:e + 20]))
+
+
+
+# Words that make an entity an organisation, a place or a thing, whatever the rest of it is
+_NOT_A_NAME_WORD = re.compile(
+    r"(?i)^(?:inc|ltd|llc|plc|corp|co|gmbh|ag|sa|company|group|bank|university|college|institute|school|academy|"
+    r"hospital|clinic|church|museum|club|association|society|foundation|party|council|committee|ministry|"
+    r"department|agency|office|court|union|league|team|fc|records|studios?|press|airlines?|airways|motors|"
+    r"systems|technologies|tech|labs?|solutions|services|partners|holdings|capital|media|news|times|journal|"
+    r"network|hotel|restaurant|cafe|café|bar|shop|store|market|park|street|road|avenue|square|bridge|river|lake|"
+    r"mountains?|island|islands|valley|city|county|state|republic|kingdom|center|centre|international|"
+    r"national|global|of|the|and|for|in|on|at|to|de|del|des|du|la|le|les|el|los|las|der|die|das|von|van)$")
+
+
+def english_vocabulary(nlp) -> frozenset[str]:
+    """The lower-case lemmas of WordNet's noun, verb, adjective and adverb index, as spaCy's English rule
+    lemmatizer ships them (83k words; empty where the pipeline has no such lemmatizer). Common words and
+    the famous proper names of WordNet ("earth", "britain", "socrates", "amazon") are in it; private
+    persons' names ("tomomi", "guðmundsdóttir") are not."""
+    try:
+        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+    except (KeyError, ValueError, AttributeError):
+        return frozenset()
+    return frozenset(w for pos in table.keys() for w in table[pos] if isinstance(w, str))
+
+
+def _in_vocabulary(word: str, vocabulary: frozenset[str]) -> bool:
+    """Whether the word, or its stem under English inflection (-s, -es, -ies, -ing, -ed, -ness), is in the
+    vocabulary: WordNet's index holds lemmas only ("apply", not "Applying"). Not -er: "Walker" is a walk-er
+    and a name."""
+    w = word.lower()
+    forms = {w}
+    for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ied", "y"), ("ed", ""),
+                         ("ed", "e"), ("iness", "y"), ("ness", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            stem = w[:-len(suffix)]
+            forms.add(stem + repl)
+            if repl == "" and suffix in ("ing", "ed") and len(stem) > 3 and stem[-1] == stem[-2]:  # "running"
+                forms.add(stem[:-1])
+    return any(f in vocabulary for f in forms)
+
+
+def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
+    """An entity the NER labelled an organisation or a place that reads as a person's name. The small and
+    medium English NERs label many names of other languages so ("Tomomi is from ..." ORG, "Hedvig
+    Arvidsson" ORG, "Mette" GPE): one to three capitalised words, none an acronym, a CamelCase brand, an
+    organisation or place word, nor a word of the English dictionary (which holds common nouns and famous
+    places and people: "Oranges", "Britain", "Amazon"). Without a dictionary nothing is taken."""
+    if not vocabulary or ent.label_ == "WORK_OF_ART":
+        return False
+    words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s")]
+    return 1 <= len(words) <= 3 and all(
+        w[:1].isupper() and not _acronym(w.rstrip(".")) and not re.search(r"\d|[a-z][A-Z]", w) and not _NOT_A_NAME_WORD.match(w)
+        and not _in_vocabulary(w, vocabulary) for w in words)
+
+
+_DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|any|some|no|your|my|our|their|its)[ \t\[(\"“]*\Z")
+
+
+def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[tuple[int, int]]:
+    """Capitalised words (any words of 4+ letters in a text written all in lower case: `lower`) outside
+    every entity of the NER that no English dictionary holds, in a name's place: not after an article or
+    a determiner ("the nth Fibonacci number"), not a field label ("Loc:"), not a lone word on its line (a
+    list item: "Burpees")."""
+    if not vocabulary:  # without a dictionary every capitalised word would look unknown
+        return []
+    from spacy.lang.en.stop_words import STOP_WORDS
+    out = []
+    inside = {t.i for e in doc.ents for t in e}
+    text = doc.text
+    for t in doc:
+        w, s = t.text, t.idx
+        e = s + len(w)
+        if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 or _acronym(w) or re.search(r"\d|[a-z][A-Z]|[^\w'’\-]", w) \
+                or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or _in_vocabulary(w, vocabulary):
+            continue
+        if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":":
+            continue
+        line_start = text.rfind("\n", 0, s) + 1
+        line_end = text.find("\n", e)
+        line = text[line_start:len(text) if line_end < 0 else line_end]
+        if re.fullmatch(r"[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?" + re.escape(w) + r"[ \t.,;!?)\]]*", line):
+            continue
+        out.append((s, e))
+    return out

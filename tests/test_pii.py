@@ -113,7 +113,7 @@ def test_a_weekday_is_never_a_person(pii):
     "I bought 2 shirts from the mall. Then I ran 10 laps on the track.",                # address look-alikes
     "Who joined the 50 home run club in 1998?", "Chapter 5 covers Windows 10 and Apollo 11.",
     "It took place on 15 August 1944 and ended on 2 May 1945.", "Route 66 runs through 8 states.",
-    "Travel via 5 cities in 10 days.", "He scored during Atletico's 2-1 win after 73 minutes.",
+    "Travel via 5 cities in 10 days.", "He scored during Arsenal's 2-1 win after 73 minutes.",
 ])
 def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     r = pii(text)
@@ -142,6 +142,58 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
 def test_ordinary_prompts_keep_their_words(pii, text):
     r = pii(text)
     assert r.text == text, r.text
+
+
+@pytest.mark.parametrize("text, values", [
+    # the NER found the name but called it an organisation or a place
+    ("Tomomi is from Hawkins, Richardson and Santana", ["Tomomi"]),                    # ORG
+    ("Have you been to a Hedvig Arvidsson concert before?", ["Hedvig", "Arvidsson"]),  # ORG
+    ("The true gender of Mette has been under debate for years.", ["Mette"]),          # GPE
+    ("Why is Samantha so impulsive?", ["Samantha"]),                                   # LOC
+    ("We read the verses from Faina D. Yefremova's Cautionary Tales.", ["Yefremova"]),  # initial inside
+    # the NER found nothing: a capitalised word no English dictionary holds
+    ("Aniela is very reliable. You can always depend on him.", ["Aniela"]),
+    ("Quionia is from Areavibes Inc", ["Quionia"]),
+    ("Is there a better crafted pop song on this list? Usamov and Bowers were precision engineers.", ["Usamov"]),
+    ("cormac had given cormac his address yesterday, so we could visit", ["cormac"]),   # all lower case
+    ("Please forward the invoice to Zbigniewa before Friday.", ["Zbigniewa"]),
+])
+def test_names_the_ner_mislabels_or_misses_are_redacted(pii, text, values):
+    assert not _leaks(pii(text), *values), pii(text).text
+
+
+@pytest.mark.parametrize("text", [
+    # words of the English dictionary, famous places and people are not private names, whatever the NER said
+    "1. Oranges cost more than apples.\n2. Oranges cost less than bananas.",
+    "Photosynthesis is a vital process for life on Earth. Could you outline its two main stages?",
+    "How have the Alps and Rhine River influenced settlement and agriculture in Western Europe?",
+    "Develop a Python program that reads all the text files under a directory.",
+    "Which methods did Socrates employ to challenge the prevailing thoughts of his time?",
+    "Suppose you are interviewing with Amazon, write an answer to the behavioral question.",
+    # inflected and function words, labels, list items and words after an article
+    "Converting 85 F to Celsius.", "During a staff meeting, some teachers said nothing.",
+    "Facts:\nTemp: 10 C, pm2.5: 27, Loc: Beijing", "Given the name of an exercise, explain how to do it.\nBurpees",
+    "Write some code to get the current value of a Bitcoin in US dollars.",
+])
+def test_dictionary_words_and_famous_names_are_not_taken_for_private_names(pii, text):
+    r = pii(text)
+    assert r.text == text, r.text
+
+
+def test_english_vocabulary_comes_from_the_loaded_pipeline(pii):
+    from beam_jobs.pii_names import _in_vocabulary
+    vocabulary = frozenset({"apply", "orange", "run", "happy"})
+    assert _in_vocabulary("Applying", vocabulary) and _in_vocabulary("Oranges", vocabulary)
+    assert _in_vocabulary("Running", vocabulary) and _in_vocabulary("happiness", vocabulary)
+    assert not _in_vocabulary("Tomomi", vocabulary) and not _in_vocabulary("Walker", frozenset({"walk"}))
+
+
+def test_without_a_dictionary_no_unknown_word_is_taken():
+    from beam_jobs.pii_names import unknown_words
+    import spacy
+    nlp = spacy.blank("en")
+    assert unknown_words(nlp("Aniela is very reliable."), frozenset()) == []
+    assert unknown_words(nlp("Aniela is very reliable."), frozenset({"reliable"})) == [(0, 6)]
 
 
 def test_rankings_do_not_make_a_word_problem(pii):
