@@ -144,6 +144,25 @@ class InternationalAddressRecognizer(EntityRecognizer):
         return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in address_spans(text)]
 
 
+@lru_cache(maxsize=1)
+def _address_tail() -> re.Pattern:
+    """The end of an address inside a sentence: a country (its English name, as `phonenumbers` gives it for
+    every region it knows), perhaps after a city and before a postcode ("Gdańsk, Poland 52096 last night",
+    "Suite 215 NUNGATTA Australia"), or a region code and a postcode ("OV 21072 after the concert")."""
+    import phonenumbers
+    from phonenumbers import geocoder
+    names = set()
+    for region in phonenumbers.SUPPORTED_REGIONS:
+        example = phonenumbers.example_number(region)
+        name = geocoder.country_name_for_number(example, "en") if example else ""
+        if name:
+            names.add(name)
+    country = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    postcode = r"(?:[ \t]+\d{3,6}(?:-\d{3,4})?)"
+    return re.compile(rf"[ \t>?]*(?:(?:(?:{UP}{WORD}[ \t]+){{0,3}}(?:{country}))(?:{postcode})?|[A-Z]{{2,3}}{postcode})"
+                      r"(?![\w\-])")
+
+
 def _extend(text: str, end: int) -> int:
     """Extend an address ending at `end` over the parts that follow: at most 6, each after a comma or a
     line break, address-shaped (short words, a postcode, a region code, a unit) and not a phone or email."""
@@ -156,8 +175,11 @@ def _extend(text: str, end: int) -> int:
         if not m:
             m = re.match(rf"[ \t]+(?={_UNIT}[ \t]*#?[ \t]*\d)", text[pos:])  # "... 25 Apt. 864" on one line
             if not m and after_unit:  # "Apt. 678 Velenje", "Suite 019 CHARLEROI Victoria": the city after a unit
-                m = re.match(rf"[ \t]+(?=(?:{UP}{WORD}|nan)(?:[ \t]+(?:{UP}{WORD}|nan|\d{{3,6}})){{0,3}}[ \t]*(?:$|\n|,))",
+                m = re.match(rf"[ \t]+(?=(?:{UP}{WORD}|nan)(?:[ \t]+(?:{UP}{WORD}|nan|\d{{3,6}})){{0,3}}[ \t]*(?:[?!.]?$|[?!.]?\n|,|[?!](?=[ \t])))",
                              text[pos:])
+                if not m and _address_tail().match(text, pos):  # "Suite 215 NUNGATTA Australia last night"
+                    pos = _address_tail().match(text, pos).end()
+                    break
             if not m:
                 break
         start = pos + m.end()
@@ -170,6 +192,9 @@ def _extend(text: str, end: int) -> int:
         if sentence:
             part, stop = part[:sentence.start()], start + sentence.start()
         if not part.strip() or _NOT_PART.search(part) or not _ADDRESS_PART.match(part) or len(part) > 60:
+            tail = _address_tail().match(text, start, line_end)
+            if tail:  # the address ends inside this part, where the sentence goes on
+                pos = tail.end()
             break
         if not lower and any(w[0].islower() and w not in _PART_LOWER for w in re.findall(r"[^\W\d_][\w'’\-]*", part)):
             break  # in cased text, a place name is capitalised: ", were built at ..." is the sentence going on

@@ -35,6 +35,12 @@ def _leaks(result, *values):
     ("Teofila Firlika 19\n71-637 Szczecin\nPoland", ["Firlika 19", "71-637"]),          # line over a postcode
     ("6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677", ["Artilleros", "64677"]),
     ("0605 πεντέλης 210 apt. 999\ndelmas, mp 35739", ["πεντέλης 210", "delmas", "35739"]),
+    # the address ends inside a sentence: a country and postcode, a region code and postcode
+    ("It arrived at 17224 Þverbraut 66 Suite 636, Gdańsk, Poland 52096 last night.", ["Poland 52096", "Gdańsk"]),
+    ("Meet me at 010 63 Avenue du Golf Suite 910\nHellendoorn, OV 21072 after the concert.", ["OV 21072"]),
+    ("It arrived at 6400 12 Timms Drive Suite 215 NUNGATTA Australia last night.", ["NUNGATTA"]),
+    ("Send it to 1737 Cheriton Dr\n Apt. 724\n Hibberdene\n South Africa 68793?", ["Hibberdene", "68793"]),
+    ("Please send a new one to 99449 18 McPherson Road Suite 019 CHARLEROI Victoria? I am away", ["CHARLEROI"]),
 ])
 def test_addresses_of_any_country_are_redacted(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
