@@ -107,8 +107,10 @@ _COUNTED = (r"(?:Episode|Chapter|Season|Series|Table|Figure|Fig|Part|Page|Vol|Vo
 _NUM_NAME_NUM = (rf"(?<![\w.,])\d{{2,6}}[A-Za-z]?{_SP}(?!{_MONTHS})(?:(?!{_COUNTED}){UP}{WORD}{_SP}){{1,4}}"
                  rf"(?!(?:1[5-9]|20)\d\d\b){NUM}\.?(?![\w%])")
 _PO_BOX = r"\b(?:P\.?[ \t]?O\.?[ \t]*Box|Post[ \t]+Office[ \t]+Box|Postfach|Apartado|Caixa[ \t]+Postal|BP)[ \t]+\d{1,7}\b"
-# US military mail: "PSC 6293, Box 8158", "Unit 5477 Box 8244", then "APO AP 04336"
+# US military mail: "PSC 6293, Box 8158", "Unit 5477 Box 8244", then "APO AP 04336"; a ship's line above
+# a fleet post office ("USS Mahler\nFPO AA 70489")
 _MILITARY = (r"(?i:\b(?:PSC|CMR|Unit)[ \t]+\d{3,5},?[ \t]+Box[ \t]+\d{3,5}\b)"
+             rf"|\b(?:USS|USNS|USNV|USCGC)[ \t]+{UP}{WORD}(?:[ \t]+{UP}{WORD})?[ \t]*\n[ \t]*(?=FPO[ \t]+A[AEP][ \t]+\d{{5}}\b)"
              r"|(?i:\b[AFD]PO[ \t]+A[AEP][ \t]+\d{5}\b)")
 _UNIT_ONLY = rf"\b{_UNIT_CI}[ \t]*#?[ \t]*\d{{1,5}}[A-Za-z]?\b"
 _CORE = re.compile("|".join(f"(?:{p})" for p in (_MILITARY, _PO_BOX, _US, _EU, _EU_NUM_FIRST, _SUFFIX_NUM,

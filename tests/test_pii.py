@@ -24,6 +24,7 @@ def _leaks(result, *values):
     ("Erlendur lives at Fagradalsbraut 71, Egilsstaðir.", ["Fagradalsbraut 71", "Egilsstaðir"]),   # non-US
     ("Please deliver it to Suite 858 by Monday.", ["Suite 858"]),                                  # unit alone
     ("Send it to PSC 6293, Box 8158\nAPO AP 04336", ["PSC 6293", "Box 8158", "APO AP 04336"]),     # military
+    ("I'll meet you at USS Mahler\nFPO AA 70489 after the concert.", ["Mahler", "FPO AA 70489"]),  # a ship
     ("Caitlin lives at 846 31 Rue Al Imam Al Bakri, Cite Merzgui", ["846", "Rue Al Imam", "Cite Merzgui"]),  # house no.
     ("Einar Þórsson\nLaugavegur 12\n101 Reykjavík\nIceland", ["Laugavegur 12", "101 Reykjavík"]),
     ("Our office: ul. Narewska 94, Apt. 478, Poznań", ["Narewska 94", "Apt. 478"]),
