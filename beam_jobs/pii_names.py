@@ -221,7 +221,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
-    words = {w for s, e in known for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e]) if w[0].isupper()}
+    words = {re.sub(r"['’]s\Z", "", w) for s, e in known for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e])
+             if w[0].isupper()}  # without a possessive: "Edi Živković's Tales" ... "early Živković"
     if words:
         alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         spans += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w'’\-])(?:{alt})(?![\w\-])", text)]

@@ -164,6 +164,8 @@ def test_ordinary_prompts_keep_their_words(pii, text):
     ("Is there a better crafted pop song on this list? Usamov and Bowers were precision engineers.", ["Usamov"]),
     ("cormac had given cormac his address yesterday, so we could visit", ["cormac"]),   # all lower case
     ("Please forward the invoice to Zbigniewa before Friday.", ["Zbigniewa"]),
+    ("They sang the verses from Edi Živković's Cautionary Tales. Is there a better example than early Živković?",
+     ["Živković"]),                                                                      # a repeat after "'s"
 ])
 def test_names_the_ner_mislabels_or_misses_are_redacted(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
