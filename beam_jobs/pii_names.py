@@ -201,13 +201,31 @@ re fwd comment comments reply problem exercise query result results reference re
 section part topic category label prompt story poem code error warning tip rule rules goal reason explanation
 important update edit ps nb tldr abstract conclusion introduction background method methods discussion""".split())
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
+_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&)[ \t]+({_CAP})(?![\w'’\-])")  # "Park and Mann"
+# What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
+_PERSON_PREDICATE = re.compile(
+    rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]+(?:is|was|seems|became|has[ \t]+been)[ \t]+"
+    r"(?:a|an|such[ \t]+a|my|our|your|his|her|their)[ \t]+(?:[a-z\-]+[ \t]+){0,3}"
+    r"(?:person|man|woman|boy|girl|guy|lady|gentleman|kid|child|friend|colleague|co-?worker|neighbou?r|"
+    r"listener|classmate|roommate|flatmate|mother|father|sister|brother|wife|husband|son|daughter|cousin|"
+    r"uncle|aunt|boss|employee)\b")
+# Whose relative: "I'm Daniel's daughter", "Mette's husband"
+_KIN_POSSESSOR = re.compile(
+    rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)['’]s[ \t]+(?:(?:late|new|former|ex-?|older|younger|eldest|"
+    r"youngest|twin|step-?)[ \t]*)?(?:daughter|son|wife|husband|mother|father|mom|mum|dad|sister|brother|"
+    r"child|children|kids?|parents?|grand(?:mother|father|son|daughter|ma|pa)|cousin|uncle|aunt|niece|nephew|"
+    r"fianc[ée]e?|girlfriend|boyfriend|partner|widow|widower)\b"
+    # not a compound noun ("Earth's sister planet", "Apple's parent company"): the sentence goes on
+    r"(?=[ \t]*(?:[^\w \t]|$)|[ \t]+(?:[A-Z]|(?:is|was|has|had|and|or|who|whom|whose|said|says|told|called|"
+    r"named|lives|lived|works|worked)\b))")
 
 
 def structural_names(text: str, contact_details: bool, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Names found by where they stand, not by the NER: first name, initial and surname; the name line of a
     contact block (a line of 2-4 capitalised words in a text with contact details); speakers of a dialogue
-    (two or more different 'Name:' line starts that are not ordinary labels); the other members of a list of
-    names one of which is known; and every other occurrence of a found name or of its words."""
+    (two or more different 'Name:' line starts that are not ordinary labels); who a sentence says is a person
+    ("Scott is a very sympathetic person") or a relative of ("Daniel's daughter"); the other members of a list or a pair ("Park and Mann") of names
+    one of which is known; and every other occurrence of a found name or of its words."""
     spans = [(m.start(1), m.end(1)) for m in _INITIALLED.finditer(text)
              if m.group(1).split()[0].lower() not in _STOP]
     if contact_details:
@@ -216,7 +234,14 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in _LABELS]
     if len({m.group(1) for m in speakers}) >= 2:
         spans += [(m.start(1), m.end(1)) for m in speakers]
+    spans += [(m.start(1), m.end(1)) for r in (_PERSON_PREDICATE, _KIN_POSSESSOR) for m in r.finditer(text)
+              if m.group(1).split()[0].lower() not in _STOP and not _acronym(m.group(1).split()[0])]
     known = found + spans
+    for m in _PAIR.finditer(text):  # the partner of a known name in "X and Y"
+        for mine, other in ((1, 2), (2, 1)):
+            if any(s <= m.start(other) and m.end(other) <= e for s, e in known) \
+                    and m.group(mine).lower() not in _STOP and not _acronym(m.group(mine)):
+                spans.append((m.start(mine), m.end(mine)))
     for m in _LIST.finditer(text):
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
@@ -407,6 +432,7 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
         and not _in_vocabulary(w, vocabulary) for w in words)
 
 
+_NUMERIC_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"}
 _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|any|some|no|your|my|our|their|its)[ \t\[(\"“]*\Z")
 
 
@@ -419,7 +445,9 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
         return []
     from spacy.lang.en.stop_words import STOP_WORDS
     out = []
-    inside = {t.i for e in doc.ents for t in e}
+    # in a text written all in lower case the NER's labels say little ("bertram" ORG): only its numbers,
+    # dates and amounts hold there
+    inside = {t.i for e in doc.ents for t in e if not lower or e.label_ in _NUMERIC_LABELS}
     text = doc.text
     for t in doc:
         w, s = t.text, t.idx

@@ -241,7 +241,8 @@ _PHONE_CANDIDATE = re.compile(
     r"(?<![\w./+\-])(?:\+|00)?[ \t]?(?:\(\d{1,5}\)[ \t.\-]?)?\d(?:[\d]|[ \t.\-/](?=\d)|[ \t]?\([\d]{1,5}\)[ \t]?){5,22}"
     r"(?:[ \t]*(?:x|ext\.?|extension)[ \t]*\d{1,6})?(?![\w%]|[.,]\d)")
 _PHONE_CONTEXT = re.compile(r"(?i)\b(?:phone|tel|telephone|call|calls|called|calling|mobile|cell|fax|whats\s?app|"
-                            r"sms|text\s+me|contact|reach|number|dial|office|landline|hotline|ph|mob)\b")
+                            r"sms|text\s+me|contact|reach|number|dial|office|landline|hotline|ph|mob|voicemail|answering|"
+                            r"ring|rang|message|messages|registered)\b")
 _DECIMAL = re.compile(r"\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # prices, amounts
 _DATE = re.compile(r"\d{1,4}[./\-]\d{1,2}[./\-]\d{1,4}|\d{4}[./\-]\d{2}|(?:1[5-9]|20)\d\d[ \t]*[\-–][ \t]*(?:1[5-9]|20)?\d\d")
 _TIME = re.compile(r"\d{1,2}[:.]\d{2}(?:[:.]\d{2})?")

@@ -79,6 +79,8 @@ def test_names_in_any_case_with_diacritics_and_initials_are_redacted(pii, text, 
     ("Phone:\n0393 1144137", ["1144137"]),
     ("28-64-66-98 office\n930.167.3943 fax\n+447700677662 mobile", ["28-64-66-98", "930.167.3943", "447700677662"]),
     ("Ring the front desk at +46 (0)8 928 571 38.", ["928 571 38"]),
+    ("They're not answering at 99 668472", ["668472"]),                                  # a phone verb
+    ("I didn't get any message on my registered 668 5702. Please check.", ["668 5702"]),
 ])
 def test_phones_of_any_region_are_redacted(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
@@ -164,6 +166,10 @@ def test_ordinary_prompts_keep_their_words(pii, text):
     ("Is there a better crafted pop song on this list? Usamov and Bowers were precision engineers.", ["Usamov"]),
     ("cormac had given cormac his address yesterday, so we could visit", ["cormac"]),   # all lower case
     ("Please forward the invoice to Zbigniewa before Friday.", ["Zbigniewa"]),
+    ("the true gender of bertram has been under debate for years, but the riff is a masterpiece", ["bertram"]),
+    ("Scott is a very sympathetic person. They are also good listeners.", ["Scott"]),   # what the text says
+    ("Is there a better crafted pop song on this list? Park and Mann were precision engineers.", ["Park"]),  # pair
+    ('Vsevolod: "Who are you?"\nHeather: "I\'m Daniel\'s daughter".', ["Daniel"]),          # a relative of
     ("They sang the verses from Edi Živković's Cautionary Tales. Is there a better example than early Živković?",
      ["Živković"]),                                                                      # a repeat after "'s"
 ])
@@ -183,6 +189,9 @@ def test_names_the_ner_mislabels_or_misses_are_redacted(pii, text, values):
     "Converting 85 F to Celsius.", "During a staff meeting, some teachers said nothing.",
     "Facts:\nTemp: 10 C, pm2.5: 27, Loc: Beijing", "Given the name of an exercise, explain how to do it.\nBurpees",
     "Write some code to get the current value of a Bitcoin in US dollars.",
+    # a relative's noun in a compound, a predicate that is not a person
+    "Venus is often called Earth's sister planet.", "Apple's parent company is Apple Inc.",
+    "Python is a friendly language for a beginner.", "Rome was a great city.",
 ])
 def test_dictionary_words_and_famous_names_are_not_taken_for_private_names(pii, text):
     r = pii(text)
