@@ -13,6 +13,7 @@ Deciding (the policy, see README "PII policy"): a person's name is redacted, exc
   - in an article-length passage (a news story, an encyclopedia text: names there are of public figures),
   - in an arithmetic word problem (its characters are invented),
   - the character or public figure a prompt asks the model to play ("Pretend to be Elon Musk"),
+  - a name right after a public office or a company's top office ("CEO Amy Williams", "President Lincoln"),
 and none of these exceptions holds in a text that also holds contact details (email, phone, address,
 card, account or ID numbers) or says whose details they are ("my name is", "Dear ..."); in an article,
 only the names beside a contact detail (a journalist's byline email) lose the exception.
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NAME_EXEMPTIONS = ("non_english", "article", "word_problem", "roleplay")
+NAME_EXEMPTIONS = ("non_english", "article", "word_problem", "roleplay", "public_role")
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 _PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
@@ -266,11 +267,21 @@ def capitalised_copy(text: str) -> str | None:
     return out if len(out) == len(text) else None
 
 
+_TRANSLATE_FROM = re.compile(r"(?i)\btranslate[ \t]+(?:(?:this|the[ \t]+following)[ \t]+(?:text[ \t]+|sentence[ \t]+)?)?"
+                             r"(?:from[ \t]+)?([a-z]+)[ \t]+(?:in)?to[ \t]+[a-z]+[ \t]*:")
+
+
 def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
     """Character ranges of `text` written in another language: lines and the part after an instruction's
     colon ("Translate German to English: ..."), each of 5 words or more with few English function words,
     confirmed by the language identifier `langid(str) -> code`."""
     out = []
+    # "Translate German to English: Revolutionäres Werk der Kirchenmusik": the instruction names the
+    # payload's language, however short the payload
+    for m in _TRANSLATE_FROM.finditer(text):
+        if m.group(1).lower() != "english":
+            end = text.find("\n\n", m.end())
+            out.append((m.end(), len(text) if end < 0 else end))
     # each line, and a line's text after its first colon (an instruction's payload) as one chunk
     chunks = []
     for line in re.finditer(r"[^\n]+", text):
@@ -313,6 +324,11 @@ _ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:y
                        r"speak[ \t]+like|in[ \t]+the[ \t]+voice[ \t]+of|as[ \t]+if[ \t]+you[ \t]+were|embody))[ \t]+(?:the[ \t]+)?\Z")
 
 
+# A public office or a company's top office right before a name: its holder is a public figure
+_PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[Cc]hairman|[Cc]hairwoman|[Cc]hairperson|"
+                          r"[Ff]ounder|[Cc]o-?founder|President|Vice[ \t]+President|Prime[ \t]+Minister|Chancellor|"
+                          r"Senator|Congressman|Congresswoman|Governor|Mayor|Minister|Secretary|Ambassador|Pope|King|"
+                          r"Queen|Prince|Princess|Emperor|Empress|Sultan|Sheikh|Justice|General|Admiral)[ \t]*,?[ \t]*)\Z")
 # a day of the week alone is a date the NER misread ("police said Sunday they ..."), never a person
 _WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 
@@ -338,6 +354,9 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
+        # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
+        ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or not re.search(
+            rf"(?<![\w'’\-]){re.escape(text[s:e].strip().lower())}(?![\w'’\-])", text)]
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
@@ -360,6 +379,10 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
             titled = [(s, e) for s, e in titled if any(a <= s and e <= b for a, b in near)]
         if (ner or titled) and "word_problem" in keep and is_word_problem(text):
             ner, titled = [], []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
+        if ner and "public_role" in keep:  # "CEO Amy Williams", and every repeat of the name
+            public = {text[s:e] for s, e in ner if _PUBLIC_ROLE.search(text[max(0, s - 40):s])}
+            words = {w for p in public for w in p.split()}
+            ner = [(s, e) for s, e in ner if text[s:e] not in public and not set(text[s:e].split()) <= words]
         if ner and "roleplay" in keep:  # the persona a prompt asks the model to play, and its repeats
             played = {text[s:e] for s, e in ner if _ROLE_CUE.search(text[max(0, s - 40):s])}
             words = {w for p in played for w in p.split()}
@@ -368,7 +391,8 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
             foreign = non_english_ranges(text, langid)
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
             titled = [(s, e) for s, e in titled if not any(a <= s and e <= b for a, b in foreign)]
-    return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued) if not _WEEKDAY.fullmatch(text[s:e])]
+    return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued) if not _WEEKDAY.fullmatch(text[s:e])
+            and not re.fullmatch(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*", text[s:e])]  # "the father of B. B is": letters
 
 
 def _in_person_slot(text: str, s: int, e: int) -> bool:

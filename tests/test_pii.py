@@ -132,6 +132,10 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
 @pytest.mark.parametrize("text", [
     "Translate German to English: Ruhe bewahren, das Fleisch ist gut und Zweifel bleiben.",  # not English
     "Translate German to English: Pfandhäuser boomen in Singapur, da die Krise angekommen ist.",
+    "Translate German to English: Revolutionäres Werk der Kirchenmusik",                   # short, declared
+    "A is the father of B. B is the father of C. What is the relationship between A and C?",  # letters
+    "1. Oranges cost more than apples.\n2. Oranges cost less than bananas.\n3. Bananas cost more than apples.",
+    "Extract the CEO's name:\na) Company X, with CEO Amy Williams, reported $30 billion in revenue.",  # office
     "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. "
     "How many clips did Natalia sell altogether?",                                          # word problem
     "Janet's ducks lay 16 eggs per day. She eats three for breakfast. How many eggs are left?",
@@ -243,6 +247,9 @@ def test_name_exemptions_can_be_switched_off():
     strict = PiiFilter(PiiConfig(name_exemptions=()))
     text = "Janet's ducks lay 16 eggs per day. She eats three for breakfast. How many eggs are left?"
     assert "Janet" not in strict.process([text])[0].text
+    ceo = "Extract the CEO's name:\na) Company X, with CEO Amy Williams, reported $30 billion in revenue."
+    assert "Amy Williams" not in strict.process([ceo])[0].text
+    assert "Amy Williams" in PiiFilter(PiiConfig(name_exemptions=("public_role",))).process([ceo])[0].text
     with pytest.raises(ValueError, match="name exemptions"):
         PiiConfig(name_exemptions=("fiction",))
 
