@@ -210,6 +210,7 @@ _PERSON_PREDICATE = re.compile(
     r"(?:person|man|woman|boy|girl|guy|lady|gentleman|kid|child|friend|colleague|co-?worker|neighbou?r|"
     r"listener|classmate|roommate|flatmate|mother|father|sister|brother|wife|husband|son|daughter|cousin|"
     r"uncle|aunt|boss|employee)\b")
+_PREDICATE_VERB = re.compile(r"\b(?:is|was|seems|became|been)[ \t]")  # a cheap test before _PERSON_PREDICATE
 # Whose relative: "I'm Daniel's daughter", "Mette's husband"
 _KIN_POSSESSOR = re.compile(
     rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)['’]s[ \t]+(?:(?:late|new|former|ex-?|older|younger|eldest|"
@@ -235,7 +236,9 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in _LABELS]
     if len({m.group(1) for m in speakers}) >= 2:
         spans += [(m.start(1), m.end(1)) for m in speakers]
-    spans += [(m.start(1), m.end(1)) for r in (_PERSON_PREDICATE, _KIN_POSSESSOR) for m in r.finditer(text)
+    spans += [(m.start(1), m.end(1)) for r in (_PERSON_PREDICATE, _KIN_POSSESSOR) if r is _KIN_POSSESSOR and (
+              "'s " in text or "’s " in text) or r is _PERSON_PREDICATE and _PREDICATE_VERB.search(text)
+              for m in r.finditer(text)
               if m.group(1).split()[0].lower() not in _STOP and not _acronym(m.group(1).split()[0])]
     known = found + spans
     for m in _PAIR.finditer(text):  # the partner of a known name in "X and Y"
@@ -355,8 +358,9 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
     if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
         # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
-        ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or not re.search(
-            rf"(?<![\w'’\-]){re.escape(text[s:e].strip().lower())}(?![\w'’\-])", text)]
+        if ner:
+            lower = {w for w in _WORD.findall(text) if w.islower()}
+            ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
@@ -392,7 +396,7 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
             titled = [(s, e) for s, e in titled if not any(a <= s and e <= b for a, b in foreign)]
     return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued) if not _WEEKDAY.fullmatch(text[s:e])
-            and not re.fullmatch(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*", text[s:e])]  # "the father of B. B is": letters
+            and not _INITIALS_ONLY.fullmatch(text[s:e])]  # "the father of B. B is": letters
 
 
 def _in_person_slot(text: str, s: int, e: int) -> bool:
@@ -452,11 +456,17 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
         return False
     words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s")]
     return 1 <= len(words) <= 3 and all(
-        w[:1].isupper() and not _acronym(w.rstrip(".")) and not re.search(r"\d|[a-z][A-Z]", w) and not _NOT_A_NAME_WORD.match(w)
+        w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) and not _NOT_A_NAME_WORD.match(w)
         and not _in_vocabulary(w, vocabulary) for w in words)
 
 
 _NUMERIC_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"}
+# constant patterns compiled once: the per-text patterns above would push them out of re's cache
+_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+_INITIALS_ONLY = re.compile(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*")
+_DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
+_NOT_WORDLIKE = re.compile(r"[^\w'’\-]")
+_LIST_MARK = re.compile(r"^[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?")
 _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|any|some|no|your|my|our|their|its)[ \t\[(\"“]*\Z")
 
 
@@ -476,7 +486,8 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
     for t in doc:
         w, s = t.text, t.idx
         e = s + len(w)
-        if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 or _acronym(w) or re.search(r"\d|[a-z][A-Z]|[^\w'’\-]", w) \
+        if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 or _acronym(w) \
+                or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or _in_vocabulary(w, vocabulary):
             continue
         if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":":
@@ -484,7 +495,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
         line_start = text.rfind("\n", 0, s) + 1
         line_end = text.find("\n", e)
         line = text[line_start:len(text) if line_end < 0 else line_end]
-        if re.fullmatch(r"[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?" + re.escape(w) + r"[ \t.,;!?)\]]*", line):
+        if _LIST_MARK.sub("", line).strip(" \t.,;!?)]") == w:
             continue
         out.append((s, e))
     return out
