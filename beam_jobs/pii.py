@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from beam_jobs.pii_names import NAME_EXEMPTIONS, NameConfig
+from beam_jobs.pii_names import NAME_EXEMPTIONS, NameConfig, is_article
 from beam_jobs.presidio_loader import import_presidio  # sets TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" (offline)
 from eaglekit.config import ConfigError, setting
 
@@ -313,6 +313,8 @@ class PiiFilter:
                 artifacts = engine._doc_to_nlp_artifact(doc, self.cfg.language)
                 results += self.analyzer.analyze(text, language=self.cfg.language, entities=patterns,
                                                  nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
+            if "article" in self.names.exemptions and is_article(text, self.names):
+                results = public_places(text, doc, results)
             if self.person:
                 contact = [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS]
                 results += [RecognizerResult("PERSON", s, e, score) for s, e, score in
@@ -323,6 +325,27 @@ class PiiFilter:
 
 
 LANGID_MARGIN = 30.0
+
+
+_RESIDENCE = re.compile(r"(?i)\b(?:home|house|houses|lives?|lived|living|resident|residents|residence|apartment|"
+                        r"flat|dwelling|moved|address|neighbou?rs?)\b")
+
+
+def public_places(text: str, doc, results: list) -> list:
+    """`results` without the street addresses of an article that stand apart from any person: in a news or
+    encyclopedia passage "the exterior of 10 Downing Street" is a landmark. An address keeps its redaction
+    when a person's name (the NER's) or another contact detail stands within 100 characters of it, when a
+    word says somebody lives there ("home", "lives", "apartment" within 60 characters before it), or when
+    the text says whose details it holds ("my address", "Dear ...")."""
+    from beam_jobs.pii_names import personal_text
+    addresses = [r for r in results if r.entity_type == "STREET_ADDRESS"]
+    if not addresses or personal_text(text):
+        return results
+    near = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("PERSON", "PER")]
+    near += [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS and r.entity_type != "STREET_ADDRESS"]
+    apart = [r for r in addresses if not any(s < r.end + 100 and r.start - 100 < e for s, e in near)
+             and not _RESIDENCE.search(text[max(0, r.start - 60):r.start])]
+    return [r for r in results if r not in apart]
 
 # What makes a text about a private person: with any of these in it, no name exemption applies.
 CONTACT_DETAILS = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN",

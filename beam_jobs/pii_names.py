@@ -304,6 +304,11 @@ def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
     return out
 
 
+def personal_text(text: str) -> bool:
+    """Whether the text says whose details it holds: "my name", "I live", "my address", "Dear ...", ..."""
+    return bool(_PERSONAL.search(text))
+
+
 def is_article(text: str, cfg: NameConfig) -> bool:
     return len(text) >= cfg.article_chars and len(_SENTENCE.findall(text)) + 1 >= cfg.article_sentences
 

@@ -242,6 +242,23 @@ def test_article_keeps_public_names_except_beside_contact_details(pii):
     assert "Hillary" not in short.text and "984-182-0190" not in short.text
 
 
+_FILM = ("The series was filmed on location in Lithuania in 2007 and broadcast from 14 January to 3 March 2008. "
+         "It was cancelled after one series due to low viewing figures. An estimated 25% of the first season was "
+         "filmed at Elstree Studios in Borehamwood, Hertfordshire, with the remainder filmed on location, altogether "
+         "taking 152 days. Sets for private quarters, the interior of a private jet, the cabinet room, and the "
+         "exterior of 10 Downing Street, were built at Elstree Studios, while Lancaster House and Wilton House were "
+         "used to double as Buckingham Palace. Ely Cathedral stood in for Westminster Abbey, while locations in "
+         "South Africa doubled as Kenya.")
+
+
+def test_an_article_keeps_a_landmark_address_but_not_a_home(pii):
+    assert pii(_FILM).text == _FILM                                           # a landmark in an article
+    home = _FILM.replace("the exterior of 10 Downing Street", "the family home at 42 Elm Street")
+    assert "42 Elm Street" not in pii(home).text                              # somebody lives there
+    named = _FILM.replace("the cabinet room, and", "the cabinet room of Maria Kowalska, and")
+    assert "10 Downing Street" not in pii(named).text                         # a person beside it
+
+
 def test_name_exemptions_can_be_switched_off():
     from beam_jobs.pii import PiiConfig, PiiFilter
     strict = PiiFilter(PiiConfig(name_exemptions=()))
@@ -250,6 +267,7 @@ def test_name_exemptions_can_be_switched_off():
     ceo = "Extract the CEO's name:\na) Company X, with CEO Amy Williams, reported $30 billion in revenue."
     assert "Amy Williams" not in strict.process([ceo])[0].text
     assert "Amy Williams" in PiiFilter(PiiConfig(name_exemptions=("public_role",))).process([ceo])[0].text
+    assert "10 Downing Street" not in strict.process([_FILM])[0].text  # without "article", every address goes
     with pytest.raises(ValueError, match="name exemptions"):
         PiiConfig(name_exemptions=("fiction",))
 
