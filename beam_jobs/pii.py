@@ -195,7 +195,8 @@ def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str 
         log.setLevel(level)
     from beam_jobs.pii_patterns import (AnyRegionPhoneRecognizer, ContextLicenceRecognizer,
                                         InternationalAddressRecognizer)
-    registry.add_recognizer(InternationalAddressRecognizer())
+    from beam_jobs.pii_names import english_vocabulary
+    registry.add_recognizer(InternationalAddressRecognizer(english_vocabulary(nlp_engine.nlp[language])))
     # Presidio's own phone and licence recognizers redacted prices, years and "K2"/"p53": replaced (our
     # classes have names of their own: Presidio's loaders find recognizer classes by name)
     for name, ours in (("PhoneRecognizer", AnyRegionPhoneRecognizer()), ("UsLicenseRecognizer", ContextLicenceRecognizer()),

@@ -471,6 +471,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _INITIALS_ONLY = re.compile(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*")
 _DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
 _NOT_WORDLIKE = re.compile(r"[^\w'’\-]")
+_VERSION = re.compile(r"[ \t]+v?\d+(?:\.\d+)*\b")  # "Ubuntu 22.04", "Photoshop 2023": a product's version
 _LIST_MARK = re.compile(r"^[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?")
 _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|any|some|no|your|my|our|their|its)[ \t\[(\"“]*\Z")
 
@@ -479,7 +480,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
     """Capitalised words (any words of 4+ letters in a text written all in lower case: `lower`) outside
     every entity of the NER that no English dictionary holds, in a name's place: not after an article or
     a determiner ("the nth Fibonacci number"), not a field label ("Loc:"), not a lone word on its line (a
-    list item: "Burpees")."""
+    list item: "Burpees"), not before a version number ("Ubuntu 22.04")."""
     if not vocabulary:  # without a dictionary every capitalised word would look unknown
         return []
     from spacy.lang.en.stop_words import STOP_WORDS
@@ -495,7 +496,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
                 or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or _in_vocabulary(w, vocabulary):
             continue
-        if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":":
+        if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e):
             continue
         line_start = text.rfind("\n", 0, s) + 1
         line_end = text.find("\n", e)

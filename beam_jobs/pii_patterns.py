@@ -134,16 +134,21 @@ class InternationalAddressRecognizer(EntityRecognizer):
     """STREET_ADDRESS: one street line in any of the forms above, then the unit, city, region, postcode and
     country parts that follow it (comma- or line-separated, each short and address-shaped), so the whole
     address is one span; unit and box fragments on their own; after an address cue ("lives at",
-    "address:"), the rest of the clause when it holds a number."""
+    "address:"), the rest of the clause when it holds a number; with an English `vocabulary`, a street
+    named without a street word after "on", "at", "to" ("on Pod Floriánem 1677", see `named_streets`)."""
 
-    def __init__(self):
+    def __init__(self, vocabulary: frozenset[str] = frozenset()):
         super().__init__(supported_entities=["STREET_ADDRESS"], name="InternationalAddressRecognizer", supported_language="en")
+        self.vocabulary = vocabulary
 
     def load(self):
         pass
 
     def analyze(self, text, entities, nlp_artifacts=None):
-        return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in address_spans(text)]
+        spans = address_spans(text)
+        if self.vocabulary:
+            spans = union_spans(spans + named_streets(text, self.vocabulary))
+        return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in spans]
 
 
 @lru_cache(maxsize=1)
@@ -233,6 +238,35 @@ def address_spans(text: str) -> list[tuple[int, int]]:
         start = m.start() - len(street.group(0)) if street else m.start()
         spans.append((start, _extend(text, m.end())))
     return union_spans(spans)
+
+
+# "on Pod Floriánem 1677", "to Eyrarodda 66", "at Tungata 11 Rott Crossroad": the continental "name
+# number" street without a street word, after a preposition of place, the clause ending or the address
+# going on after the number; not a year ("Matlab 2021"), a one-digit number or a version ("Ubuntu 22.04")
+_NAMED_STREET = re.compile(
+    rf"(?<![\w])(?:on|at|to|in|from|near)[ \t]+((?:[dlDL]['’])?{UP}{WORD}(?:[ \t]+(?:(?:[dlDL]['’])?{UP}{WORD}|"
+    rf"{_PARTICLE}|z|u|v|na|nad|pod|ve|ul\.)){{0,3}}[ \t]+(?!(?:19|20)\d\d\b)\d{{2,4}}[A-Za-z]?)"
+    rf"(?=[ \t]*(?:[,;!?]|\.(?![\w])|\n|$)|[ \t]+{UP}{WORD})")
+
+
+_STOP_WORDS = frozenset("the a an and or of in on at to for by with from this that these those".split())
+
+
+def named_streets(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """Streets named without a street word: some word of the name is in no English dictionary (so "on
+    Channel 4", "in Windows 10", "at Gate 12", "on Route 66" stay) and the name is not a count ("Chapter 5")
+    nor a month ("on May 15"); then the parts that follow, as for any street line."""
+    from beam_jobs.pii_names import _in_vocabulary
+    out = []
+    for m in _NAMED_STREET.finditer(text):
+        name = m.group(1).rsplit(None, 1)[0]
+        words = re.findall(r"[^\W\d_][\w'’\-]*", name)
+        if re.match(_COUNTED, name) or re.match(_MONTHS, name) \
+                or any(w.lower() in _STOP_WORDS or len(w) > 1 and w.isupper() for w in words) \
+                or not any(w[:1].isupper() and not _in_vocabulary(w, vocabulary) for w in words):
+            continue
+        out.append((m.start(1), _extend(text, m.end(1))))
+    return out
 
 
 # ---- phone numbers -------------------------------------------------------------------------------------

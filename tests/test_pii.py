@@ -42,6 +42,10 @@ def _leaks(result, *values):
     ("It arrived at 6400 12 Timms Drive Suite 215 NUNGATTA Australia last night.", ["NUNGATTA"]),
     ("Send it to 1737 Cheriton Dr\n Apt. 724\n Hibberdene\n South Africa 68793?", ["Hibberdene", "68793"]),
     ("Please send a new one to 99449 18 McPherson Road Suite 019 CHARLEROI Victoria? I am away", ["CHARLEROI"]),
+    # a street named without a street word
+    ("The bus station is on Pod Floriánem 1677", ["Floriánem"]),
+    ("Please return to Eyrarodda 66 in case of an issue.", ["Eyrarodda"]),
+    ("I'll meet you at Tungata 11 Rott Crossroad\n Apt. 322\n Höfn\n Iceland 72399 after it.", ["Tungata", "Höfn"]),
 ])
 def test_addresses_of_any_country_are_redacted(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
@@ -123,6 +127,9 @@ def test_a_weekday_is_never_a_person(pii):
     "Who joined the 50 home run club in 1998?", "Chapter 5 covers Windows 10 and Apollo 11.",
     "It took place on 15 August 1944 and ended on 2 May 1945.", "Route 66 runs through 8 states.",
     "Travel via 5 cities in 10 days.", "He scored during Arsenal's 2-1 win after 73 minutes.",
+    "It aired on ITV in 2008.", "Paris reclaimed top spot in Ligue 1.", "Cork won the All-Ireland title in 1966.",
+    "Install it on Ubuntu 22.04 first.", "I upgraded to Matlab 2021 last week.", "Is FIFA 23 on sale?",
+    "Tune in on Channel 44, then switch to Windows 10.", "Drive on Route 66 to Gate 12.",
 ])
 def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     r = pii(text)
