@@ -6,6 +6,11 @@ Pereira", "Maika van de Noort"); a name after a title ("Mrs. Meagan Wallace") or
 patricia desrosiers", in any case) is a name whatever spaCy said; an entity spaCy labelled an organisation
 or place is a name when it stands in a person's slot (after a title or cue, before "said"); in text written
 all in lower case, the NER also reads a copy with capitalised words, since the model keys on capitals.
+The small and medium English NERs miss or mislabel many names of other languages ("Tomomi" ORG, "Aniela"
+nothing), so the English dictionary the spaCy pipeline ships (WordNet's lemma index) is a second opinion:
+an organisation or place entity, or a capitalised word outside every entity, whose words no dictionary
+holds is a name where it stands like one; and what a sentence says of somebody ("X is a kind person",
+"X's daughter", "X and <a found name>") makes X a name.
 
 Deciding (the policy, see README "PII policy"): a person's name is redacted, except
   - in a passage written in another language than English (the English NER reads German nouns as names;
