@@ -214,6 +214,28 @@ def _extend(text: str, end: int) -> int:
     return pos
 
 
+_LINE_TAIL_START = re.compile(r"(?:^|[:>]|\b(?:at|to|in|on|is|are|of|from)\b)[ \t]*", re.MULTILINE)
+_STREET_LINE = re.compile(rf"(?=[^\n]*\d)(?:{WORD}\.?|\d{{1,6}}[A-Za-z]?)(?:[ \t]+(?:{WORD}\.?|\d{{1,6}}[A-Za-z]?)){{1,7}}[ \t]*")
+
+
+def _street_line_above(text: str, unit_start: int) -> int | None:
+    """Where the street line starts when a unit begins a line ("Tungata 11 Rott Crossroad\n Apt. 322"): the
+    end of the line above, after its last "at", "to", "in", ":" ..., when that holds a number and reads as
+    a street (up to eight words and numbers); None otherwise."""
+    line_start = text.rfind("\n", 0, unit_start) + 1
+    if text[line_start:unit_start].strip() or line_start == 0:
+        return None  # the unit does not begin its line, or there is no line above
+    above_start = text.rfind("\n", 0, line_start - 1) + 1
+    above = text[above_start:line_start - 1]
+    cut = 0
+    for m in _LINE_TAIL_START.finditer(above):
+        cut = m.end()
+    tail = above[cut:]
+    if not _STREET_LINE.fullmatch(tail) or len(tail) > 60 or _NOT_PART.search(tail):
+        return None
+    return above_start + cut
+
+
 def address_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for m in _CORE.finditer(text):
@@ -236,7 +258,8 @@ def address_spans(text: str) -> list[tuple[int, int]]:
         street = re.search(r"(?<![\w.,])\d{1,6}[ \t]+(?:[^\W\d_][\w'’.\-]*[ \t]+){1,4}\d{1,5}[ \t]+\Z",
                            text[max(0, m.start() - 60):m.start()])
         start = m.start() - len(street.group(0)) if street else m.start()
-        spans.append((start, _extend(text, m.end())))
+        line_above = _street_line_above(text, start)
+        spans.append((start if line_above is None else line_above, _extend(text, m.end())))
     return union_spans(spans)
 
 
