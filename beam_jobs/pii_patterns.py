@@ -170,6 +170,9 @@ def _address_tail() -> re.Pattern:
                       r"(?![\w\-])")
 
 
+_CAPS_CITY = re.compile(r"[ \t]+[^\W\d_a-z]{2,}(?:[ \t\-]+[^\W\d_a-z]{2,}){0,3}(?=[ \t]*(?:[.,;!?]|$|\n)|[ \t]+[a-z])")
+
+
 def _extend(text: str, end: int) -> int:
     """Extend an address ending at `end` over the parts that follow: at most 6, each after a comma or a
     line break, address-shaped (short words, a postcode, a region code, a unit) and not a phone or email."""
@@ -186,6 +189,10 @@ def _extend(text: str, end: int) -> int:
                              text[pos:])
                 if not m and _address_tail().match(text, pos):  # "Suite 215 NUNGATTA Australia last night"
                     pos = _address_tail().match(text, pos).end()
+                    break
+                caps = None if m else _CAPS_CITY.match(text, pos)
+                if caps:  # a city in capitals, as post is addressed: "Apt. 501 POLSING OO after the concert"
+                    pos = caps.end()
                     break
             if not m:
                 break
@@ -204,6 +211,9 @@ def _extend(text: str, end: int) -> int:
                 pos = tail.end()
             break
         if not lower and any(w[0].islower() and w not in _PART_LOWER for w in re.findall(r"[^\W\d_][\w'’\-]*", part)):
+            tail = _address_tail().match(text, start, line_end)  # ", Tunisia last night"
+            if tail:
+                pos = tail.end()
             break  # in cased text, a place name is capitalised: ", were built at ..." is the sentence going on
         pos, parts = stop, parts + 1
         after_unit = bool(re.match(rf"\s*{_UNIT}", part))

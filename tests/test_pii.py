@@ -39,6 +39,8 @@ def _leaks(result, *values):
     # the address ends inside a sentence: a country and postcode, a region code and postcode
     ("It arrived at 17224 Þverbraut 66 Suite 636, Gdańsk, Poland 52096 last night.", ["Poland 52096", "Gdańsk"]),
     ("Meet me at 010 63 Avenue du Golf Suite 910\nHellendoorn, OV 21072 after the concert.", ["OV 21072"]),
+    ("The letter arrived at 760 Passauer Strasse 33, Cite Guedouala, Tunisia last night.", ["Tunisia"]),
+    ("I'll meet you at 41377 Schachterlweg 62 Apt. 501 POLSING OO after the concert.", ["POLSING"]),  # city in caps
     ("It arrived at 6400 12 Timms Drive Suite 215 NUNGATTA Australia last night.", ["NUNGATTA"]),
     ("Send it to 1737 Cheriton Dr\n Apt. 724\n Hibberdene\n South Africa 68793?", ["Hibberdene", "68793"]),
     ("Please send a new one to 99449 18 McPherson Road Suite 019 CHARLEROI Victoria? I am away", ["CHARLEROI"]),
