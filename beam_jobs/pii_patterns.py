@@ -53,9 +53,10 @@ Vägen Väg Gade Stræde Torv Torget Tori Tie Katu Kuja Polku
 """.split()
 # Lower-case street words of the languages that write them so ("ul. Narewska", "Rákóczi út", "trg
 # revolucije"): distinctive enough to match in lower case
-_STREET_WORDS_LOWER = r"ul\.|u\.|ulica|út|útja|utca|tér|körút|krt\.?|trg|náměstí|rue"
+_STREET_WORDS_LOWER = r"ul\.|u\.|ulica|út|útja|utca|tér|körút|krt\.?|rkp\.|rakpart|köz|sétány|fasor|trg|náměstí|rue"
 # Street words some languages write in lower case after the name ("Trenerys gate 232", "Luite tee 87")
-_AFTER_NAME_LOWER = r"(?:gate|gata|gatan|vei|veien|vej|vegur|tee|tie|katu|kuja|straat|weg|laan|vägen|väg|utca|út|útja|tér)"
+_AFTER_NAME_LOWER = (r"(?:gate|gata|gatan|vei|veien|vej|vegur|tee|tie|katu|kuja|straat|weg|laan|vägen|väg|utca|út|útja|tér|"
+                     r"rakpart|köz|sétány|fasor|põik|terrasse)")
 # Compound endings of at least four letters (shorter ones end ordinary words: "during", "Katie", "Colgate")
 _STREET_TAILS = ("straße", "strasse", "gasse", "platz", "allee", "straat", "gracht", "plein", "steenweg",
                  "gade", "stræde", "gatan", "vägen", "veien", "vegen", "vegur", "braut", "stræti", "straeti",

@@ -44,6 +44,7 @@ def _leaks(result, *values):
     ("It arrived at 6400 12 Timms Drive Suite 215 NUNGATTA Australia last night.", ["NUNGATTA"]),
     ("Send it to 1737 Cheriton Dr\n Apt. 724\n Hibberdene\n South Africa 68793?", ["Hibberdene", "68793"]),
     ("Please send a new one to 99449 18 McPherson Road Suite 019 CHARLEROI Victoria? I am away", ["CHARLEROI"]),
+    ("Owens, Duran and Oneal\n\n12521 Belgrád rkp. 18. Apt. 417 Csipkerek Vas", ["Belgrád rkp. 18"]),  # Hungarian
     # the street line above a unit line
     ("It's in 0269 Stensås terrasse 38\n Suite 621\n ARENDAL\n Norway", ["Stensås", "terrasse 38"]),
     ("Same as before: Merineitsi põik 87 van Gijn Summit\n Suite 364\n Melliste", ["Merineitsi", "Gijn Summit"]),
