@@ -5,7 +5,8 @@
    teacher), written with eaglekit.shards.write_feature_shards.
 2. Trains with `eaglekit.train.train` (streamed shards, packing, prefetch thread) and measures tokens/s
    per step after warm-up; runs a bare loop of the same module (teacher, masks, TTT forward, backward,
-   clip, AdamW) on batches already in memory with the same shapes, before and after, in the same process.
+   clip, AdamW with fc's standardized-input step) on batches already in memory with the same shapes, before
+   and after, in the same process.
    Target: trainer / bare >= 0.85.
 3. Reports the held-out simulated acceptance length of that fixed-budget run.
 
@@ -98,6 +99,8 @@ class BareLoop:
         self.draft.lm_head.weight.requires_grad_(cfg.lm_head == "trained")
         self.params = [p for p in self.draft.parameters() if p.requires_grad]
         self.opt = torch.optim.AdamW(self.params, lr=cfg.lr)
+        from eaglekit.train.precondition import FcPreconditioner, aux_rms
+        self.precond = FcPreconditioner(self.draft.fc, aux_rms(ds, lambda rid: True)) if cfg.standardize_aux else None
         self.cfg, self.i = cfg, 0
 
     def run(self, steps: int) -> tuple[int, float]:
@@ -112,8 +115,13 @@ class BareLoop:
             loss, _ = self.model(b, sig, sup, lmask, tgt_k, lmask.sum(dim=(1, 2)).float())
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
+            if self.precond is not None:
+                self.precond.scale_grad()
             torch.nn.utils.clip_grad_norm_(self.params, self.cfg.grad_clip)
-            self.opt.step()
+            if self.precond is not None:
+                self.precond.step(self.opt)
+            else:
+                self.opt.step()
             t += time.perf_counter() - t0
             tokens += int((b["seg"] >= 0).sum())
         return tokens, t

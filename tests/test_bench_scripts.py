@@ -127,3 +127,30 @@ def test_train_vs_speculators_help_needs_no_speculators():
     proc = subprocess.run([sys.executable, "bench/train_vs_speculators.py", "--help"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and "--speculators-python" in proc.stdout and "speculators 0.9.0" in proc.stdout
+
+
+def test_train_vs_speculators_aggregates_seeds():
+    """Targets over seeds: the median of the per-seed tok/s ratios, the mean of the per-seed step-0 margins (in
+    speculators' definition: eaglekit's acc_draft_vocab) with its standard error; None where a side is missing."""
+    b = _load_bench("train_vs_speculators")
+    def ek(t, strict, dv):
+        return {"median_tok_s": t, "heldout_acc": [strict, 0.1], "heldout_acc_draft_vocab": [dv, 0.1]}
+    def sp(t, a):
+        return {"median_tok_s": t, "heldout_acc": [a, 0.05]}
+    seeds = [{"seed": 0, "eaglekit": ek(600.0, 0.15, 0.16), "speculators": sp(400.0, 0.17)},
+             {"seed": 1, "eaglekit": ek(600.0, 0.16, 0.17), "speculators": sp(300.0, 0.16)},
+             {"seed": 2, "eaglekit": ek(660.0, 0.17, 0.18), "speculators": sp(400.0, 0.15)}]
+    a = b.aggregate(seeds)
+    assert a["seeds"] == [0, 1, 2]
+    assert a["tok_s_ratio_per_seed"] == [1.5, 2.0, 1.65] and a["tok_s_ratio"] == 1.65
+    assert a["step0_margin_per_seed"] == [-0.01, 0.01, 0.03] and a["step0_margin"] == 0.01
+    assert a["step0_margin_se"] == round(0.02 / 3 ** 0.5, 4)      # sample sd 0.02 over 3 seeds
+    assert a["eaglekit_step0_acc_draft_vocab_mean"] == 0.17 and a["eaglekit_step0_acc_mean"] == 0.16
+    assert a["speculators_step0_acc_mean"] == 0.16
+
+    one = b.aggregate(seeds[:1])
+    assert one["tok_s_ratio"] == 1.5 and one["step0_margin"] == -0.01 and one["step0_margin_se"] is None
+    missing = b.aggregate([seeds[0], dict(seeds[1], speculators=None)])
+    assert missing["tok_s_ratio"] is None and missing["step0_margin"] is None
+    assert missing["tok_s_ratio_per_seed"] == [1.5, None]
+    assert b.parse_args(["--seeds", "3"]).seeds == [0, 1, 2] and b.parse_args([]).seeds == [0]

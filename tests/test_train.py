@@ -19,6 +19,7 @@ from eaglekit.shards import open_features, write_feature_shards
 from eaglekit.train import (Cursor, _on_device, TrainConfig, TrainError, TTTModel, iter_docs, pack, collate, step_masks,
                             train, ttt_bias)
 from eaglekit.train.objective import query_positions, supervised, targets, teacher_positions
+from eaglekit.train.precondition import aux_rms
 
 
 @pytest.fixture(scope="module")
@@ -348,9 +349,14 @@ def torchrun_train(data, out, port: int, *extra: str) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def assert_same_weights(a_dir, b_dir, atol=1e-5):
+def assert_same_weights(a_dir, b_dir, atol=1e-5, data=None):
+    """With `data`, fc is compared in the coordinates it is trained in, W * c (c: the rms of data's aux channels,
+    eaglekit.train.precondition): the tiny target's aux rms (~0.025) makes W ~40x W', and its float noise too."""
     a, b = load_file(Path(a_dir) / "model.safetensors"), load_file(Path(b_dir) / "model.safetensors")
     assert a.keys() == b.keys()
+    if data is not None:
+        c = aux_rms(open_features(data), lambda rid: True)
+        a["fc.weight"], b["fc.weight"] = a["fc.weight"] * c, b["fc.weight"] * c
     for k in a:
         assert torch.allclose(a[k].float(), b[k].float(), atol=atol), k
 
@@ -360,7 +366,8 @@ def test_two_gloo_processes_equal_single_process(tmp_path, tiny_target, sharp_sh
     torchrun_train(sharp_shards, tmp_path / parallel, port, "--parallel", parallel)
     single = small_cfg(sharp_shards, tmp_path / "one", ttt_steps=2, max_steps=4, batch_size=2, prefetch=0)
     train(single, target=tiny_target)
-    assert_same_weights(tmp_path / parallel / "checkpoints" / "step-00000004", tmp_path / "one" / "checkpoints" / "step-00000004")
+    assert_same_weights(tmp_path / parallel / "checkpoints" / "step-00000004", tmp_path / "one" / "checkpoints" / "step-00000004",
+                        data=sharp_shards)
     summary = json.loads((tmp_path / parallel / "summary.json").read_text())
     assert summary["world_size"] == 2 and summary["parallel"] == parallel
 
@@ -372,7 +379,8 @@ def test_fsdp_resume_equals_uninterrupted(tmp_path, tiny_target, sharp_shards):
     torchrun_train(sharp_shards, tmp_path / "fsdp", 29521, "--parallel", "fsdp", "--save-every", "2", "--stop-after", "3")
     assert not (tmp_path / "fsdp" / "checkpoints" / "step-00000004").exists()
     torchrun_train(sharp_shards, tmp_path / "fsdp", 29523, "--parallel", "fsdp", "--save-every", "2", "--resume")
-    assert_same_weights(tmp_path / "fsdp" / "checkpoints" / "step-00000004", tmp_path / "one" / "checkpoints" / "step-00000004")
+    assert_same_weights(tmp_path / "fsdp" / "checkpoints" / "step-00000004", tmp_path / "one" / "checkpoints" / "step-00000004",
+                        data=sharp_shards)
 
 
 def test_refuses_shards_from_another_target(tmp_path, sharp_shards):

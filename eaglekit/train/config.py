@@ -42,6 +42,9 @@ class TrainConfig:
                                   "epoch, resumable); off: the stored order every epoch.")
     min_lr_ratio: float = setting(0.0, "Final learning rate as a share of the peak (cosine).", low=0.0, high=1.0)
     weight_decay: float = setting(0.0, "AdamW weight decay.")
+    standardize_aux: bool = setting(True, "Train fc as if each aux channel were scaled to unit rms (measured on the "
+                                          "training rows): a per-column initial scale, gradient and step for fc; the "
+                                          "forward and the saved weights are unchanged (eaglekit.train.precondition).")
     grad_clip: float = setting(0.5, "Gradient norm clip.")
     seed: int = setting(0, "Seed of the weights' initialisation and the data order.")
     log_every: int = setting(10, "Steps between metrics.jsonl records.", low=1)

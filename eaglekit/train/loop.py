@@ -25,6 +25,7 @@ from eaglekit.train.config import TrainConfig, TrainError
 from eaglekit.train.data import (Cursor, _make_row, count_packed_rows, global_batches, is_heldout, iter_docs, pack,
                                  prefetch)
 from eaglekit.train.objective import Teacher, TTTModel, summarize, targets
+from eaglekit.train.precondition import FcPreconditioner, aux_rms
 from eaglekit.vocab import build_vocab, count_supervised
 
 
@@ -89,6 +90,7 @@ class Run:
     info: dict                    # what every checkpoint records
     vocab_report: dict
     total_steps: int
+    precond: FcPreconditioner | None = None  # --standardize-aux
     step: int = 0
     cursor: Cursor = field(default_factory=Cursor)
     best: dict = field(default_factory=lambda: {"sim_accept_len": -1.0, "step": None})
@@ -216,6 +218,11 @@ def set_up(cfg: TrainConfig, target) -> Run:
 
     model = TTTModel(draft, cfg.ttt_steps, cfg.step_weight)
     wrapped = wrap_parallel(model, cfg.parallel, world, device)  # FSDP shards `model` in place
+    precond = None
+    if cfg.standardize_aux:  # after wrapping: FSDP replaces the parameters
+        precond = FcPreconditioner(draft.fc, aux_rms(ds, keep_train))
+        if not resuming and not cfg.init_from:
+            precond.init_columns()
     opt = torch.optim.AdamW([p for p in draft.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
     warmup = warmup_steps(total_steps, cfg.warmup_ratio, cfg.warmup_steps)
@@ -223,7 +230,7 @@ def set_up(cfg: TrainConfig, target) -> Run:
     run = Run(cfg=cfg, rank=rank, world=world, device=device, use_bf16=device.type == "cuda", out=out, ds=ds,
               eval_ds=eval_ds, meta=meta, keep_train=keep_train, keep_eval=keep_eval, draft=draft, model=model,
               wrapped=wrapped, opt=opt, sched=sched, teacher=Teacher(meta["teacher_kind"], draft, norm, lm_head),
-              info=info, vocab_report=vocab_report, total_steps=total_steps)
+              info=info, vocab_report=vocab_report, total_steps=total_steps, precond=precond)
     if resuming:
         ck = torch.load(resume_from / "trainer.pt", weights_only=False)
         load_optimizer_state(model, opt, ck["optimizer"])
@@ -301,11 +308,16 @@ def train_step(run: Run) -> bool:
     loss, stats, denom = run.run_batch(b, True)
     run.opt.zero_grad(set_to_none=True)
     loss.backward()
+    if run.precond is not None:
+        run.precond.scale_grad()
     gnorm = torch.nn.utils.clip_grad_norm_([p for p in run.draft.parameters() if p.requires_grad], cfg.grad_clip)
     if isinstance(gnorm, DTensor):
         gnorm = gnorm.full_tensor()
     if torch.isfinite(gnorm):
-        run.opt.step()
+        if run.precond is not None:
+            run.precond.step(run.opt)   # opt.step() with fc's update in standardized-input coordinates
+        else:
+            run.opt.step()
     else:
         run.counters["skipped_nan"] += 1
         if cfg.nan_policy == "stop":
