@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 NAME_EXEMPTIONS = ("non_english", "article", "word_problem", "roleplay", "public_role")
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
@@ -231,8 +232,9 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     """Names found by where they stand, not by the NER: first name, initial and surname; the name line of a
     contact block (a line of 2-4 capitalised words in a text with contact details); speakers of a dialogue
     (two or more different 'Name:' line starts that are not ordinary labels); who a sentence says is a person
-    ("Scott is a very sympathetic person") or a relative of ("Daniel's daughter"); the other members of a list or a pair ("Park and Mann") of names
-    one of which is known; and every other occurrence of a found name or of its words."""
+    ("Scott is a very sympathetic person") or a relative of ("Daniel's daughter"); the other members of a list
+    or a pair ("Park and Mann") of names one of which is known; and every other occurrence of a found name or
+    of its words."""
     spans = [(m.start(1), m.end(1)) for m in _INITIALLED.finditer(text)
              if m.group(1).split()[0].lower() not in _STOP]
     if contact_details:
@@ -241,9 +243,12 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in _LABELS]
     if len({m.group(1) for m in speakers}) >= 2:
         spans += [(m.start(1), m.end(1)) for m in speakers]
-    spans += [(m.start(1), m.end(1)) for r in (_PERSON_PREDICATE, _KIN_POSSESSOR) if r is _KIN_POSSESSOR and (
-              "'s " in text or "’s " in text) or r is _PERSON_PREDICATE and _PREDICATE_VERB.search(text)
-              for m in r.finditer(text)
+    said = []  # what a sentence says of somebody, each pattern run only where its cheap test holds
+    if _PREDICATE_VERB.search(text):
+        said += _PERSON_PREDICATE.finditer(text)
+    if "'s " in text or "’s " in text:
+        said += _KIN_POSSESSOR.finditer(text)
+    spans += [(m.start(1), m.end(1)) for m in said
               if m.group(1).split()[0].lower() not in _STOP and not _acronym(m.group(1).split()[0])]
     known = found + spans
     for m in _PAIR.finditer(text):  # the partner of a known name in "X and Y"
@@ -394,19 +399,23 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
         if (ner or titled) and "word_problem" in keep and is_word_problem(text):
             ner, titled = [], []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
         if ner and "public_role" in keep:  # "CEO Amy Williams", and every repeat of the name
-            public = {text[s:e] for s, e in ner if _PUBLIC_ROLE.search(text[max(0, s - 40):s])}
-            words = {w for p in public for w in p.split()}
-            ner = [(s, e) for s, e in ner if text[s:e] not in public and not set(text[s:e].split()) <= words]
+            ner = _without_cued(text, ner, _PUBLIC_ROLE)
         if ner and "roleplay" in keep:  # the persona a prompt asks the model to play, and its repeats
-            played = {text[s:e] for s, e in ner if _ROLE_CUE.search(text[max(0, s - 40):s])}
-            words = {w for p in played for w in p.split()}
-            ner = [(s, e) for s, e in ner if text[s:e] not in played and not set(text[s:e].split()) <= words]
+            ner = _without_cued(text, ner, _ROLE_CUE)
         if (ner or titled) and "non_english" in keep and langid is not None:
             foreign = non_english_ranges(text, langid)
             ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
             titled = [(s, e) for s, e in titled if not any(a <= s and e <= b for a, b in foreign)]
     return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued) if not _WEEKDAY.fullmatch(text[s:e])
             and not _INITIALS_ONLY.fullmatch(text[s:e])]  # "the father of B. B is": letters
+
+
+def _without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list[tuple[int, int]]:
+    """`ner` without the names `cue` stands right before (within 40 characters) and every repeat of them or
+    of their words."""
+    kept = {text[s:e] for s, e in ner if cue.search(text[max(0, s - 40):s])}
+    words = {w for name in kept for w in name.split()}
+    return [(s, e) for s, e in ner if text[s:e] not in kept and not set(text[s:e].split()) <= words]
 
 
 def _in_person_slot(text: str, s: int, e: int) -> bool:
@@ -428,6 +437,7 @@ _NOT_A_NAME_WORD = re.compile(
     r"national|global|of|the|and|for|in|on|at|to|de|del|des|du|la|le|les|el|los|las|der|die|das|von|van)$")
 
 
+@lru_cache(maxsize=4)  # per pipeline: the analyzer's address recognizer and the PII filter share one
 def english_vocabulary(nlp) -> frozenset[str]:
     """The lower-case lemmas of WordNet's noun, verb, adjective and adverb index, as spaCy's English rule
     lemmatizer ships them (83k words; empty where the pipeline has no such lemmatizer). Common words and
@@ -440,7 +450,7 @@ def english_vocabulary(nlp) -> frozenset[str]:
     return frozenset(w for pos in table.keys() for w in table[pos] if isinstance(w, str))
 
 
-def _in_vocabulary(word: str, vocabulary: frozenset[str]) -> bool:
+def in_vocabulary(word: str, vocabulary: frozenset[str]) -> bool:
     """Whether the word, or its stem under English inflection (-s, -es, -ies, -ing, -ed, -ness), is in the
     vocabulary: WordNet's index holds lemmas only ("apply", not "Applying"). Not -er: "Walker" is a walk-er
     and a name."""
@@ -467,7 +477,7 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s")]
     return 1 <= len(words) <= 3 and all(
         w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) and not _NOT_A_NAME_WORD.match(w)
-        and not _in_vocabulary(w, vocabulary) for w in words)
+        and not in_vocabulary(w, vocabulary) for w in words)
 
 
 _NUMERIC_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"}
@@ -499,7 +509,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
         e = s + len(w)
         if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 or _acronym(w) \
                 or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
-                or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or _in_vocabulary(w, vocabulary):
+                or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary):
             continue
         if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e):
             continue

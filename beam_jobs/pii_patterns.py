@@ -188,12 +188,11 @@ def _extend(text: str, end: int) -> int:
             if not m and after_unit:  # "Apt. 678 Velenje", "Suite 019 CHARLEROI Victoria": the city after a unit
                 m = re.match(rf"[ \t]+(?=(?:{UP}{WORD}|nan)(?:[ \t]+(?:{UP}{WORD}|nan|\d{{3,6}})){{0,3}}[ \t]*(?:[?!.]?$|[?!.]?\n|,|[?!](?=[ \t])))",
                              text[pos:])
-                if not m and _address_tail().match(text, pos):  # "Suite 215 NUNGATTA Australia last night"
-                    pos = _address_tail().match(text, pos).end()
-                    break
-                caps = None if m else _CAPS_CITY.match(text, pos)
-                if caps:  # a city in capitals, as post is addressed: "Apt. 501 POLSING OO after the concert"
-                    pos = caps.end()
+                # "Suite 215 NUNGATTA Australia last night"; a city in capitals, as post is addressed: "Apt.
+                # 501 POLSING OO after the concert"
+                end_here = None if m else _address_tail().match(text, pos) or _CAPS_CITY.match(text, pos)
+                if end_here:
+                    pos = end_here.end()
                     break
             if not m:
                 break
@@ -206,16 +205,15 @@ def _extend(text: str, end: int) -> int:
         sentence = re.search(r"[.!?](?=\s+[A-Za-z])", part)
         if sentence:
             part, stop = part[:sentence.start()], start + sentence.start()
-        if not part.strip() or _NOT_PART.search(part) or not _ADDRESS_PART.match(part) or len(part) > 60:
+        # not an address part, or (in cased text, where a place name is capitalised) the sentence going on
+        # (", were built at ..."): the address may still end inside it (", Tunisia last night")
+        if not part.strip() or _NOT_PART.search(part) or not _ADDRESS_PART.match(part) or len(part) > 60 \
+                or not lower and any(w[0].islower() and w not in _PART_LOWER
+                                     for w in re.findall(r"[^\W\d_][\w'’\-]*", part)):
             tail = _address_tail().match(text, start, line_end)
-            if tail:  # the address ends inside this part, where the sentence goes on
-                pos = tail.end()
-            break
-        if not lower and any(w[0].islower() and w not in _PART_LOWER for w in re.findall(r"[^\W\d_][\w'’\-]*", part)):
-            tail = _address_tail().match(text, start, line_end)  # ", Tunisia last night"
             if tail:
                 pos = tail.end()
-            break  # in cased text, a place name is capitalised: ", were built at ..." is the sentence going on
+            break
         pos, parts = stop, parts + 1
         after_unit = bool(re.match(rf"\s*{_UNIT}", part))
         while pos > start and text[pos - 1] in " \t.":
@@ -290,14 +288,14 @@ def named_streets(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     """Streets named without a street word: some word of the name is in no English dictionary (so "on
     Channel 4", "in Windows 10", "at Gate 12", "on Route 66" stay) and the name is not a count ("Chapter 5")
     nor a month ("on May 15"); then the parts that follow, as for any street line."""
-    from beam_jobs.pii_names import _in_vocabulary
+    from beam_jobs.pii_names import in_vocabulary
     out = []
     for m in _NAMED_STREET.finditer(text):
         name = m.group(1).rsplit(None, 1)[0]
         words = re.findall(r"[^\W\d_][\w'’\-]*", name)
         if re.match(_COUNTED, name) or re.match(_MONTHS, name) \
                 or any(w.lower() in _STOP_WORDS or len(w) > 1 and w.isupper() for w in words) \
-                or not any(w[:1].isupper() and not _in_vocabulary(w, vocabulary) for w in words):
+                or not any(w[:1].isupper() and not in_vocabulary(w, vocabulary) for w in words):
             continue
         out.append((m.start(1), _extend(text, m.end(1))))
     return out

@@ -216,11 +216,11 @@ def test_dictionary_words_and_famous_names_are_not_taken_for_private_names(pii, 
 
 
 def test_english_vocabulary_comes_from_the_loaded_pipeline(pii):
-    from beam_jobs.pii_names import _in_vocabulary
+    from beam_jobs.pii_names import in_vocabulary
     vocabulary = frozenset({"apply", "orange", "run", "happy"})
-    assert _in_vocabulary("Applying", vocabulary) and _in_vocabulary("Oranges", vocabulary)
-    assert _in_vocabulary("Running", vocabulary) and _in_vocabulary("happiness", vocabulary)
-    assert not _in_vocabulary("Tomomi", vocabulary) and not _in_vocabulary("Walker", frozenset({"walk"}))
+    assert in_vocabulary("Applying", vocabulary) and in_vocabulary("Oranges", vocabulary)
+    assert in_vocabulary("Running", vocabulary) and in_vocabulary("happiness", vocabulary)
+    assert not in_vocabulary("Tomomi", vocabulary) and not in_vocabulary("Walker", frozenset({"walk"}))
 
 
 def test_without_a_dictionary_no_unknown_word_is_taken():
