@@ -98,7 +98,8 @@ class BareLoop:
         self.teacher = Teacher(ds.meta["teacher_kind"], self.draft, target.model.model.norm, target.model.lm_head)
         self.draft.lm_head.weight.requires_grad_(cfg.lm_head == "trained")
         self.params = [p for p in self.draft.parameters() if p.requires_grad]
-        self.opt = torch.optim.AdamW(self.params, lr=cfg.lr)
+        from eaglekit.train.loop import make_optimizer
+        self.opt = make_optimizer(self.params, cfg)
         from eaglekit.train.precondition import FcPreconditioner, aux_rms
         self.precond = FcPreconditioner(self.draft.fc, aux_rms(ds, lambda rid: True)) if cfg.standardize_aux else None
         self.cfg, self.i = cfg, 0

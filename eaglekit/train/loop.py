@@ -223,8 +223,8 @@ def set_up(cfg: TrainConfig, target) -> Run:
         precond = FcPreconditioner(draft.fc, aux_rms(ds, keep_train))
         if not resuming and not cfg.init_from:
             precond.init_columns()
-    opt = torch.optim.AdamW([p for p in draft.parameters() if p.requires_grad], lr=cfg.lr,
-                            weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
+    opt = make_optimizer([p for p in draft.parameters() if p.requires_grad], cfg, sharded=world > 1 and
+                         cfg.parallel == "fsdp")
     warmup = warmup_steps(total_steps, cfg.warmup_ratio, cfg.warmup_steps)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(total_steps, warmup, cfg.min_lr_ratio))
     run = Run(cfg=cfg, rank=rank, world=world, device=device, use_bf16=device.type == "cuda", out=out, ds=ds,
@@ -426,6 +426,14 @@ def check_shards(meta: dict, target, where: str) -> None:
         aux_layers(meta["aux_layer_ids"], meta["aux_layer_convention"], c.num_hidden_layers)
     except ContractError as err:
         raise ContractError(f"{where}: {err}") from err
+
+
+def make_optimizer(params: list, cfg: TrainConfig, sharded: bool = False) -> torch.optim.Optimizer:
+    """AdamW over the head's trainable parameters. The fused kernel (one pass over each tensor instead of
+    about ten) takes the optimizer step from ~39 ms to ~9 ms on the 2-core CPU box (a twentieth of a
+    quickstart step); FSDP's sharded DTensor parameters keep the foreach one."""
+    return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95),
+                             fused=not sharded)
 
 
 def warmup_steps(total: int, ratio: float, at_least: int) -> int:
