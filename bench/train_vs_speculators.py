@@ -39,10 +39,13 @@ transformers<=5.19.0, then torchvision and torchaudio removed (the PyPI builds b
 beside a CPU torch). That needs the package index; without speculators the bench still trains eaglekit and
 reports the targets with value null and the reason. It never fakes the comparison.
 
-Reported per seed (speculators then eaglekit, one after the other, in the run folder's seed-<n>/): median
-tokens/s over the steps after the first (each tool's own count: non-padding tokens of the step), their ratio,
-median step ms, wall time of each training (process start to exit: speculators also validates every epoch),
-and held-out accuracy per TTT step from each tool's own validation, and the step-0 margin: eaglekit's minus
+The two trainings of a seed run as two processes at once that take the CPU in turns of --turn-s seconds (the
+other one stopped meanwhile): this box's speed drifts by +-15% within minutes, and run one after the other
+(--sequential) a slow spell can fall on one tool only; in turns both see the same machine.
+
+Reported per seed (in the run folder's seed-<n>/): median tokens/s over the steps after the first (each tool's
+own count: non-padding tokens of the step), their ratio, median step ms, the seconds each training held the
+CPU (process start to exit: speculators also validates every epoch), and held-out accuracy per TTT step from each tool's own validation, and the step-0 margin: eaglekit's minus
 speculators', both counting a hit on the target's best token among the draft vocabulary (speculators'
 definition; eaglekit's stricter own figure, a miss where the draft cannot emit the target's top token, is
 reported beside it). The targets are over the seeds: tok_s_ratio = the median of the per-seed ratios (goal
@@ -346,6 +349,50 @@ def run_logged(cmd: list[str], log: Path, env: dict) -> float:
     return time.perf_counter() - t0
 
 
+class Job:
+    """One training process: its command, log and environment."""
+
+    def __init__(self, cmd: list[str], log: Path, env: dict):
+        self.cmd, self.log, self.env = cmd, log, env
+        self.proc, self.active_s, self.rc = None, 0.0, None
+
+    def failure(self) -> str:
+        tail = self.log.read_text(errors="replace").strip().splitlines()[-8:]
+        return (f"{Path(self.cmd[0]).name} {' '.join(self.cmd[1:3])} failed (exit {self.rc}; {self.log}): "
+                + " | ".join(tail))
+
+
+def run_in_turns(jobs: list[Job], turn_s: float) -> None:
+    """Run the jobs as processes that take the CPU in turns of `turn_s` seconds: one runs, the others are
+    stopped (SIGSTOP), round-robin until all have exited. Each tool's speed is a median over its steps, and this
+    box's speed drifts by +-15% within minutes: run one after the other, a slow spell can fall on one tool
+    only; in turns of a few seconds both see the same machine. A step cut by a turn counts the pause in its
+    time: one step in each turn, an outlier the median passes over. Sets each job's rc and active_s (seconds it
+    held the CPU: the wall time it would have taken alone)."""
+    import signal
+    for job in jobs:
+        job.log.parent.mkdir(parents=True, exist_ok=True)
+        f = job.log.open("w")
+        job.proc = subprocess.Popen(job.cmd, stdout=f, stderr=subprocess.STDOUT, env=job.env, start_new_session=True)
+        f.close()
+        os.killpg(job.proc.pid, signal.SIGSTOP)
+    try:
+        while any(j.rc is None for j in jobs):
+            for job in (j for j in jobs if j.rc is None):
+                os.killpg(job.proc.pid, signal.SIGCONT)
+                t0 = time.perf_counter()
+                try:
+                    job.rc = job.proc.wait(timeout=turn_s)
+                except subprocess.TimeoutExpired:
+                    os.killpg(job.proc.pid, signal.SIGSTOP)
+                job.active_s += time.perf_counter() - t0
+    finally:
+        for job in jobs:
+            if job.proc is not None and job.proc.poll() is None:
+                os.killpg(job.proc.pid, signal.SIGKILL)
+                job.proc.wait()
+
+
 # ---------------------------------------------------------------------------------------------
 # The two trainings
 
@@ -384,13 +431,12 @@ def prepare_speculators_data(py: Path, rows: list[dict], meta: dict, args, run: 
             "ratio": train_data_ratio(len(train), len(rows))} | {k: v for k, v in info.items() if k != "key"}
 
 
-def train_speculators(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path, seed: int = 0) -> dict:
+def speculators_job(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path, seed: int = 0) -> Job:
     out = run / "speculators"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     for cached in (*data["ds"].glob("d2t-*.npy"), *data["ds"].glob("t2d-*.npy")):
         cached.unlink()  # every seed builds its vocabulary mapping from token_freq.pt, as the first did
-    metrics = out / "metrics.jsonl"
     cmd = [str(py), __file__, "_spec_train", "--speculator-type", "eagle3", "--verifier-name-or-path",
            str(model_dir), "--data-path", str(data["ds"]), "--target-layer-ids", *map(str, meta["aux_layer_ids"]),
            "--draft-vocab-size", str(args.draft_vocab_size), "--num-layers", "1", "--ttt-steps", str(args.ttt_steps),
@@ -400,8 +446,12 @@ def train_speculators(py: Path, data: dict, meta: dict, args, run: Path, model_d
            "--epochs", str(args.epochs), "--checkpoint-freq", str(args.epochs), "--log-freq", "1",
            "--no-resume-from-checkpoint", "--seed", str(seed), "--save-path", str(out / "ckpt"),
            "--log-dir", str(out / "logs")]
-    wall = run_logged(cmd, out / "train.log", {**child_env(args.threads), "SPEC_METRICS_JSONL": str(metrics)})
-    return speculators_figures([json.loads(x) for x in metrics.open()], args.ttt_steps) | {"train_wall_s": round(wall, 1)}
+    return Job(cmd, out / "train.log", {**child_env(args.threads), "SPEC_METRICS_JSONL": str(out / "metrics.jsonl")})
+
+
+def speculators_result(job: Job, args) -> dict:
+    recs = [json.loads(x) for x in (job.log.parent / "metrics.jsonl").open()]
+    return speculators_figures(recs, args.ttt_steps) | {"train_wall_s": round(job.active_s, 1)}
 
 
 def speculators_figures(recs: list[dict], ttt: int) -> dict:
@@ -416,7 +466,7 @@ def speculators_figures(recs: list[dict], ttt: int) -> dict:
             "heldout_cond_acc": [round(val[-1][f"cond_acc_{k}_epoch"], 4) for k in range(ttt)] if val else None}
 
 
-def train_eaglekit(features: Path, args, run: Path, seed: int = 0) -> dict:
+def eaglekit_job(features: Path, args, run: Path, seed: int = 0) -> Job:
     out = run / "eaglekit"
     shutil.rmtree(out, ignore_errors=True)
     never = str(10 ** 9)  # one evaluation (at the end) and no step checkpoints, as on speculators' side
@@ -425,9 +475,34 @@ def train_eaglekit(features: Path, args, run: Path, seed: int = 0) -> dict:
            "--ttt-steps", str(args.ttt_steps), "--seq-len", str(args.seq_len), "--lr", str(args.lr),
            "--epochs", str(args.epochs), "--seed", str(seed), "--log-every", "1", "--eval-every", never,
            "--save-every", never, "--no-progress"] + (["--lm-head", args.lm_head] if args.lm_head else [])
-    run.mkdir(parents=True, exist_ok=True)
-    wall = run_logged(cmd, run / "eaglekit-train.log", child_env(args.threads))
-    return eaglekit_figures([json.loads(x) for x in (out / "metrics.jsonl").open()]) | {"train_wall_s": round(wall, 1)}
+    return Job(cmd, run / "eaglekit-train.log", child_env(args.threads))
+
+
+def eaglekit_result(job: Job, run: Path) -> dict:
+    recs = [json.loads(x) for x in (run / "eaglekit" / "metrics.jsonl").open()]
+    return eaglekit_figures(recs) | {"train_wall_s": round(job.active_s, 1)}
+
+
+def train_seed(features: Path, setup: tuple | None, meta: dict, args, run: Path, seed: int) \
+        -> tuple[dict, dict | None, str | None]:
+    """(eaglekit's figures, speculators' or None, why they are missing) of one seed: both trainings in turns
+    (run_in_turns), or one after the other with --sequential (speculators first)."""
+    ours = eaglekit_job(features, args, run, seed)
+    theirs = speculators_job(*setup[:2], meta, args, run, setup[2], seed) if setup else None
+    jobs = [j for j in (theirs, ours) if j is not None]
+    if args.sequential:
+        for job in jobs:
+            run_in_turns([job], turn_s=3600.0)
+    else:
+        run_in_turns(jobs, args.turn_s)
+    if ours.rc:
+        raise RuntimeError(ours.failure())
+    if theirs is None:
+        return eaglekit_result(ours, run), None, None
+    if theirs.rc:
+        return eaglekit_result(ours, run), None, f"speculators side not measured (seed {seed}): {theirs.failure()}"
+    figs = speculators_result(theirs, args) | {k: v for k, v in setup[1].items() if k not in ("ds",)}
+    return eaglekit_result(ours, run), figs, None
 
 
 def eaglekit_figures(recs: list[dict]) -> dict:
@@ -465,6 +540,10 @@ def parse_args(argv=None):
     ap.add_argument("--seq-len", type=int, default=512)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS of both trainings")
+    ap.add_argument("--turn-s", type=float, default=8.0,
+                    help="the two trainings run at once and take the CPU in turns of this many seconds (default 8)")
+    ap.add_argument("--sequential", action="store_true",
+                    help="run speculators, then eaglekit (a slow spell of the box can then fall on one tool only)")
     ap.add_argument("--seeds", type=int, default=1,
                     help="train both tools once per seed 0..N-1, the same seed on both sides (default 1: seed 0)")
     args = ap.parse_args(argv)
@@ -507,16 +586,6 @@ def speculators_setup(args, work: Path, rows, meta, features: Path) -> tuple[tup
         return (py, data, model_dir), None, versions
     except (OSError, RuntimeError, subprocess.CalledProcessError, KeyError, ValueError) as err:
         return None, f"speculators side not measured: {err}", {}
-
-
-def speculators_seed(setup: tuple, meta: dict, args, run: Path, seed: int) -> tuple[dict | None, str | None]:
-    """(figures, reason they are missing) of one speculators training at `seed`."""
-    py, data, model_dir = setup
-    try:
-        figs = train_speculators(py, data, meta, args, run, model_dir, seed)
-        return figs | {k: v for k, v in data.items() if k not in ("ds",)}, None
-    except (OSError, RuntimeError, subprocess.CalledProcessError, KeyError, ValueError) as err:
-        return None, f"speculators side not measured (seed {seed}): {err}"
 
 
 def step0_margin(ours: dict, theirs: dict | None) -> float | None:
@@ -573,9 +642,9 @@ def main() -> None:
     per_seed = []
     for seed in args.seeds:
         run = work / "run" / f"seed-{seed}"
-        theirs, why = speculators_seed(setup, meta, args, run, seed) if setup else (None, reason)
+        ours, theirs, why = train_seed(features, setup, meta, args, run, seed)
+        why = why or (None if setup else reason)
         reason = reason or why
-        ours = train_eaglekit(features, args, run, seed)
         per_seed.append({"seed": seed, "eaglekit": ours, "speculators": theirs,
                          "tok_s_ratio": round(ours["median_tok_s"] / theirs["median_tok_s"], 3) if theirs else None,
                          "step0_margin": step0_margin(ours, theirs)})
@@ -593,6 +662,7 @@ def main() -> None:
                             "heldout_fraction": args.heldout_fraction,
                             "draft_vocab_size": args.draft_vocab_size, "ttt_steps": args.ttt_steps,
                             "seq_len": args.seq_len, "lr": args.lr, "batch_size": 1, "threads": args.threads,
+                            "schedule": "one after the other" if args.sequential else f"in turns of {args.turn_s} s",
                             "quick": args.quick}}
     print_summary(agg, reason)
     targets = {"tok_s_ratio": {"value": agg["tok_s_ratio"], "op": ">=", "goal": 1.5},

@@ -154,3 +154,26 @@ def test_train_vs_speculators_aggregates_seeds():
     assert missing["tok_s_ratio"] is None and missing["step0_margin"] is None
     assert missing["tok_s_ratio_per_seed"] == [1.5, None]
     assert b.parse_args(["--seeds", "3"]).seeds == [0, 1, 2] and b.parse_args([]).seeds == [0]
+
+
+def test_train_vs_speculators_runs_trainings_in_turns(tmp_path):
+    """run_in_turns: both processes finish, never hold the CPU together (their work comes in blocks, not
+    interleaved tick by tick as free-running processes would), and a failure is reported with its log."""
+    b = _load_bench("train_vs_speculators")
+    tick = ("import sys, time\n"
+            "with open(sys.argv[1], 'a') as f:\n"
+            "    for _ in range(30):\n"
+            "        f.write(f'{time.time()} {sys.argv[2]}\\n'); f.flush(); time.sleep(0.03)\n")
+    stamps = tmp_path / "stamps"
+    jobs = [b.Job([sys.executable, "-c", tick, str(stamps), name], tmp_path / f"{name}.log", dict(os.environ))
+            for name in ("a", "b")]
+    b.run_in_turns(jobs, turn_s=0.3)
+    assert [j.rc for j in jobs] == [0, 0] and all(j.active_s > 0.5 for j in jobs)
+    order = [line.split()[1] for line in sorted(stamps.read_text().splitlines(), key=lambda x: float(x.split()[0]))]
+    assert order.count("a") == order.count("b") == 30
+    switches = sum(x != y for x, y in zip(order, order[1:]))
+    assert 2 <= switches <= 12          # turns of ~10 ticks; free-running processes would switch ~60 times
+
+    bad = b.Job([sys.executable, "-c", "raise SystemExit('no data here')"], tmp_path / "bad.log", dict(os.environ))
+    b.run_in_turns([bad], turn_s=0.3)
+    assert bad.rc == 1 and "no data here" in bad.failure() and "bad.log" in bad.failure()
