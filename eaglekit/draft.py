@@ -8,6 +8,13 @@ held frozen; it is deliberately not a registered submodule, so it never appears 
 One call of `forward` is one draft step over a block of positions. Keys/values are returned concatenated
 with the past ones, so a caller builds any attention pattern (training-time-test diagonals, draft trees)
 from an additive bias over [past ; current] keys.
+
+The training unroll's steps k >= 1 may instead pass `diagonal_tail=True`: attn_bias [B,1,n,m] then covers only
+the first m keys (step 0's), and the keys after them are k blocks of n (steps 1..k, the current one last),
+query i seeing exactly key i of each block. That is the same attention as the dense bias
+[attn_bias ; diag ; ... ; diag] (0 on the diagonal, -inf elsewhere) over all m + k·n keys; on CPU it is computed
+as one softmax over m + k scores per query instead of m + k·n (see `_DiagonalTailAttention`). The returned
+(k, v) are [past ; current] either way.
 """
 from __future__ import annotations
 
@@ -106,6 +113,82 @@ def _rotate_half(x: Tensor) -> Tensor:
     return torch.cat((-x2, x1), dim=-1)
 
 
+def diagonal_tail_bias(bias: Tensor, blocks: int) -> Tensor:
+    """The dense equivalent of a `diagonal_tail` bias [B,1,n,m]: [bias ; diag ; ... ; diag] [B,1,n,m+blocks·n],
+    each diag 0 where key i of its block meets query i, -inf elsewhere."""
+    n = bias.shape[-2]
+    diag = bias_from_mask(torch.eye(n, dtype=torch.bool, device=bias.device), bias.dtype)
+    return torch.cat([bias] + [diag.expand(*bias.shape[:-1], n)] * blocks, dim=-1)
+
+
+# Devices whose `diagonal_tail` attention runs `_DiagonalTailAttention`; the others build the dense bias.
+MERGED_DIAGONAL_DEVICES = {"cpu"}
+
+
+class _DiagonalTailAttention(torch.autograd.Function):
+    """Attention whose keys are [m main keys ; J blocks of n diagonal keys]: query i scores the main keys (plus
+    bias) and key i of each block, one softmax over those m + J scores.
+
+    q [B,H,n,D]; k, v [B,H,m+J·n,D] (already repeated for GQA; block j is keys m+j·n .. m+(j+1)·n-1); bias
+    [B,1,n,m] over the main keys, every row seeing at least one. Returns [B,H,n,D] in q's dtype; equal to SDPA
+    over all keys with `diagonal_tail_bias(bias, J)`.
+
+    Why: the TTT steps k >= 1 let a query see one key per later block, so SDPA with the dense bias spends
+    (m + J·n)/m of the step-0 cost on scores that are almost all -inf (fwd+bwd ~19 and ~31 ms against 12.5 on the
+    2-core CPU bench, n=300, m=512). Here the main keys go through PyTorch's CPU flash kernel (the one SDPA itself
+    dispatches to), which also returns their log-sum-exp; the J diagonal scores are per-row dot products, merged by
+    log-sum-exp. Backward: the flash backward, given the *merged* output and log-sum-exp, recomputes the merged
+    probabilities on the main keys and subtracts rowsum(dO·out) of the merged output: exactly the gradient of
+    the joint softmax restricted to those keys (what split-KV flash attention does); the diagonal terms' gradient
+    is written out. Diagonal terms and the merge run in the kernel's log-sum-exp dtype (fp32; fp64 for fp64
+    inputs). The work on [.., D]-sized tensors is kept to a few fused or in-place ops: on a 2-core box each
+    parallel op costs a thread hand-off, which another busy process turns into milliseconds."""
+
+    @staticmethod
+    def _split(x: Tensor, m: int, n: int) -> tuple[Tensor, Tensor]:
+        """[B,H,m+J·n,D] -> main [B,H,m,D], diagonal blocks [B,H,J,n,D] (views)."""
+        return x[:, :, :m], x[:, :, m:].unflatten(2, (-1, n))
+
+    @staticmethod
+    def forward(ctx, q: Tensor, k: Tensor, v: Tensor, bias: Tensor, scale: float):
+        m, n = bias.shape[-1], q.shape[2]
+        (km, kd), (vm, vd) = _DiagonalTailAttention._split(k, m, n), _DiagonalTailAttention._split(v, m, n)
+        out_main, lse_main = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+            q, km, vm, attn_mask=bias, scale=scale)
+        acc = lse_main.dtype
+        s_diag = (q.to(acc).unsqueeze(2) * kd.to(acc)).sum(-1) * scale    # [B,H,J,n]
+        lse = torch.logaddexp(lse_main, torch.logsumexp(s_diag, dim=2))    # [B,H,n], over all m + J scores
+        p_diag = (s_diag - lse.unsqueeze(2)).exp()                         # [B,H,J,n], merged probabilities
+        out = out_main.to(acc) * (lse_main - lse).exp().unsqueeze(-1)     # main part, renormalised
+        for j in range(kd.shape[2]):
+            out.addcmul_(p_diag[:, :, j, :, None], vd[:, :, j].to(acc))
+        out = out.to(q.dtype)
+        ctx.save_for_backward(q, k, v, bias, out, lse, p_diag)
+        ctx.scale = scale
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out: Tensor):
+        q, k, v, bias, out, lse, p_diag = ctx.saved_tensors
+        scale, acc, m, n = ctx.scale, lse.dtype, bias.shape[-1], q.shape[2]
+        (km, kd), (vm, vd) = _DiagonalTailAttention._split(k, m, n), _DiagonalTailAttention._split(v, m, n)
+        grad_out = grad_out.to(q.dtype)
+        dq, dkm, dvm = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+            grad_out, q, km, vm, out, lse, 0.0, False, attn_mask=bias, scale=scale)
+        go = grad_out.to(acc)
+        delta = (go * out.to(acc)).sum(-1)                                 # rowsum(dO·out) [B,H,n]
+        dp = (go.unsqueeze(2) * vd.to(acc)).sum(-1)                        # dO·vd [B,H,J,n]
+        ds = p_diag * (dp - delta.unsqueeze(2)) * scale                    # d(q·kd) [B,H,J,n], scale folded in
+        dq = dq.to(acc)
+        for j in range(kd.shape[2]):
+            dq.addcmul_(ds[:, :, j, :, None], kd[:, :, j].to(acc))
+        dkd = ds.unsqueeze(-1) * q.to(acc).unsqueeze(2)                    # [B,H,J,n,D]
+        dvd = p_diag.unsqueeze(-1) * go.unsqueeze(2)
+        dk = torch.cat([dkm, dkd.flatten(2, 3).to(k.dtype)], dim=2)
+        dv = torch.cat([dvm, dvd.flatten(2, 3).to(v.dtype)], dim=2)
+        return dq.to(q.dtype), dk, dv, None, None
+
+
 class Attention(nn.Module):
     def __init__(self, cfg: DraftConfig):
         super().__init__()
@@ -116,9 +199,11 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(2 * h, self.kv_heads * d, bias=False)
         self.o_proj = nn.Linear(self.heads * d, h, bias=False)
 
-    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, attn_bias: Tensor, past_kv, q_index: Tensor | None = None):
+    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, attn_bias: Tensor, past_kv, q_index: Tensor | None = None,
+                diagonal_tail: bool = False):
         """Keys/values from every position of x; queries from all of them, or only from those at
-        q_index [B,n] (training skips positions whose output no loss reads; attn_bias is then [B,1,n,keys])."""
+        q_index [B,n] (training skips positions whose output no loss reads; attn_bias is then [B,1,n,keys]).
+        diagonal_tail: attn_bias covers the leading keys only, the rest are diagonal blocks (module docstring)."""
         b, s, _ = x.shape
         k = self.k_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         v = self.v_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
@@ -134,7 +219,15 @@ class Attention(nn.Module):
         rep = self.heads // self.kv_heads
         kk = k.repeat_interleave(rep, dim=1) if rep > 1 else k
         vv = v.repeat_interleave(rep, dim=1) if rep > 1 else v
-        out = F.scaled_dot_product_attention(q, kk, vv, attn_mask=attn_bias.to(q.dtype))
+        bias = attn_bias.to(q.dtype)
+        if diagonal_tail and q.device.type in MERGED_DIAGONAL_DEVICES:
+            out = _DiagonalTailAttention.apply(q, kk, vv, bias, self.head_dim ** -0.5)
+        else:
+            # elsewhere (CUDA) the same attention with the dense bias: the merge needs the CPU flash kernel's
+            # log-sum-exp, and its speed-up is measured on CPU only
+            if diagonal_tail:
+                bias = diagonal_tail_bias(bias, (k.shape[2] - bias.shape[-1]) // q.shape[2])
+            out = F.scaled_dot_product_attention(q, kk, vv, attn_mask=bias)
         out = out.transpose(1, 2).reshape(b, q.shape[2], self.heads * self.head_dim)
         return self.o_proj(out), (k, v)
 
@@ -159,11 +252,11 @@ class MidLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.mlp = MLP(cfg)
 
-    def forward(self, embeds, hidden, cos, sin, attn_bias, past_kv, q_index=None):
+    def forward(self, embeds, hidden, cos, sin, attn_bias, past_kv, q_index=None, diagonal_tail=False):
         # the un-normed hidden is the residual (SGLang's llama_eagle3)
         residual = hidden if q_index is None else gather_rows(hidden, q_index)
         x = torch.cat([self.input_layernorm(embeds), self.hidden_norm(hidden)], dim=-1)
-        attn, kv = self.self_attn(x, cos, sin, attn_bias, past_kv, q_index)
+        attn, kv = self.self_attn(x, cos, sin, attn_bias, past_kv, q_index, diagonal_tail)
         h = residual + attn
         h = h + self.mlp(self.post_attention_layernorm(h))
         return h, kv
@@ -233,12 +326,15 @@ class Eagle3Draft(nn.Module):
         return out.to(device=like.device, dtype=like.dtype)
 
     def forward(self, hidden: Tensor, input_ids: Tensor, position_ids: Tensor, attn_bias: Tensor,
-                past_kv: tuple[Tensor, Tensor] | None = None, q_index: Tensor | None = None):
+                past_kv: tuple[Tensor, Tensor] | None = None, q_index: Tensor | None = None,
+                diagonal_tail: bool = False):
         """One draft step. Returns (out_hidden before `norm`, draft-vocab logits, past+current (k, v)).
         With q_index [B,n], every position gives keys/values but only those n give outputs: hidden and logits
-        are [B,n,...] (the training unroll's step 0)."""
+        are [B,n,...] (the training unroll's step 0). diagonal_tail (the unroll's steps k >= 1): attn_bias
+        [B,1,n,m] covers the first m keys, each later block of n keys is seen on its diagonal only."""
         cos, sin = self.rotary(hidden, position_ids)
-        h, kv = self.midlayer(self.embed(input_ids, hidden), hidden, cos, sin, attn_bias, past_kv, q_index)
+        h, kv = self.midlayer(self.embed(input_ids, hidden), hidden, cos, sin, attn_bias, past_kv, q_index,
+                              diagonal_tail)
         logits = self.lm_head(self.norm(h))
         return h, logits, kv
 

@@ -86,3 +86,63 @@ def test_out_hidden_is_prenorm_and_logits_use_norm(head):
     out, logits, _ = head(h0, torch.zeros(B, S, dtype=torch.long), torch.arange(S)[None], causal_bias(S))
     assert torch.allclose(logits, head.lm_head(head.norm(out)), atol=1e-6)
     assert not torch.allclose(out, head.norm(out))
+
+
+@pytest.mark.parametrize("merged", [True, False])
+def test_diagonal_tail_attention_equals_the_dense_bias(head, tiny_target, monkeypatch, merged):
+    """The training unroll's steps k >= 1 (diagonal_tail: the bias covers step 0's keys, each later block is
+    seen on its diagonal) give the values and gradients of SDPA with the dense bias [bias ; diag ; ... ; diag],
+    with GQA (4 query heads, 2 key/value heads), several packed documents and padding in a row; merged False
+    runs the path devices other than CPU take (the dense bias built inside the layer)."""
+    from eaglekit import draft as draft_mod
+    from eaglekit.draft import diagonal_tail_bias, gather_rows
+    monkeypatch.setattr(draft_mod, "MERGED_DIAGONAL_DEVICES", {"cpu"} if merged else set())
+    from eaglekit.masks import bias_from_mask
+    from eaglekit.train.objective import doc_causal
+    assert head.cfg.num_key_value_heads < head.cfg.num_attention_heads
+    torch.manual_seed(1)
+    B, L, n, K = 2, 24, 11, 3
+    seg = torch.tensor([[0] * 9 + [1] * 6 + [2] * 5 + [-1] * 4, [0] * 14 + [1] * 10])
+    pos = torch.stack([torch.cat([torch.arange((s == d).sum()) for d in s.unique_consecutive()]) for s in seg])
+    idx = torch.stack([torch.randperm(L)[:n].sort().values for _ in range(B)])   # padding rows queried too
+    ids, aux = torch.randint(0, 100, (B, L)), torch.randn(B, L, 3 * head.cfg.target_hidden_size)
+    bias = bias_from_mask(gather_rows(doc_causal(seg), idx))[:, None]
+
+    def unroll(tail: bool):
+        head.zero_grad()
+        hidden = head.fuse(aux)
+        hidden.retain_grad()
+        h, logits, past = head(hidden, ids, pos, bias, None, q_index=idx)
+        outs = [logits]
+        for k in range(1, K):
+            b = bias if tail else diagonal_tail_bias(bias, k)
+            h, logits, past = head(h, gather_rows(ids, idx), gather_rows(pos, idx) + k, b, past, diagonal_tail=tail)
+            outs.append(logits)
+        (sum((o * torch.randn(o.shape, generator=torch.Generator().manual_seed(i))).sum()
+             for i, o in enumerate(outs))).backward()
+        grads = {nm: p.grad.clone() for nm, p in head.named_parameters() if p.grad is not None}
+        return outs, past, hidden.grad, grads
+
+    got, want = unroll(True), unroll(False)
+    for a, b in zip(got[0], want[0]):
+        assert torch.allclose(a, b, atol=1e-5, rtol=1e-4)
+    for a, b in zip(got[1], want[1]):  # the returned [past ; current] keys/values: same layout, same values
+        assert a.shape == b.shape and torch.allclose(a, b, atol=1e-5, rtol=1e-4)
+    assert torch.allclose(got[2], want[2], atol=1e-5, rtol=1e-4)
+    assert set(got[3]) == set(want[3])
+    for nm in got[3]:
+        assert torch.allclose(got[3][nm], want[3][nm], atol=1e-5, rtol=1e-4), nm
+
+
+def test_diagonal_tail_attention_gradient():
+    """The hand-written backward (flash backward on the merged softmax + the diagonal terms) against finite
+    differences, in fp64, with masked keys."""
+    from eaglekit.draft import _DiagonalTailAttention
+    torch.manual_seed(0)
+    B, H, n, m, J, D = 2, 4, 5, 7, 2, 8
+    x = [torch.randn(*s, dtype=torch.double, requires_grad=True)
+         for s in [(B, H, n, D), (B, H, m + J * n, D), (B, H, m + J * n, D)]]
+    bias = torch.zeros(B, 1, n, m, dtype=torch.double)
+    bias[..., 5:] = float("-inf")
+    bias[0, 0, 1, :4] = float("-inf")
+    assert torch.autograd.gradcheck(lambda q, k, v: _DiagonalTailAttention.apply(q, k, v, bias, D ** -0.5), x)

@@ -245,16 +245,17 @@ class TTTModel(nn.Module):
         queries from idx; steps 1..K-1 run on idx alone (their same-row keys are all a query may see there)."""
         d = self.draft
         hidden = d.fuse(batch["aux"].to(d.fc.weight.dtype))
-        rows = gather_rows(doc_causal(batch["seg"]), idx)                  # [B,n,L]
-        eye = torch.eye(idx.shape[1], dtype=torch.bool, device=idx.device).expand(idx.shape[0], -1, -1)
+        # [B,1,n,L]: row i of the step-0 bias, what query idx[i] sees of the step-0 keys at every step
+        bias = bias_from_mask(gather_rows(doc_causal(batch["seg"]), idx), hidden.dtype)[:, None]
         pos = gather_rows(batch["pos"], idx)
-        hidden, logits, past = d(hidden, shift(batch["ids"], 1, 0), batch["pos"],
-                                 bias_from_mask(rows, hidden.dtype)[:, None], None, q_index=idx)
+        hidden, logits, past = d(hidden, shift(batch["ids"], 1, 0), batch["pos"], bias, None, q_index=idx)
         yield logits
         for k in range(1, self.steps):
             ids_k = gather_rows(shift(batch["ids"], k + 1, 0), idx)
-            bias = bias_from_mask(torch.cat([rows] + [eye] * k, dim=2), hidden.dtype)[:, None]
-            hidden, logits, past = d(hidden, ids_k, pos + k, bias, past)
+            # keys [L step-0 ; n of step 1 ; ... ; n of step k]: the bias covers the step-0 ones, and query i
+            # sees key i of each later block (= ttt_bias's same-row keys); diagonal_tail says so without a
+            # dense [n, L + k·n] bias, so the draft's attention scores L + k keys per query, not L + k·n
+            hidden, logits, past = d(hidden, ids_k, pos + k, bias, past, diagonal_tail=True)
             yield logits
 
     def forward(self, batch: dict, target: dict, sup: Tensor, lmask: Tensor, tgt: Tensor, denom: Tensor,
