@@ -340,13 +340,11 @@ def child_env(threads: int | None) -> dict:
 
 def run_logged(cmd: list[str], log: Path, env: dict) -> float:
     """Run `cmd` with its output in `log`; its wall seconds. A failure raises with the log's tail."""
-    t0 = time.perf_counter()
-    with log.open("w") as f:
-        rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
-    if rc:
-        tail = log.read_text(errors="replace").strip().splitlines()[-8:]
-        raise RuntimeError(f"{Path(cmd[0]).name} {' '.join(cmd[1:3])} failed (exit {rc}; {log}): " + " | ".join(tail))
-    return time.perf_counter() - t0
+    job = Job(cmd, log, env)
+    run_in_turns([job])
+    if job.rc:
+        raise RuntimeError(job.failure())
+    return job.active_s
 
 
 class Job:
@@ -362,13 +360,14 @@ class Job:
                 + " | ".join(tail))
 
 
-def run_in_turns(jobs: list[Job], turn_s: float) -> None:
+def run_in_turns(jobs: list[Job], turn_s: float = 8.0) -> None:
     """Run the jobs as processes that take the CPU in turns of `turn_s` seconds: one runs, the others are
     stopped (SIGSTOP), round-robin until all have exited. Each tool's speed is a median over its steps, and this
     box's speed drifts by +-15% within minutes: run one after the other, a slow spell can fall on one tool
     only; in turns of a few seconds both see the same machine. A step cut by a turn counts the pause in its
-    time: one step in each turn, an outlier the median passes over. Sets each job's rc and active_s (seconds it
-    held the CPU: the wall time it would have taken alone)."""
+    time: one step in each turn, an outlier the median passes over. The last job left runs to its end
+    unstopped. Sets each job's rc and active_s (seconds it held the CPU: the wall time it would have taken
+    alone)."""
     import signal
     for job in jobs:
         job.log.parent.mkdir(parents=True, exist_ok=True)
@@ -381,8 +380,9 @@ def run_in_turns(jobs: list[Job], turn_s: float) -> None:
             for job in (j for j in jobs if j.rc is None):
                 os.killpg(job.proc.pid, signal.SIGCONT)
                 t0 = time.perf_counter()
+                alone = sum(j.rc is None for j in jobs) == 1
                 try:
-                    job.rc = job.proc.wait(timeout=turn_s)
+                    job.rc = job.proc.wait(timeout=None if alone else turn_s)
                 except subprocess.TimeoutExpired:
                     os.killpg(job.proc.pid, signal.SIGSTOP)
                 job.active_s += time.perf_counter() - t0
@@ -488,20 +488,23 @@ def train_seed(features: Path, setup: tuple | None, meta: dict, args, run: Path,
     """(eaglekit's figures, speculators' or None, why they are missing) of one seed: both trainings in turns
     (run_in_turns), or one after the other with --sequential (speculators first)."""
     ours = eaglekit_job(features, args, run, seed)
-    theirs = speculators_job(*setup[:2], meta, args, run, setup[2], seed) if setup else None
+    theirs = None
+    if setup:
+        py, data, model_dir = setup
+        theirs = speculators_job(py, data, meta, args, run, model_dir, seed)
     jobs = [j for j in (theirs, ours) if j is not None]
-    if args.sequential:
-        for job in jobs:
-            run_in_turns([job], turn_s=3600.0)
-    else:
-        run_in_turns(jobs, args.turn_s)
+    for group in ([[j] for j in jobs] if args.sequential else [jobs]):
+        run_in_turns(group, args.turn_s)
     if ours.rc:
         raise RuntimeError(ours.failure())
     if theirs is None:
         return eaglekit_result(ours, run), None, None
-    if theirs.rc:
-        return eaglekit_result(ours, run), None, f"speculators side not measured (seed {seed}): {theirs.failure()}"
-    figs = speculators_result(theirs, args) | {k: v for k, v in setup[1].items() if k not in ("ds",)}
+    try:
+        if theirs.rc:
+            raise RuntimeError(theirs.failure())
+        figs = speculators_result(theirs, args) | {k: v for k, v in data.items() if k not in ("ds",)}
+    except (OSError, RuntimeError, KeyError, ValueError) as err:  # a failed run, or metrics it did not write
+        return eaglekit_result(ours, run), None, f"speculators side not measured (seed {seed}): {err}"
     return eaglekit_result(ours, run), figs, None
 
 

@@ -430,7 +430,7 @@ def check_shards(meta: dict, target, where: str) -> None:
 
 def make_optimizer(params: list, cfg: TrainConfig, sharded: bool = False) -> torch.optim.Optimizer:
     """AdamW over the head's trainable parameters. The fused kernel (one pass over each tensor instead of
-    about ten) takes the optimizer step from ~39 ms to ~9 ms on the 2-core CPU box (a twentieth of a
+    about ten) takes the optimizer step from ~32-39 ms to ~9 ms on the 2-core CPU box (a twentieth of a
     quickstart step); FSDP's sharded DTensor parameters keep the foreach one."""
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95),
                              fused=not sharded)
