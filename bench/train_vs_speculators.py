@@ -552,6 +552,8 @@ def parse_args(argv=None):
     args = ap.parse_args(argv)
     if args.seeds < 1:
         ap.error("--seeds must be at least 1")
+    if not args.turn_s > 0:
+        ap.error("--turn-s must be a positive number of seconds")
     args.seeds = list(range(args.seeds))
     if (args.gen is None) != (args.features is None):
         ap.error("give --gen and --features together")

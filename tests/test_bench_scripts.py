@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -154,6 +156,8 @@ def test_train_vs_speculators_aggregates_seeds():
     assert missing["tok_s_ratio"] is None and missing["step0_margin"] is None
     assert missing["tok_s_ratio_per_seed"] == [1.5, None]
     assert b.parse_args(["--seeds", "3"]).seeds == [0, 1, 2] and b.parse_args([]).seeds == [0]
+    with pytest.raises(SystemExit):
+        b.parse_args(["--turn-s", "0"])
 
 
 def test_train_vs_speculators_runs_trainings_in_turns(tmp_path):
