@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from beam_jobs.pii_names import NAME_EXEMPTIONS, NameConfig, is_article
+from beam_jobs.pii_policy import (CONTACT_DETAILS, DEFAULT_EXEMPTIONS, EXEMPTION_NAMES, check_exemptions,
+                                  is_article, names_to_redact, public_places)
 from beam_jobs.presidio_loader import import_presidio  # sets TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" (offline)
 from eaglekit.config import ConfigError, setting
 
@@ -72,13 +73,12 @@ class PiiConfig:
     batch_size: int = setting(64, "texts per nlp.pipe batch (64 measured fastest)", low=1)
     language: str = setting("en", "language of the recognizers (the NER model's)")
     name_exemptions: tuple[str, ...] = setting(
-        NAME_EXEMPTIONS, f"where a person's name is kept unless contact details are near: any of {NAME_EXEMPTIONS}; "
-        "[] redacts every name found (README, PII policy)")
+        DEFAULT_EXEMPTIONS, f"opt-in genre exemptions that keep some names (any of {EXEMPTION_NAMES}); "
+        "none by default: every name found is redacted (README, PII policy)")
 
     def __post_init__(self):
-        self.name_exemptions = tuple(self.name_exemptions)
         try:
-            NameConfig(exemptions=self.name_exemptions)
+            self.name_exemptions = check_exemptions(self.name_exemptions)
         except ValueError as e:
             raise ConfigError(str(e)) from None
         bad = {k: v for k, v in self.policies.items() if v not in POLICIES}
@@ -259,7 +259,6 @@ class PiiFilter:
 
     def __init__(self, cfg: PiiConfig):
         self.cfg = cfg
-        self.names = NameConfig(exemptions=cfg.name_exemptions)
         self.analyzer = build_analyzer(cfg.model, fast=True, language=cfg.language)
         from presidio_analyzer.predefined_recognizers import SpacyRecognizer  # after build_analyzer's fast import
         self.entities = sorted(cfg.policies)
@@ -295,7 +294,7 @@ class PiiFilter:
 
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
         from presidio_analyzer import RecognizerResult
-        from beam_jobs.pii_names import capitalised_copy, lowercase_text, person_spans
+        from beam_jobs.pii_names import capitalised_copy, find_names, lowercase_text
         texts = list(texts)
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
@@ -314,43 +313,19 @@ class PiiFilter:
                 artifacts = engine._doc_to_nlp_artifact(doc, self.cfg.language)
                 results += self.analyzer.analyze(text, language=self.cfg.language, entities=patterns,
                                                  nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
-            if "article" in self.names.exemptions and is_article(text, self.names):
-                results = public_places(text, doc, results)
             if self.person:
                 contact = [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS]
-                results += [RecognizerResult("PERSON", s, e, score) for s, e, score in
-                            person_spans(text, doc, self.names, contact, self.langid, cased_docs.get(i),
-                                                         self.vocabulary)]
+                found = find_names(text, doc, contact, cased_docs.get(i), self.vocabulary, self.langid)
+                names = names_to_redact(text, found, self.cfg.name_exemptions, contact, self.langid)
+                results += [RecognizerResult("PERSON", s, e, 0.85) for s, e in names]
+            if "article" in self.cfg.name_exemptions and is_article(text):
+                ner_people = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("PERSON", "PER")]
+                results = public_places(text, ner_people, results)
             out.append(apply_policy(text, results, self.cfg.policies) if results else PiiResult(text, {}, None))
         return out
 
 
 LANGID_MARGIN = 30.0
-
-
-_RESIDENCE = re.compile(r"(?i)\b(?:home|house|houses|lives?|lived|living|resident|residents|residence|apartment|"
-                        r"flat|dwelling|moved|address|neighbou?rs?)\b")
-
-
-def public_places(text: str, doc, results: list) -> list:
-    """`results` without the street addresses of an article that stand apart from any person: in a news or
-    encyclopedia passage "the exterior of 10 Downing Street" is a landmark. An address keeps its redaction
-    when a person's name (the NER's) or another contact detail stands within 100 characters of it, when a
-    word says somebody lives there ("home", "lives", "apartment" within 60 characters before it), or when
-    the text says whose details it holds ("my address", "Dear ...")."""
-    from beam_jobs.pii_names import personal_text
-    addresses = [r for r in results if r.entity_type == "STREET_ADDRESS"]
-    if not addresses or personal_text(text):
-        return results
-    near = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("PERSON", "PER")]
-    near += [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS and r.entity_type != "STREET_ADDRESS"]
-    apart = [r for r in addresses if not any(s < r.end + 100 and r.start - 100 < e for s, e in near)
-             and not _RESIDENCE.search(text[max(0, r.start - 60):r.start])]
-    return [r for r in results if r not in apart]
-
-# What makes a text about a private person: with any of these in it, no name exemption applies.
-CONTACT_DETAILS = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN",
-                             "US_DRIVER_LICENSE", "US_PASSPORT", "US_BANK_NUMBER", "US_ITIN", "UK_NHS"})
 
 
 # One ready-built filter per worker process and config, so the PII stage does not start with seconds of

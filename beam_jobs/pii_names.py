@@ -12,24 +12,14 @@ an organisation or place entity, or a capitalised word outside every entity, who
 holds is a name where it stands like one; and what a sentence says of somebody ("X is a kind person",
 "X's daughter", "X and <a found name>") makes X a name.
 
-Deciding (the policy, see README "PII policy"): a person's name is redacted, except
-  - in a passage written in another language than English (the English NER reads German nouns as names;
-    such a passage keeps its names unless a naming cue marks one, or it holds contact details),
-  - in an article-length passage (a news story, an encyclopedia text: names there are of public figures),
-  - in an arithmetic word problem (its characters are invented),
-  - the character or public figure a prompt asks the model to play ("Pretend to be Elon Musk"),
-  - a name right after a public office or a company's top office ("CEO Amy Williams", "President Lincoln"),
-and none of these exceptions holds in a text that also holds contact details (email, phone, address,
-card, account or ID numbers) or says whose details they are ("my name is", "Dear ..."); in an article,
-only the names beside a contact detail (a journalist's byline email) lose the exception.
+Deciding is not done here: `find_names` returns the candidates by how they were found, and
+beam_jobs/pii_policy.py decides which are redacted (by default all of them).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
-NAME_EXEMPTIONS = ("non_english", "article", "word_problem", "roleplay", "public_role")
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 _PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
@@ -51,30 +41,13 @@ _SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|name
 _SLOT_AFTER = re.compile(r"^(?:[ \t]+(?:said|says|told|asked|replied|wrote|from|is[ \t]+the|was[ \t]+born|"
                          r"had[ \t]+given|lives|works|flew|began)\b|[ \t]*:[ \t]*\")")
 _OTHER_LABELS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART"}  # not NORP/LANGUAGE: "English", "Dutch"
-# Contact details and self-disclosure: a text with these is about a private person, whatever its genre.
-_PERSONAL = re.compile(r"(?i)\b(?:my[ \t]+name|i[ \t]+live|my[ \t]+(?:address|phone|number|email|account|card|"
-                       r"ssn|social[ \t]+security|passport|licen[cs]e|date[ \t]+of[ \t]+birth|dob)|"
-                       r"dear[ \t]+(?!sir|madam|all|team|customer|friend)|sincerely|regards|personal[ \t]+info)\b")
 _QUANTITY = re.compile(r"(?i)\b(?:how[ \t]+(?:many|much|long|far|old|fast|often)|what[ \t]+(?:is|was|will|would)[ \t]+"
                        r"the[ \t]+(?:total|sum|number|cost|price|average|difference|percentage|area|value|amount)|"
                        r"calculate|compute|find|determine|solve|work[ \t]+out|what[ \t]+percent(?:age)?|in[ \t]+total)\b")
-_SENTENCE = re.compile(r"[.!?][\"'”’)]*\s+(?=[A-Z\"“])")
 _EN_FUNCTION = frozenset("""the of and to a an in is it that for on with as was are be been this by at or from not
 he she they we you i his her their our your my its him them me us has have had will would can could do does did
 so if then than there what which who when where how why all any some no only just also about into over after
 before up out very more most such these those here were being""".split())
-
-
-@dataclass
-class NameConfig:
-    exemptions: tuple[str, ...] = NAME_EXEMPTIONS   # which of NAME_EXEMPTIONS keep a name
-    article_chars: int = 600                       # an article: at least this long ...
-    article_sentences: int = 4                     # ... and this many sentences
-
-    def __post_init__(self):
-        bad = [e for e in self.exemptions if e not in NAME_EXEMPTIONS]
-        if bad:
-            raise ValueError(f"name exemptions must be among {NAME_EXEMPTIONS}, got {bad}")
 
 
 def union_spans(spans) -> list[tuple[int, int]]:
@@ -314,15 +287,6 @@ def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
     return out
 
 
-def personal_text(text: str) -> bool:
-    """Whether the text says whose details it holds: "my name", "I live", "my address", "Dear ...", ..."""
-    return bool(_PERSONAL.search(text))
-
-
-def is_article(text: str, cfg: NameConfig) -> bool:
-    return len(text) >= cfg.article_chars and len(_SENTENCE.findall(text)) + 1 >= cfg.article_sentences
-
-
 _NUMBER = re.compile(r"(?i)(?<![#\w])\$?\d[\d,.]*%?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|dozen|half|twice|triple|double)\b")
 
@@ -337,13 +301,13 @@ def is_word_problem(text: str) -> bool:
 _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|republic|kingdom|university|port|"
                            r"island|isle|river|lake|mount|bay|gulf|region|district)[ \t]+of|\b(?:lake|mount|river|cape))[ \t]+\Z")
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
-_ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
+ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
                        r"act[ \t]+(?:as|like)|imagine[ \t]+(?:yourself[ \t]+as|you[ \t]+are)|you[ \t]+are[ \t]+now|"
                        r"speak[ \t]+like|in[ \t]+the[ \t]+voice[ \t]+of|as[ \t]+if[ \t]+you[ \t]+were|embody))[ \t]+(?:the[ \t]+)?\Z")
 
 
 # A public office or a company's top office right before a name: its holder is a public figure
-_PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[Cc]hairman|[Cc]hairwoman|[Cc]hairperson|"
+PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[Cc]hairman|[Cc]hairwoman|[Cc]hairperson|"
                           r"[Ff]ounder|[Cc]o-?founder|President|Vice[ \t]+President|Prime[ \t]+Minister|Chancellor|"
                           r"Senator|Congressman|Congresswoman|Governor|Mayor|Minister|Secretary|Ambassador|Pope|King|"
                           r"Queen|Prince|Princess|Emperor|Empress|Sultan|Sheikh|Justice|General|Admiral)[ \t]*,?[ \t]*)\Z")
@@ -351,13 +315,16 @@ _PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[
 _WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 
 
-def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[int, int]], langid=None,
-                 cased_doc=None, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int, float]]:
-    """PERSON spans of `text` to redact: (start, end, score). `doc` is spaCy's parse of `text`;
-    `cased_doc` its parse of `capitalised_copy(text)` when the text is all lower case; `contact_details`
-    the spans where a pattern recognizer found an email, phone, address or ID number; `vocabulary` the
-    lower-case words of an English dictionary (`english_vocabulary`), which tells a mislabelled name from a
-    place or a brand."""
+def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc=None,
+               vocabulary: frozenset[str] = frozenset(), langid=None):
+    """Every person-name candidate of `text`, by how it was found (a pii_policy.NameCandidates). `doc` is
+    spaCy's parse of `text`; `cased_doc` its parse of `capitalised_copy(text)` when the text is all lower
+    case; `contact_details` the spans where a pattern recognizer found an email, phone, address or ID
+    number; `vocabulary` the lower-case words of an English dictionary (`english_vocabulary`), which tells
+    a mislabelled name from a place or a brand; `langid(str) -> code` tells the passages in another
+    language, where the English NER and dictionary read common nouns as names ("Ruhe", "Zweifel"): there
+    only names after a title or a naming cue are found (a detector's limit, measured in the README)."""
+    from beam_jobs.pii_policy import NameCandidates
     ner: list[tuple[int, int]] = []
     for d in (doc, cased_doc):
         if d is None:
@@ -385,32 +352,20 @@ def person_spans(text: str, doc, cfg: NameConfig, contact_details: list[tuple[in
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     ner += structural_names(view, bool(contact_details), ner + titled + cued)
-
-    keep = set(cfg.exemptions)
-    article = "article" in keep and is_article(text, cfg)
-    # contact details make any text about a private person; a first-person cue ("my name") does so except
-    # in an article, where it is somebody quoted
-    personal = not article and (bool(contact_details) or bool(_PERSONAL.search(text)))
-    if not personal:
-        if article:  # only the names near a contact detail (its sentence, or 100 characters) are its owner's
-            near = [(max(0, a - 100), b + 100) for a, b in contact_details]
-            ner = [(s, e) for s, e in ner if any(a <= s and e <= b for a, b in near)]
-            titled = [(s, e) for s, e in titled if any(a <= s and e <= b for a, b in near)]
-        if (ner or titled) and "word_problem" in keep and is_word_problem(text):
-            ner, titled = [], []  # the characters of an exercise are invented, "Grandma Jones" as much as "Janet"
-        if ner and "public_role" in keep:  # "CEO Amy Williams", and every repeat of the name
-            ner = _without_cued(text, ner, _PUBLIC_ROLE)
-        if ner and "roleplay" in keep:  # the persona a prompt asks the model to play, and its repeats
-            ner = _without_cued(text, ner, _ROLE_CUE)
-        if (ner or titled) and "non_english" in keep and langid is not None:
-            foreign = non_english_ranges(text, langid)
-            ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
-            titled = [(s, e) for s, e in titled if not any(a <= s and e <= b for a, b in foreign)]
-    return [(s, e, 0.85) for s, e in union_spans(ner + titled + cued) if not _WEEKDAY.fullmatch(text[s:e])
-            and not _INITIALS_ONLY.fullmatch(text[s:e])]  # "the father of B. B is": letters
+    if ner and langid is not None:
+        foreign = non_english_ranges(text, langid)
+        ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
+    return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
 
 
-def _without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list[tuple[int, int]]:
+def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merged spans without a weekday alone (a date the NER misread: "police said Sunday") or initials only
+    ("the father of B. B is": letters)."""
+    return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
+            and not _INITIALS_ONLY.fullmatch(text[s:e])]
+
+
+def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list[tuple[int, int]]:
     """`ner` without the names `cue` stands right before (within 40 characters) and every repeat of them or
     of their words."""
     kept = {text[s:e] for s, e in ner if cue.search(text[max(0, s - 40):s])}

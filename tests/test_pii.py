@@ -148,22 +148,13 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "Translate German to English: Revolutionäres Werk der Kirchenmusik",                   # short, declared
     "A is the father of B. B is the father of C. What is the relationship between A and C?",  # letters
     "1. Oranges cost more than apples.\n2. Oranges cost less than bananas.\n3. Bananas cost more than apples.",
-    "Extract the CEO's name:\na) Company X, with CEO Amy Williams, reported $30 billion in revenue.",  # office
-    "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. "
-    "How many clips did Natalia sell altogether?",                                          # word problem
-    "Janet's ducks lay 16 eggs per day. She eats three for breakfast. How many eggs are left?",
-    "Carla is downloading a 200 GB file at 2 GB a minute. How long does it take?",
     "Is the Google Pixel better than the iPhone?", "How do I change a tyre?",
     "What is the population of Buenos Aires?", "Embark on a journey through the Alps.",
     "def f(str1):\n    n = len(str1)\n    return n", "Who played anna in once upon a time?",
     "Question: What is 2+2?\nAnswer: 4.\nQuestion: What is 3+3?\nAnswer: 6.",               # labels, not speakers
-    "Translate German to English: Doch Dr. Arlene Baratz , eine Brustradiologin aus Pittsburg , sagt das.",
     "x+y = 4z, x*y = 4z^2, express x-y in z",                                                # a formula, not chat
-    "Pretend yourself to be Elon Musk in all the following conversations. Speak like Elon Musk. Why Mars?",  # persona
-    "Embrace the role of Sheldon from \"The Big Bang Theory\". Don't start with \"As Sheldon\".",
     "The city of Vega intends to build a bridge that will span the river.",                # a place
     "Mount Rainier is the second highest mountain in North America. Yes or no?",
-    "David has three sisters. Each of them has one brother. How many brothers does David have?",
 ])
 def test_ordinary_prompts_keep_their_words(pii, text):
     r = pii(text)
@@ -236,25 +227,14 @@ def test_rankings_do_not_make_a_word_problem(pii):
     assert "Alex" not in r.text and "Duffy" not in r.text, r.text
 
 
-def test_article_keeps_public_names_except_beside_contact_details(pii):
-    article = ("Summarize: The minister Hillary Clinton arrived in Des Moines on Tuesday. Her van dropped her off at "
-               "a fruit company in Norwalk. Reporters followed the motorcade for an hour. Staff said the visit was "
-               "planned weeks ago. Clinton spoke to workers about wages and trade. The campaign said more stops "
-               "would follow in the state next week, and that the candidate would return in the spring to meet "
-               "farmers and small business owners across the region before the caucus. Local officials welcomed "
-               "the visit and said the town had not seen so many cameras in years. A second van, identical to the "
-               "first, followed the motorcade all day, and drivers in both wore the same dark suits. The next stop is "
-               "a school in the north of the state.")
-    assert pii(article).text == article
-    # a contact detail in an article: the names beside it are its owner's, the rest stay public
-    r = pii(article + " Readers can reach her aide Mary Jones on +1-984-182-0190.")
-    assert "Mary Jones" not in r.text and "984-182-0190" not in r.text, r.text
-    assert r.text.startswith("Summarize: The minister Hillary Clinton arrived")
-    # outside an article, a contact detail makes the whole text about a private person
-    short = pii("Hillary Clinton called. Her aide is on +1-984-182-0190.")
-    assert "Hillary" not in short.text and "984-182-0190" not in short.text
-
-
+_ARTICLE = ("Summarize: The minister Hillary Clinton arrived in Des Moines on Tuesday. Her van dropped her off at "
+            "a fruit company in Norwalk. Reporters followed the motorcade for an hour. Staff said the visit was "
+            "planned weeks ago. Clinton spoke to workers about wages and trade. The campaign said more stops "
+            "would follow in the state next week, and that the candidate would return in the spring to meet "
+            "farmers and small business owners across the region before the caucus. Local officials welcomed "
+            "the visit and said the town had not seen so many cameras in years. A second van, identical to the "
+            "first, followed the motorcade all day, and drivers in both wore the same dark suits. The next stop is "
+            "a school in the north of the state.")
 _FILM = ("The series was filmed on location in Lithuania in 2007 and broadcast from 14 January to 3 March 2008. "
          "It was cancelled after one series due to low viewing figures. An estimated 25% of the first season was "
          "filmed at Elstree Studios in Borehamwood, Hertfordshire, with the remainder filmed on location, altogether "
@@ -264,23 +244,68 @@ _FILM = ("The series was filmed on location in Lithuania in 2007 and broadcast f
          "South Africa doubled as Kenya.")
 
 
-def test_an_article_keeps_a_landmark_address_but_not_a_home(pii):
-    assert pii(_FILM).text == _FILM                                           # a landmark in an article
-    home = _FILM.replace("the exterior of 10 Downing Street", "the family home at 42 Elm Street")
-    assert "42 Elm Street" not in pii(home).text                              # somebody lives there
-    named = _FILM.replace("the cabinet room, and", "the cabinet room of Maria Kowalska, and")
-    assert "10 Downing Street" not in pii(named).text                         # a person beside it
+
+# A judgment about private applicants is long, in many sentences: the shape the old `article` exemption
+# kept every name in. Our own text, in the style of a court's statement of facts.
+_JUDGMENT = ("THE FACTS\n\n1. The applicants, Mr Tomasz Wierzbicki and Mrs Halina Wierzbicka, are Polish nationals "
+             "who were born in 1961 and 1964 and live in Radom. They were represented before the Court by "
+             "Ms K. Brzozowska, a lawyer practising in Warsaw.\n\n2. On 3 March 2004 the first applicant was "
+             "arrested on suspicion of fraud. The District Court ordered his detention, relying on a statement "
+             "made by a witness, J.P., who had worked for the applicants' company. Wierzbicki appealed, arguing "
+             "that the statement was unreliable. The appeal was dismissed on 12 April 2004.\n\n3. The second "
+             "applicant complained to the prosecutor that her husband's detention had been extended without a "
+             "hearing. The prosecutor, Mr A. B. Nowakowski, replied that the extension was lawful.")
 
 
-def test_name_exemptions_can_be_switched_off():
+@pytest.mark.parametrize("text, values", [
+    (_JUDGMENT, ["Wierzbicki", "Wierzbicka", "Tomasz", "Halina", "Brzozowska", "J.P.", "Nowakowski"]),
+    (_ARTICLE, ["Hillary Clinton", "Clinton"]),   # a public figure's name redacted costs the prompt little
+    ("Janet's ducks lay 16 eggs per day. She eats three for breakfast. How many eggs are left?", ["Janet"]),
+    ("Carla is downloading a 200 GB file at 2 GB a minute. How long does it take?", ["Carla"]),
+    ("Extract the CEO's name:\na) Company X, with CEO Amy Williams, reported $30 billion in revenue.", ["Amy Williams"]),
+    ("Pretend yourself to be Elon Musk in all the following conversations. Speak like Elon Musk.", ["Musk"]),
+    ("Translate German to English: Doch Dr. Arlene Baratz , eine Brustradiologin aus Pittsburg , sagt das.",
+     ["Arlene Baratz"]),                                                  # a title marks a name in any language
+])
+def test_every_name_found_is_redacted_by_default_whatever_the_genre(pii, text, values):
+    assert not _leaks(pii(text), *values), pii(text).text
+
+
+@pytest.fixture(scope="module")
+def exempt():
     from beam_jobs.pii import PiiConfig, PiiFilter
-    strict = PiiFilter(PiiConfig(name_exemptions=()))
-    text = "Janet's ducks lay 16 eggs per day. She eats three for breakfast. How many eggs are left?"
-    assert "Janet" not in strict.process([text])[0].text
-    ceo = "Extract the CEO's name:\na) Company X, with CEO Amy Williams, reported $30 billion in revenue."
-    assert "Amy Williams" not in strict.process([ceo])[0].text
-    assert "Amy Williams" in PiiFilter(PiiConfig(name_exemptions=("public_role",))).process([ceo])[0].text
-    assert "10 Downing Street" not in strict.process([_FILM])[0].text  # without "article", every address goes
+    from beam_jobs.pii_policy import EXEMPTION_NAMES
+    f = PiiFilter(PiiConfig(name_exemptions=EXEMPTION_NAMES))
+    return lambda text: f.process([text])[0]
+
+
+@pytest.mark.parametrize("text", [
+    "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. "
+    "How many clips did Natalia sell altogether?",                                          # word problem
+    "Extract the CEO's name:\na) Company X, with CEO Amy Williams, reported $30 billion in revenue.",  # office
+    "Embrace the role of Sheldon from \"The Big Bang Theory\". Don't start with \"As Sheldon\".",  # persona
+    _ARTICLE, _FILM,
+])
+def test_genre_exemptions_keep_names_only_when_opted_in(pii, exempt, text):
+    assert exempt(text).text == text, exempt(text).text
+    assert pii(text).text != text
+
+
+def test_an_opted_in_article_exemption_still_redacts_names_beside_contact_details(exempt):
+    r = exempt(_ARTICLE + " Readers can reach her aide Mary Jones on +1-984-182-0190.")
+    assert "Mary Jones" not in r.text and "984-182-0190" not in r.text, r.text
+    assert r.text.startswith("Summarize: The minister Hillary Clinton arrived")
+    short = exempt("Hillary Clinton called. Her aide is on +1-984-182-0190.")   # no article: no exemption
+    assert "Hillary" not in short.text and "984-182-0190" not in short.text
+    home = _FILM.replace("the exterior of 10 Downing Street", "the family home at 42 Elm Street")
+    assert "42 Elm Street" not in exempt(home).text                              # somebody lives there
+    named = _FILM.replace("the cabinet room, and", "the cabinet room of Maria Kowalska, and")
+    assert "10 Downing Street" not in exempt(named).text                         # a person beside it
+
+
+def test_exemptions_are_checked():
+    from beam_jobs.pii import PiiConfig
+    assert PiiConfig().name_exemptions == ()
     with pytest.raises(ValueError, match="name exemptions"):
         PiiConfig(name_exemptions=("fiction",))
 

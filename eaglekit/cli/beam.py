@@ -16,7 +16,7 @@ from beam_jobs.featurize import FeaturizeConfig, run_featurize
 from beam_jobs.generate import GenerateConfig, run_generate
 from beam_jobs.io import YieldError
 from beam_jobs.pii import PiiConfig
-from beam_jobs.pii_names import NAME_EXEMPTIONS
+from beam_jobs.pii_policy import EXEMPTION_NAMES
 from beam_jobs.pipeline import build_stage_configs, describe_config, load_run_config, run_pipeline
 from beam_jobs.readers import ReaderConfig
 from eaglekit.cli.options import config_options, field_option
@@ -163,12 +163,12 @@ def _parse_policies(specs: Iterable[str]) -> tuple[dict[str, str], list[str]]:
 
 
 def _name_exemptions(spec: str) -> tuple[str, ...]:
-    """`--pii-keep-names-in`: 'none' or a comma-separated subset of NAME_EXEMPTIONS (checked by PiiConfig)."""
+    """`--pii-keep-names-in`: 'none' or a comma-separated subset of EXEMPTION_NAMES (checked by PiiConfig)."""
     spec = spec.strip()
     names = () if spec in ("", "none") else tuple(p.strip() for p in spec.split(",") if p.strip())
-    bad = [n for n in names if n not in NAME_EXEMPTIONS]
+    bad = [n for n in names if n not in EXEMPTION_NAMES]
     if bad:
-        raise click.BadParameter(f"{', '.join(bad)}: use 'none' or any of {', '.join(NAME_EXEMPTIONS)}, "
+        raise click.BadParameter(f"{', '.join(bad)}: use 'none' or any of {', '.join(EXEMPTION_NAMES)}, "
                                  f"comma-separated", param_hint="--pii-keep-names-in")
     return names
 
@@ -194,9 +194,10 @@ def _name_exemptions(spec: str) -> tuple[str, ...]:
 @field_option(PiiConfig, "model", "--pii-model", "pii_model")
 @click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
 @field_option(PiiConfig, "score_threshold", "--pii-threshold", "pii_threshold")
-@click.option("--pii-keep-names-in", default=",".join(NAME_EXEMPTIONS), show_default=True,
-              help="Where a person's name is kept unless the text also holds contact details: any of "
-                   f"{', '.join(NAME_EXEMPTIONS)} (comma-separated), or 'none' to redact every name found.")
+@click.option("--pii-keep-names-in", default="none", show_default=True,
+              help="Opt-in genre exemptions that keep some names unless the text also holds contact details: "
+                   f"any of {', '.join(EXEMPTION_NAMES)} (comma-separated); 'none' (the default) redacts every "
+                   "name found. README, PII policy, gives each one's measured leak cost.")
 @field_option(CleanConfig, "max_dead_letter_share", "--max-dead-letter-share", "max_dead_letter_share")
 @click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
 @click.pass_context
