@@ -16,8 +16,7 @@ import functools
 import json
 import logging
 import os
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Literal, get_args
 
 import apache_beam as beam
 import numpy as np
@@ -32,50 +31,52 @@ from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
 from eaglekit.checksums import file_sha256
-from eaglekit.config import setting
+from eaglekit.config import ConfigError, config, setting
 
 STAGE = "clean"
 STAGES = ("read", "extract", "exact_dedupe", "near_dedupe", "decontaminate", "pii")
-OUTPUT_FORMATS = ("parquet", "jsonl")
+OutputFormat = Literal["parquet", "jsonl"]
+OUTPUT_FORMATS = get_args(OutputFormat)
 PII_STEP = "Pii"  # the transform whose workers the fork server starts with the PII engine loaded
 
 
-@dataclass
+@config
 class CleanConfig:
     """Everything `eaglekit beam run clean` does; the CLI builds exactly this."""
-    inputs: list[str] = setting(help="prompt files, globs or gs:// paths (JSONL, ShareGPT JSON, Parquet; .gz too)")
+    inputs: list[str] = setting(help="prompt files, globs or gs:// paths (JSONL, ShareGPT JSON, Parquet; .gz too)",
+                                flag="--input")
     output: str = setting(help="output folder (replaced atomically)")
     reader: ReaderConfig = setting(factory=ReaderConfig)
     near: NearDupConfig = setting(factory=NearDupConfig)
     near_dedupe: bool = setting(True, "drop near duplicates (MinHash LSH candidates, verified by exact Jaccard)")
-    decontaminate: list[str] = setting(factory=list, help="evaluation prompt sets (any reader format)")
+    decontaminate: list[str] = setting(factory=list, help="evaluation prompt set(s): input prompts that contain one of "
+                                       "their prompts (also with text around it or case, spacing or punctuation "
+                                       "edits) are dropped (repeatable)")
     # Containment (share of an evaluation prompt's n-letter grams found in a prompt) at or above which the prompt
     # is dropped. Planted copies (text added around it; whitespace, case, punctuation edits) score 1.0; on 19k
     # ordinary prompts against 94 evaluation prompts none scored above 0.43 (shared template openings), so 0.8
     # leaves room on both sides, and still drops a copy of a long evaluation prompt with a word edited.
     decontam_threshold: float = setting(0.8, "containment (share of an evaluation prompt's n-letter grams in a "
-                                              "prompt) at or above which the prompt is dropped")
-    decontam_chars: int = setting(CONTAIN_CHARS, "containment n-gram length, in letters and digits")
+                                              "prompt) at or above which the prompt is dropped", gt=0.0, le=1.0)
+    decontam_chars: int = setting(CONTAIN_CHARS, "containment n-gram length, in letters and digits", ge=1, cli=False)
     pii: PiiConfig = setting(factory=PiiConfig)
-    pii_enabled: bool = setting(True, "find and redact / drop PII (see pii)")
-    pii_keep: list[str] = setting(factory=list, help="entity types --pii-policy X=keep took out (checked too)")
-    pii_batch: int = setting(256, "prompts per PII batch (BatchElements max)")
-    output_format: str = setting("parquet", choices=OUTPUT_FORMATS)
+    pii_enabled: bool = setting(True, "find and redact / drop PII (see pii); --no-pii: skip it (not recommended)",
+                                flag="--pii")
+    pii_keep: list[str] = setting(factory=list, help="entity types --pii-policy X=keep took out (checked too)",
+                                  cli=False)
+    pii_batch: int = setting(256, "prompts per PII batch (BatchElements max)", ge=1, cli=False)
+    output_format: OutputFormat = setting("parquet", "output files: parquet or jsonl", flag="--format")
     # a run fails when more than this share of records were unreadable (malformed, no user turn, ...);
     # duplicates, contamination and PII drops are the stage working and never count
     max_dead_letter_share: float | None = setting(bio.DEFAULT_MAX_DEAD_LETTER_SHARE, "fail when more than this share of "
-                                                  "records were unreadable (duplicates and PII drops never count)")
+                                                  "records were unreadable (duplicates and PII drops never count)",
+                                                  ge=0.0, le=1.0)
 
     def __post_init__(self):
         if not self.inputs:
-            raise ValueError("clean needs at least one --input")
-        if self.output_format not in OUTPUT_FORMATS:
-            raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, got {self.output_format!r}")
-        for t in (self.near.threshold, self.decontam_threshold):
-            if not 0.0 < t <= 1.0:
-                raise ValueError(f"similarity thresholds must be in (0, 1], got {t}")
-        if self.decontam_chars < 1:
-            raise ValueError(f"decontam_chars must be >= 1, got {self.decontam_chars}")
+            raise ConfigError("clean needs at least one --input", key="inputs")
+        if not 0.0 < self.near.threshold <= 1.0:  # the near section's own declaration has no range
+            raise ConfigError(f"similarity thresholds must be in (0, 1], got {self.near.threshold}", key="near.threshold")
 
 
 def _user_text(p: dict) -> str:

@@ -21,68 +21,56 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import asdict, dataclass
-from typing import Sequence
+from dataclasses import asdict
+from typing import Literal, Sequence, get_args
 
 import apache_beam as beam
 import torch
 
 from eaglekit import __version__
 from eaglekit.chat import join_turns
-from eaglekit.config import ConfigError, setting
+from eaglekit.config import DTYPES, ConfigError, config, setting
 from eaglekit.contract import features_metadata, require_same, validate_schema
 
 STAGE = "featurize"
-TEACHERS = ("final_hidden_prenorm", "final_hidden_postnorm", "topk_logprobs")
+Teacher = Literal["final_hidden_prenorm", "final_hidden_postnorm", "topk_logprobs"]
+TEACHERS = get_args(Teacher)
 CODEC_ALIASES = {"bf16": "bf16", "fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3"}
 
 
-@dataclass
+@config
 class FeaturizeConfig:
     input: str = setting(help="Generate output dir (conversations-*.parquet) or a glob of such files.")
     output: str = setting(help="Output dir for shard-*.arrow + manifest.json.")
     target: str = setting("embedded", "Target spec; the model that generated the conversations.")
     aux_layer_ids: tuple[int, ...] | None = setting(None, "Three comma-separated layer ids (default: EAGLE-3's).",
                                                     flag="--aux-layers")
-    aux_layer_convention: str = setting("hf", "Convention of the aux layer ids given here (hf = output_hidden_states "
+    aux_layer_convention: Literal["hf", "sglang"] = setting("hf", "Convention of the aux layer ids given here (hf = output_hidden_states "
                                               "index; sglang = hf - 1); shards store hf.",
-                                        choices=("hf", "sglang"), flag="--aux-convention")
-    hidden_codec: str = setting("bf16", "bf16, or fp8 (e4m3 + a per-token scale).", choices=("bf16", "fp8"),
-                                flag="--codec")
-    teacher: str = setting("final_hidden_prenorm", "What the head learns from.", choices=TEACHERS)
-    topk: int = setting(32, "Log-probs kept per position (teacher topk_logprobs).")
-    max_length: int = setting(2048, "Longest row in tokens.")
-    overflow: str = setting("truncate", "Rows longer than max_length: truncate or drop.", choices=("truncate", "drop"))
-    batch_tokens: int = setting(4096, "Padded tokens per forward pass.")
-    max_shard_tokens: int | None = setting(None, "Tokens per shard (default: ~256 MB of features per shard).")
-    compression: str | None = setting("auto", "Shard compression (none: off).", choices=("auto", "zstd", "none"))
-    dtype: str = setting("float32", "Model dtype.")
+                                        flag="--aux-convention")
+    hidden_codec: Literal["bf16", "fp8", "fp8_e4m3"] = setting("bf16", "bf16, or fp8 (e4m3 + a per-token scale).",
+                                                               flag="--codec")
+    teacher: Teacher = setting("final_hidden_prenorm", "What the head learns from.")
+    topk: int = setting(32, "Log-probs kept per position (teacher topk_logprobs).", ge=1)
+    max_length: int = setting(2048, "Longest row in tokens.", ge=1)
+    overflow: Literal["truncate", "drop"] = setting("truncate", "Rows longer than max_length: truncate or drop.")
+    batch_tokens: int = setting(4096, "Padded tokens per forward pass.", ge=1)
+    max_shard_tokens: int | None = setting(None, "Tokens per shard (default: ~256 MB of features per shard).", ge=1)
+    compression: Literal["auto", "zstd", "none"] | None = setting("auto", "Shard compression (none: off).")
+    dtype: DTYPES = setting("float32", "Model dtype.")
     device: str = setting("cpu", "cpu or cuda.")
     accelerator: str | None = setting(None, "Beam resource hint for the model step (Dataflow GPU workers), e.g. "
                                             "type:nvidia-l4;count:1;install-nvidia-driver.", cli=False)
     max_dead_letter_share: float = setting(0.5, "Fail (exit 1) when more than this share of conversations become dead "
                                                 "letters (1: never); a run that writes no rows from a non-empty input "
-                                                "always fails.", low=0.0, high=1.0)
+                                                "always fails.", ge=0.0, le=1.0)
 
     def __post_init__(self):
         if self.compression == "none":  # the CLI's and YAML's word for no compression
             self.compression = None
 
     def codec(self) -> str:
-        if self.hidden_codec not in CODEC_ALIASES:
-            raise ConfigError(f"--codec must be bf16 or fp8, got {self.hidden_codec!r}")
         return CODEC_ALIASES[self.hidden_codec]
-
-    def check(self) -> None:
-        self.codec()
-        if self.teacher not in TEACHERS:
-            raise ConfigError(f"--teacher must be one of {', '.join(TEACHERS)}, got {self.teacher!r}")
-        if self.overflow not in ("truncate", "drop"):
-            raise ConfigError(f"--overflow must be truncate or drop, got {self.overflow!r}")
-        if self.teacher == "topk_logprobs" and self.topk < 1:
-            raise ConfigError("--topk must be >= 1")
-        if not 0.0 <= self.max_dead_letter_share <= 1.0:
-            raise ConfigError(f"--max-dead-letter-share must be within [0, 1], got {self.max_dead_letter_share}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,7 +411,6 @@ def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=
     from beam_jobs import io
     from eaglekit.models import load_target
 
-    cfg.check()
     files = conversation_files(cfg.input)
     target = load_target(cfg.target)
     meta = feature_meta(target, cfg)

@@ -15,51 +15,52 @@ Every assistant turn is regenerated: for a multi-turn prompt the user turns are 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
-from typing import Sequence
+from dataclasses import asdict
+from typing import Literal, Sequence
 
 
 from eaglekit import __version__
 from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
-from eaglekit.config import ConfigError, setting
+from eaglekit.config import DTYPES, ConfigError, config, setting
 from eaglekit.contract import arrow_schema, validate_schema
 
 STAGE = "generate"
 
 
-@dataclass
+@config
 class GenerateConfig:
     input: str = setting(help="Clean output dir (prompts-*.parquet) or a glob of such files.")
     output: str = setting(help="Output dir for conversations-*.parquet + manifest.json.")
     target: str = setting("embedded", "Target spec: embedded | tiny | folder | .gguf | hub id; its tokenizer renders the prompts.")
-    backend: str = setting("hf", "hf: transformers in-process; openai: an OpenAI-compatible server.", choices=("hf", "openai"))
+    backend: Literal["hf", "openai"] = setting("hf", "hf: transformers in-process; openai: an OpenAI-compatible server.")
     api_base: str = setting("http://127.0.0.1:8000", "openai backend: server URL.")
-    api_flavor: str = setting("vllm", "openai backend: vllm (/v1/completions + return_token_ids) or sglang (/generate).",
-                              choices=("vllm", "sglang"))
+    api_flavor: Literal["vllm", "sglang"] = setting(
+        "vllm", "openai backend: vllm (/v1/completions + return_token_ids) or sglang (/generate).")
     api_model: str | None = setting(None, "openai backend: served model name (default: the target's model id).")
-    api_timeout_s: float = setting(600.0, "openai backend: seconds to wait for one response.")
+    api_timeout_s: float = setting(600.0, "openai backend: seconds to wait for one response.", gt=0)
     system_prompt: str | None = setting(None, "System prompt for prompts that have none.")
-    max_new_tokens: int = setting(256, "Tokens generated per answer at most.")
-    max_prompt_tokens: int | None = setting(None, "Longest prompt (default: the model context minus max_new_tokens).")
-    temperature: float = setting(0.0, "0 = greedy.")
-    top_p: float = setting(1.0, "Nucleus sampling.")
-    top_k: int = setting(0, "Top-k sampling; 0 = off.")
+    max_new_tokens: int = setting(256, "Tokens generated per answer at most.", ge=1)
+    max_prompt_tokens: int | None = setting(None, "Longest prompt (default: the model context minus max_new_tokens).",
+                                            ge=1)
+    temperature: float = setting(0.0, "0 = greedy.", ge=0)
+    top_p: float = setting(1.0, "Nucleus sampling.", gt=0, le=1)
+    top_k: int = setting(0, "Top-k sampling; 0 = off.", ge=0)
     seed: int | None = setting(None, "Sampling seed.")
     batch_size: int | None = setting(None, "Sequences per generate() call at most (hf) / concurrent requests (openai); "
-                                           "default 8 on cpu, 512 on cuda.", low=1)
+                                           "default 8 on cpu, 512 on cuda.", ge=1)
     batch_tokens: int | None = setting(None, "Token budget per generate() call: rows x (longest prompt + "
                                              "max_new_tokens) <= this; default: from free GPU memory on cuda "
-                                             "(torch.cuda.mem_get_info), 32768 on cpu.", low=1)
+                                             "(torch.cuda.mem_get_info), 32768 on cpu.", ge=1)
     inference_batch: int | None = setting(None, "Records per model-step call (fixed: Beam's min and max batch "
                                                 "size), sorted by length into device batches; default 8 x "
-                                                "batch size.", low=1)
-    max_turns: int = setting(8, "User turns answered per conversation.")
-    dtype: str = setting("float32", "Model dtype (float32 on CPU; bfloat16 / float16 on GPU).")
+                                                "batch size.", ge=1)
+    max_turns: int = setting(8, "User turns answered per conversation.", ge=1)
+    dtype: DTYPES = setting("float32", "Model dtype (float32 on CPU; bfloat16 / float16 on GPU).")
     device: str = setting("cpu", "cpu or cuda.")
-    limit: int | None = setting(None, "Answer at most N prompts (smoke runs).")
+    limit: int | None = setting(None, "Answer at most N prompts (smoke runs).", ge=0)
     max_dead_letter_share: float = setting(0.5, "Fail (exit 1) when more than this share of prompts become dead letters "
                                                 "(1: never); a run that answers none of a non-empty input always fails.",
-                                           low=0.0, high=1.0)
+                                           ge=0.0, le=1.0)
     accelerator: str | None = setting(None, "Beam resource hint for the model step (Dataflow GPU workers), e.g. "
                                             "type:nvidia-l4;count:1;install-nvidia-driver.", cli=False)
 
@@ -245,8 +246,6 @@ class OpenAIBackend:
     def __init__(self, cfg: GenerateConfig):
         import httpx
         from eaglekit.models import load_target
-        if cfg.api_flavor not in ("vllm", "sglang"):
-            raise ConfigError(f"--api-flavor must be vllm or sglang, got {cfg.api_flavor!r}")
         self.cfg = cfg
         # The local copy of the target provides the tokenizer (template rendering) and provenance.
         self.target = load_target(cfg.target)
@@ -302,11 +301,7 @@ class OpenAIBackend:
 
 
 def load_backend(cfg: GenerateConfig):
-    if cfg.backend == "hf":
-        return HFBackend(cfg)
-    if cfg.backend == "openai":
-        return OpenAIBackend(cfg)
-    raise ConfigError(f"--backend must be hf or openai, got {cfg.backend!r}")
+    return {"hf": HFBackend, "openai": OpenAIBackend}[cfg.backend](cfg)
 
 
 # ---------------------------------------------------------------------------------------------

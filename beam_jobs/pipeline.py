@@ -8,7 +8,7 @@ naming it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -16,12 +16,12 @@ from typing import Any, Iterable, Mapping
 from beam_jobs.clean import CleanConfig
 from beam_jobs.featurize import FeaturizeConfig
 from beam_jobs.generate import GenerateConfig
-from eaglekit.config import ConfigError, describe, from_mapping, setting
+from eaglekit.config import ConfigError, config, describe, from_mapping, setting
 
 STAGE_ORDER = ("clean", "generate", "featurize")
 
 
-@dataclass
+@config
 class RunConfig:
     """`eaglekit beam run --config run.yaml`: one section per stage; outputs default under `workdir`."""
     workdir: str = setting("runs/eaglekit", "stage outputs go to workdir/<stage>")
@@ -62,12 +62,7 @@ def build_stage_configs(run: RunConfig) -> dict[str, Any]:
         if stage == "clean" and "inputs" not in section:
             raise ConfigError("clean.inputs: required (a list of JSONL / ShareGPT JSON / Parquet paths or globs)")
         values = {**section, **{k: v for k, v in wired[stage].items() if k in {f.name for f in fields(cls)}}}
-        try:
-            out[stage] = from_mapping(cls, values, stage)
-            if hasattr(out[stage], "check"):
-                out[stage].check()
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"{stage}: {getattr(err, 'message', None) or err}") from None
+        out[stage] = from_mapping(cls, values, stage)
     return out
 
 

@@ -10,11 +10,10 @@ import hashlib
 import io
 import json
 import os
-from dataclasses import dataclass
 from typing import Any, Iterator
 
 from beam_jobs.io import dead_letter
-from eaglekit.config import setting
+from eaglekit.config import config, setting
 
 STAGE_READ = "read"
 STAGE_EXTRACT = "extract"
@@ -23,18 +22,20 @@ SYSTEM_ROLES = ("system",)
 FORMATS = ("jsonl", "json", "parquet")
 
 
-@dataclass
+@config
 class ReaderConfig:
     """Where the prompt lives in a record. Chat records (`messages_field`, role/content or from/value)
     win over flat ones (`prompt_field`); the first matching field name is used."""
-    prompt_fields: tuple[str, ...] = setting(("prompt", "text", "instruction", "question", "input"))
-    messages_fields: tuple[str, ...] = setting(("conversations", "messages"))
-    category_field: str = setting("category")
+    prompt_fields: tuple[str, ...] = setting(("prompt", "text", "instruction", "question", "input"),
+                                             "field(s) holding a flat prompt, the first present wins (repeatable)")
+    messages_fields: tuple[str, ...] = setting(("conversations", "messages"),
+                                               "field(s) holding chat messages (repeatable)")
+    category_field: str = setting("category", "field holding the prompt's category")
     id_fields: tuple[str, ...] = setting(("id", "question_id", "_id", "uid", "idx"), "the record's own id: the first present")
     system_field: str = setting("system")
     all_user_turns: bool = setting(False, "every user turn as its own prompt (default: the first only)")
     keep_system: bool = setting(True, "keep a leading system turn in the prompt's messages")
-    max_chars: int = setting(16000, "longer prompts are dead letters (reason prompt_too_long)")
+    max_chars: int = setting(16000, "longer prompts are dead letters (reason prompt_too_long)", ge=1)
     source_name: str | None = setting(None, "data set name; default: the file's stem")
 
 

@@ -432,7 +432,7 @@ def test_cli_passes_beam_flags_and_reports_missing_input(dedupe_input, tmp_path)
                       (["--near-shards", "0"], "near.shards")):
         res = runner.invoke(clean_command, ["--input", str(dedupe_input / "*.jsonl"), "--output", str(tmp_path / "y"),
                                             "--no-pii", *bad])
-        assert res.exit_code == 1 and says in res.output and res.exception.__class__ is SystemExit, res.output
+        assert res.exit_code == 2 and says in res.output and res.exception.__class__ is SystemExit, res.output
     res = runner.invoke(clean_command, ["--input", str(dedupe_input / "*.jsonl"), "--output", str(tmp_path / "z"),
                                         "--pii-model", "no_such_model"])  # a typo: a message before any work
     assert res.exit_code == 1 and "--pii-model: no_such_model is not installed" in res.output, res.output

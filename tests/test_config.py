@@ -49,7 +49,7 @@ def test_featurize_cli_parses_its_special_options():
     ctx = featurize_command.make_context("featurize", ["--input", "i", "--output", "o", "--aux-layers", "2,15,27",
                                                        "--compression", "none", "--codec", "fp8"])
     from beam_jobs.featurize import FeaturizeConfig
-    ctx.params.pop("runner")
+    ctx.params.pop("runner"), ctx.params.pop("config_file")
     cfg = FeaturizeConfig(**ctx.params)
     assert cfg.aux_layer_ids == (2, 15, 27) and cfg.compression is None and cfg.codec() == "fp8_e4m3"
     r = CliRunner().invoke(featurize_command, ["--input", "i", "--output", "o", "--aux-layers", "two"])

@@ -11,15 +11,12 @@ import click
 
 from beam_jobs import pii as pii_lib
 from beam_jobs.clean import CleanConfig, run_clean
-from beam_jobs.dedupe import NearDupConfig
 from beam_jobs.featurize import FeaturizeConfig, run_featurize
 from beam_jobs.generate import GenerateConfig, run_generate
 from beam_jobs.io import YieldError
-from beam_jobs.pii import PiiConfig
 from beam_jobs.pii_policy import EXEMPTION_NAMES
 from beam_jobs.pipeline import build_stage_configs, describe_config, load_run_config, run_pipeline
-from beam_jobs.readers import ReaderConfig
-from eaglekit.cli.options import config_options, field_option
+from eaglekit.cli.options import build, config_options
 from eaglekit.config import ConfigError
 from eaglekit.contract import ContractError
 
@@ -173,60 +170,36 @@ def _name_exemptions(spec: str) -> tuple[str, ...]:
     return names
 
 
+# clean's flags for fields of its sections (reader, near, pii); the rest come from CleanConfig's own fields
+CLEAN_SECTION_FLAGS = {
+    "reader.all_user_turns": "--all-turns", "reader.prompt_fields": "--prompt-field",
+    "reader.messages_fields": "--messages-field", "reader.category_field": "--category-field",
+    "reader.source_name": "--source-name", "reader.max_chars": "--max-chars",
+    "near.threshold": "--near-threshold", "near.shards": "--near-shards",
+    "pii.model": "--pii-model", "pii.score_threshold": "--pii-threshold",
+    "pii.name_exemptions": ("--pii-keep-names-in", _name_exemptions),
+}
+
+
 @click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--input", "inputs", multiple=True, required=True, help="Prompt file, glob or gs:// path (repeatable).")
-@click.option("--output", required=True, help="Output directory (replaced atomically).")
-@click.option("--runner", default="DirectRunner", show_default=True, help="DirectRunner | DataflowRunner | ...")
-@field_option(CleanConfig, "output_format", "--format", "output_format")
-@click.option("--all-turns", is_flag=True, help="Every user turn becomes its own prompt (default: the first).")
-@click.option("--prompt-field", multiple=True, help="Field(s) holding a flat prompt (default: prompt, text, instruction, question, input).")
-@click.option("--messages-field", multiple=True, help="Field(s) holding chat messages (default: conversations, messages).")
-@field_option(ReaderConfig, "category_field", "--category-field", "category_field")
-@field_option(ReaderConfig, "source_name", "--source-name", "source_name")
-@field_option(ReaderConfig, "max_chars", "--max-chars", "max_chars")
-@field_option(NearDupConfig, "threshold", "--near-threshold", "near_threshold")
-@field_option(NearDupConfig, "shards", "--near-shards", "near_shards")
-@click.option("--no-near-dedupe", is_flag=True)
-@click.option("--decontaminate", multiple=True,
-              help="Evaluation prompt set(s): input prompts that contain one of their prompts (also with text "
-                   "around it or case, spacing or punctuation edits) are dropped (repeatable).")
-@field_option(CleanConfig, "decontam_threshold", "--decontam-threshold", "decontam_threshold")
-@field_option(PiiConfig, "model", "--pii-model", "pii_model")
+@config_options(CleanConfig, nested=CLEAN_SECTION_FLAGS)
 @click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
-@field_option(PiiConfig, "score_threshold", "--pii-threshold", "pii_threshold")
-@click.option("--pii-keep-names-in", default="none", show_default=True,
-              help="Opt-in genre exemptions that keep some names unless the text also holds contact details: "
-                   f"any of {', '.join(EXEMPTION_NAMES)} (comma-separated); 'none' (the default) redacts every "
-                   "name found. README, PII policy, gives each one's measured leak cost.")
-@field_option(CleanConfig, "max_dead_letter_share", "--max-dead-letter-share", "max_dead_letter_share")
-@click.option("--no-pii", is_flag=True, help="Skip PII filtering (not recommended).")
+@click.option("--runner", default="DirectRunner", show_default=True, help="DirectRunner | DataflowRunner | ...")
 @click.pass_context
-def clean_command(ctx, inputs, output, runner, output_format, all_turns, prompt_field, messages_field, category_field,
-                  source_name, max_chars, near_threshold, near_shards, no_near_dedupe, decontaminate, decontam_threshold,
-                  pii_model, pii_policy, pii_threshold, pii_keep_names_in, max_dead_letter_share, no_pii):
+def clean_command(ctx, runner, pii_policy, **values):
     """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
-    reader = ReaderConfig(all_user_turns=all_turns, category_field=category_field, source_name=source_name,
-                          max_chars=max_chars)
-    if prompt_field:
-        reader.prompt_fields = tuple(prompt_field)
-    if messages_field:
-        reader.messages_fields = tuple(messages_field)
-    policies, keep = _parse_policies(pii_policy)
-    try:  # a bad number (threshold, shards, policy) is a message, not a traceback
-        cfg = CleanConfig(inputs=list(inputs), output=output, reader=reader,
-                          near=NearDupConfig(threshold=near_threshold, shards=near_shards),
-                          near_dedupe=not no_near_dedupe, decontaminate=list(decontaminate),
-                          decontam_threshold=decontam_threshold,
-                          pii=PiiConfig(model=pii_model, policies=policies, score_threshold=pii_threshold,
-                                        name_exemptions=_name_exemptions(pii_keep_names_in)),
-                          pii_enabled=not no_pii, pii_keep=keep, output_format=output_format,
-                          max_dead_letter_share=max_dead_letter_share)
+    overrides = {}
+    if pii_policy:
+        policies, keep = _parse_policies(pii_policy)
+        overrides = {"pii.policies": policies, "pii_keep": keep}
+    cfg = build(CleanConfig, ctx, values, "clean", overrides)
+    try:
         manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
     except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     c = manifest["counts"]
     click.echo(f"clean: {c['records_in']} records, {c['prompts_in']} prompts in, {c['prompts_out']} out; "
-               f"dropped {json.dumps(c['dropped'])}; wrote {output}")
+               f"dropped {json.dumps(c['dropped'])}; wrote {cfg.output}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,7 +211,7 @@ def _model_stage(name: str, cls, run, summary, doc: str) -> click.Command:
     @click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
     @click.pass_context
     def command(ctx, runner, **values):
-        cfg = cls(**values)
+        cfg = build(cls, ctx, values, name)
         try:
             manifest = run(cfg, runner=runner, beam_args=beam_flags(ctx))
         except (ContractError, YieldError) as err:

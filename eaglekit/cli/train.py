@@ -10,25 +10,26 @@ import sys
 
 import click
 
-from eaglekit.cli.options import config_options
+from eaglekit.cli.options import CONFIG_FILE, build, config_options, given, load_yaml
 from eaglekit.train import TrainConfig
+
 
 @click.group(invoke_without_command=True)
 @click.option("--data", multiple=True, help="Features directory (manifest.json + shard-*.arrow); repeat to train on several.")
-@click.option("--target", default="embedded", show_default=True, help="Target spec (embedded, tiny, folder, hub id).")
-@click.option("--out", help="Run directory (checkpoints/, best/, metrics.jsonl, summary.json).")
 @config_options(TrainConfig)
 @click.pass_context
-def train(ctx, data, target, out, **options):
+def train(ctx, data, **options):
     """Train an EAGLE-3 draft head on feature shards (then: eaglekit train export)."""
     if ctx.invoked_subcommand is not None:
         return
-    if not data or not out:
+    from_file = load_yaml(options[CONFIG_FILE]) if options[CONFIG_FILE] else {}
+    if not (data or "data" in from_file) or not (given(ctx, "out") or "out" in from_file):
         raise click.UsageError("give --data FEATURES_DIR and --out RUN_DIR (see eaglekit train --help)")
     from eaglekit.contract import ContractError
     from eaglekit.train import TrainError
     from eaglekit.train import train as run
-    cfg = TrainConfig(data=data[0] if len(data) == 1 else list(data), target=target, out=out, **options)
+    cfg = build(TrainConfig, ctx, options, "train",
+                overrides={"data": data[0] if len(data) == 1 else list(data)} if data else None)
     if cfg.final_eval_prompts and not os.path.isfile(cfg.final_eval_prompts):  # before hours of training
         raise click.BadParameter(f"{cfg.final_eval_prompts}: no such file", param_hint="--final-eval-prompts")
     try:

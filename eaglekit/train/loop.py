@@ -159,10 +159,6 @@ def set_up(cfg: TrainConfig, target) -> Run:
         device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
     else:
         device = torch.device(cfg.device)
-    if cfg.nan_policy not in ("skip", "stop"):
-        raise TrainError(f"nan_policy must be 'skip' or 'stop', got {cfg.nan_policy!r}")
-    if cfg.parallel not in ("ddp", "fsdp"):
-        raise TrainError(f"parallel must be 'ddp' or 'fsdp', got {cfg.parallel!r}")
     out = Path(cfg.out)
     torch.manual_seed(cfg.seed)
 
