@@ -23,7 +23,7 @@ from eaglekit.masks import bias_from_mask
 from eaglekit.models import align_cpu_weights
 from serving import kv as KV
 from serving import tree as T
-from serving.launch import draft_pool
+from serving.launch import check_draft_shape
 
 
 class EngineError(ValueError):
@@ -109,14 +109,12 @@ class EagleEngine:
         self.head = head
         steps, topk, num_draft_tokens = int(steps), int(topk), int(num_draft_tokens)
         if head is not None:
-            if steps < 1 or topk < 1:
-                raise EngineError(f"num_steps and topk must be >= 1, got steps={steps} topk={topk}")
             if topk == 1:
                 num_draft_tokens = steps + 1  # SGLang forces a chain to steps + 1 tokens
-            pool = draft_pool(steps, topk)
-            if not 2 <= num_draft_tokens <= pool + 1:
-                raise EngineError(f"num_draft_tokens={num_draft_tokens} must be within 2..{pool + 1} for "
-                                  f"steps={steps} topk={topk} (root + at most {pool} candidates)")
+            try:
+                check_draft_shape(steps, topk, num_draft_tokens)
+            except ValueError as err:
+                raise EngineError(str(err)) from None
             cfg = getattr(head, "cfg", None) or getattr(head, "config", None)
             self.aux_ids = tuple(int(i) for i in cfg.aux_layer_ids_hf)
             n_layers = self.model.config.num_hidden_layers

@@ -14,8 +14,10 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
+
+from eaglekit.config import ConfigError, config, setting
 
 SGLANG_INSTALL = "pip install 'eaglekit[sglang]'  (sglang==0.5.23; needs an NVIDIA GPU to run)"
 VLLM_INSTALL = "pip install vllm  (needs an NVIDIA GPU to run)"
@@ -44,29 +46,64 @@ def default_draft_tokens(num_steps: int, topk: int) -> int:
     return num_steps + 1 if topk == 1 else min(8, draft_pool(num_steps, topk) + 1)
 
 
-@dataclass
+def check_draft_shape(num_steps: int, topk: int, num_draft_tokens: int) -> None:
+    """SGLang's rules for a draft tree, the one place they are written (the serve config and the embedded
+    engine both ask here): steps and topk >= 1; a chain (topk 1) verifies num_steps + 1 tokens; a tree
+    verifies the root plus at most the candidates its steps x topk can hold. ValueError says which."""
+    if num_steps < 1 or topk < 1 or num_draft_tokens < 2:
+        raise ValueError(f"need --num-steps >= 1, --topk >= 1 and --num-draft-tokens >= 2 (got {num_steps}, {topk}, "
+                         f"{num_draft_tokens})")
+    if topk == 1 and num_draft_tokens != num_steps + 1:
+        raise ValueError(f"a chain (--topk 1) verifies num_steps + 1 tokens: set --num-draft-tokens "
+                         f"{num_steps + 1} (got {num_draft_tokens})")
+    pool = draft_pool(num_steps, topk)
+    if num_draft_tokens > pool + 1:
+        raise ValueError(f"--num-draft-tokens {num_draft_tokens} exceeds the {pool + 1} tokens a tree of "
+                         f"{num_steps} steps x topk {topk} can hold")
+
+
+@config
 class ServeConfig:
     """`eaglekit serve` settings, shared by the CLI, the launchers and the embedded server."""
-    model: str = "embedded"             # target: HF folder, hub id, 'embedded' or 'tiny' (embedded backend)
-    draft: str | None = None            # exported head folder (SGLang format); None serves without speculation
-    backend: str = "auto"               # auto | sglang | vllm | embedded
-    host: str = "127.0.0.1"
-    port: int = 30000
-    num_steps: int = 3
-    topk: int = 1
-    num_draft_tokens: int = 4
-    min_draft_prob: float = 0.0         # embedded engine only: verify draft nodes at least this likely (0: all)
-    mem_fraction: float | None = None
-    cuda_graph_max_bs: int | None = None
-    max_running_requests: int | None = None
-    disable_overlap_schedule: bool = False
-    extra_args: list[str] = field(default_factory=list)
-    api_key: str | None = None
-    served_model_name: str | None = None
-    max_tokens_limit: int = 2048        # embedded server: upper bound on max_tokens per request
-    max_prompt_tokens: int | None = None  # embedded server: longer prompts get a 400 (None: context length only)
-    prefill_chunk: int = 512            # embedded server: prompt tokens prefilled per scheduler step
-    health_timeout: float = 900.0
+    model: str = setting("embedded", "Target: HF folder or hub id; 'embedded' (SmolLM2) or 'tiny' for the embedded "
+                                     "backend.")
+    draft: str | None = setting(None, "Exported EAGLE-3 head folder (SGLang format), or `builtin`: the head shipped "
+                                      "for the embedded target. None: no speculation.")
+    backend: Literal["auto", "sglang", "vllm", "embedded"] = setting(
+        "auto", "auto: sglang where a GPU is present, else embedded.")
+    host: str = setting("127.0.0.1", "Address to listen on.")
+    port: int = setting(30000, "Port to listen on.", ge=1, le=65535)
+    num_steps: int = setting(3, "--speculative-num-steps", ge=1)
+    topk: int = setting(1, "--speculative-eagle-topk (1: chain; >1: tree verified in one target pass)", ge=1)
+    num_draft_tokens: int | None = setting(None, "--speculative-num-draft-tokens [default: num_steps+1 for a chain, "
+                                                 "else 8 (capped)]", ge=2)
+    min_draft_prob: float = setting(0.0, "Embedded backend: verify only draft nodes the head gives at least this path "
+                                         "probability, and stop drafting below it (0: SGLang's fixed tree; ~0.05 pays "
+                                         "on CPU).", ge=0.0, lt=1.0)
+    mem_fraction: float | None = setting(None, "--mem-fraction-static (vLLM: --gpu-memory-utilization)", gt=0.0, le=1.0)
+    cuda_graph_max_bs: int | None = setting(None, "--cuda-graph-max-bs-decode", ge=1)
+    max_running_requests: int | None = setting(None, "--max-running-requests", ge=1)
+    disable_overlap_schedule: bool = setting(False, "Turn SGLang's overlap scheduler off.")
+    extra_args: list[str] = setting(factory=list, help="Arguments after `--`, passed to SGLang / vLLM unchanged.",
+                                    cli=False)
+    api_key: str | None = setting(None, "Require this bearer key on every endpoint but /health. Prefer the "
+                                        "EAGLEKIT_API_KEY environment variable: a key on the command line shows in "
+                                        "`ps`.", envvar="EAGLEKIT_API_KEY")
+    served_model_name: str | None = setting(None, "Model name the server reports (default: the target's).")
+    max_tokens_limit: int = setting(2048, "Embedded backend: largest max_tokens a request may ask for.", ge=1)
+    max_prompt_tokens: int | None = setting(None, "Embedded backend: longest prompt a request may send (longer: HTTP "
+                                                  "400) [default: the context length minus max_tokens].", ge=1)
+    prefill_chunk: int = setting(512, "Embedded backend: prompt tokens prefilled per scheduler step; other requests "
+                                      "decode between chunks, so one long prompt does not stall every client.", ge=1)
+    health_timeout: float = setting(900.0, "Seconds to wait for the server to report healthy.", gt=0)
+
+    def __post_init__(self):
+        if self.num_draft_tokens is None:
+            self.num_draft_tokens = default_draft_tokens(self.num_steps, self.topk)
+        try:
+            check_draft_shape(self.num_steps, self.topk, self.num_draft_tokens)
+        except ValueError as err:
+            raise ConfigError(str(err), key="num_draft_tokens") from None
 
     def resolved_backend(self) -> str:
         if self.backend != "auto":
@@ -77,18 +114,6 @@ class ServeConfig:
         except ImportError:
             return "embedded"
 
-    def check_numbers(self) -> None:
-        if self.num_steps < 1 or self.topk < 1 or self.num_draft_tokens < 2:
-            raise LaunchError("need --num-steps >= 1, --topk >= 1 and --num-draft-tokens >= 2")
-        if self.topk == 1 and self.num_draft_tokens != self.num_steps + 1:
-            raise LaunchError(f"a chain (--topk 1) verifies num_steps + 1 tokens: set --num-draft-tokens "
-                              f"{self.num_steps + 1} (got {self.num_draft_tokens})")
-        pool = draft_pool(self.num_steps, self.topk)
-        if self.num_draft_tokens > pool + 1:
-            raise LaunchError(f"--num-draft-tokens {self.num_draft_tokens} exceeds the {pool + 1} tokens a tree of "
-                              f"{self.num_steps} steps x topk {self.topk} can hold")
-        if not 0.0 <= self.min_draft_prob < 1.0:
-            raise LaunchError(f"--min-draft-prob must be within [0, 1), got {self.min_draft_prob}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,12 +228,9 @@ def check_head(head_dir, target_config: dict | None) -> tuple[list[str], list[st
 
 
 def check_serve(cfg: ServeConfig) -> tuple[list[str], list[str]]:
-    """All pre-launch checks for a ServeConfig (numbers + head vs target)."""
+    """All pre-launch checks for a ServeConfig (its numbers were checked when it was built): the head vs the
+    target."""
     errors, warnings = [], []
-    try:
-        cfg.check_numbers()
-    except LaunchError as err:
-        errors.append(str(err))
     if cfg.min_draft_prob and cfg.resolved_backend() != "embedded":
         warnings.append(f"--min-draft-prob is an embedded-engine setting: {cfg.resolved_backend()} verifies its fixed "
                         "tree of --num-draft-tokens")

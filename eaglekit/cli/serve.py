@@ -10,78 +10,33 @@ import sys
 
 import click
 
-from serving.launch import (LaunchError, ServeConfig, default_draft_tokens, sglang_args, sglang_command,
-                            sglang_resolved)
+from eaglekit.cli.options import build, config_options
+from serving.launch import LaunchError, ServeConfig, sglang_args, sglang_command, sglang_resolved
 
 
-def _options(f):
-    opts = [
-        click.option("--model", default="embedded", show_default=True,
-                     help="Target: HF folder or hub id; 'embedded' (SmolLM2) or 'tiny' for the embedded backend."),
-        click.option("--draft", default=None, help="Exported EAGLE-3 head folder (SGLang format), or `builtin`: the "
-                                                   "head shipped for the embedded target. None: no speculation."),
-        click.option("--backend", type=click.Choice(["auto", "sglang", "vllm", "embedded"]), default="auto",
-                     show_default=True, help="auto: sglang where a GPU is present, else embedded."),
-        click.option("--host", default="127.0.0.1", show_default=True),
-        click.option("--port", default=30000, show_default=True, type=int),
-        click.option("--num-steps", default=3, show_default=True, type=int, help="--speculative-num-steps"),
-        click.option("--topk", default=1, show_default=True, type=int,
-                     help="--speculative-eagle-topk (1: chain; >1: tree verified in one target pass)"),
-        click.option("--num-draft-tokens", default=None, type=int,
-                     help="--speculative-num-draft-tokens [default: num_steps+1 for a chain, else 8 (capped)]"),
-        click.option("--min-draft-prob", default=0.0, show_default=True, type=float,
-                     help="Embedded backend: verify only draft nodes the head gives at least this path "
-                          "probability, and stop drafting below it (0: SGLang's fixed tree; ~0.05 pays on CPU)."),
-        click.option("--mem-fraction", default=None, type=float, help="--mem-fraction-static (vLLM: --gpu-memory-utilization)"),
-        click.option("--cuda-graph-max-bs", default=None, type=int, help="--cuda-graph-max-bs-decode"),
-        click.option("--max-running-requests", default=None, type=int),
-        click.option("--disable-overlap-schedule", is_flag=True, help="Turn SGLang's overlap scheduler off."),
-        click.option("--api-key", default=None, envvar="EAGLEKIT_API_KEY", show_envvar=True,
-                     help="Require this bearer key on every endpoint but /health. Prefer the EAGLEKIT_API_KEY "
-                          "environment variable: a key on the command line shows in `ps`."),
-        click.option("--served-model-name", default=None),
-        click.option("--max-tokens-limit", default=2048, show_default=True, type=int,
-                     help="Embedded backend: largest max_tokens a request may ask for."),
-        click.option("--max-prompt-tokens", default=None, type=click.IntRange(min=1),
-                     help="Embedded backend: longest prompt a request may send (longer: HTTP 400) [default: the "
-                          "context length minus max_tokens]."),
-        click.option("--prefill-chunk", default=512, show_default=True, type=click.IntRange(min=1),
-                     help="Embedded backend: prompt tokens prefilled per scheduler step; other requests decode "
-                          "between chunks, so one long prompt does not stall every client."),
-        click.option("--health-timeout", default=900.0, show_default=True, type=float),
-        click.option("--dry-run", is_flag=True, help="Print the exact command (and SGLang's resolved settings) and exit."),
-        click.argument("extra_args", nargs=-1, type=click.UNPROCESSED),
-    ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
-
-
-def _config(params: dict) -> ServeConfig:
-    p = dict(params)
-    p.pop("dry_run", None)
-    steps, topk = p["num_steps"], p["topk"]
-    if p["num_draft_tokens"] is None:
-        p["num_draft_tokens"] = default_draft_tokens(steps, topk)
-    p["extra_args"] = list(p["extra_args"])
+def _config(ctx: click.Context) -> ServeConfig:
+    """The ServeConfig of a parsed `eaglekit serve` command line (`--draft builtin` resolved to its folder)."""
+    params = dict(ctx.params)
+    cfg = build(ServeConfig, ctx, params, overrides={"extra_args": list(params["extra_args"])})
     from eaglekit.heads import HeadError, resolve_head
     try:
-        p["draft"] = resolve_head(p["draft"], p["model"])
+        cfg.draft = resolve_head(cfg.draft, cfg.model)
     except HeadError as err:
         raise LaunchError(f"--draft {err}") from None
-    p["cuda_graph_max_bs"] = p.pop("cuda_graph_max_bs")
-    return ServeConfig(**p)
+    return cfg
 
 
 def serve_config_from_cli(argv: list[str]) -> ServeConfig:
     """Parse `eaglekit serve` options without running anything (used by the SGLang parser check)."""
-    ctx = serve.make_context("serve", list(argv))
-    return _config(ctx.params)
+    return _config(serve.make_context("serve", list(argv)))
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
-@_options
-def serve(**params):
+@config_options(ServeConfig)
+@click.option("--dry-run", is_flag=True, help="Print the exact command (and SGLang's resolved settings) and exit.")
+@click.argument("extra_args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def serve(ctx, **params):
     """Serve TARGET with an EAGLE-3 head: SGLang (GPU), vLLM (GPU, chain only) or the embedded engine (CPU/GPU).
 
     \b
@@ -91,7 +46,7 @@ def serve(**params):
     """
     dry = params["dry_run"]
     try:
-        cfg = _config(params)
+        cfg = _config(ctx)
         backend = cfg.resolved_backend()
         from serving.launch import check_serve, dry_run, launch
         if dry and cfg.backend == "auto" and backend == "embedded":
