@@ -9,8 +9,10 @@ import asyncio
 import json
 import statistics
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
+
+from eaglekit.config import config, setting
 
 # A small built-in mix by category (chat-formatted at run time with the target's template).
 BUILTIN_PROMPTS = {
@@ -27,25 +29,37 @@ BUILTIN_PROMPTS = {
 }
 
 
-@dataclass
+def _setting_arg(text: str) -> tuple:
+    """--setting's syntax, with the form named in the error (parse_setting)."""
+    try:
+        return parse_setting(text)
+    except ValueError:
+        raise ValueError(f"{text!r}: give STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB in [0, 1)], e.g. 3,1,4 or "
+                         "5,4,12,0.05") from None
+
+
+@config
 class BenchConfig:
-    model: str = "embedded"                 # embedded engine: target spec; endpoint: the served model name
-    head: str | None = None                 # embedded engine: exported head folder (None: untrained head warning)
-    endpoint: str | None = None             # OpenAI-compatible base URL (…/v1); None = embedded in-process
-    baseline_endpoint: str | None = None    # endpoint serving the same target without the head
-    api_key: str | None = None
-    prompts: str | None = None              # JSONL ({"prompt"|"messages", "category"}) or text file; None = built-in
-    num_prompts: int = 10
-    max_tokens: int = 64
-    temperature: float = 0.0
-    concurrency: list[int] = field(default_factory=lambda: [1])
+    model: str = setting("embedded", "Target spec (embedded engine) or served model name.")
+    head: str | None = setting(None, "Exported head folder for the embedded engine, or `builtin` (the head shipped "
+                                     "for the embedded target).")
+    endpoint: str | None = setting(None, "OpenAI-compatible base URL, e.g. http://127.0.0.1:30000/v1")
+    baseline_endpoint: str | None = setting(None, "Same target served without the head (for the speed-up).")
+    api_key: str | None = setting(None, "Bearer key for the endpoints.", envvar="EAGLEKIT_API_KEY")
+    prompts: str | None = setting(None, "JSONL ({prompt|messages, category}) or text file; default: built-in mix.")
+    num_prompts: int = setting(10, "Prompts measured (cycled by category).", ge=0)
+    max_tokens: int = setting(64, "Tokens generated per prompt at most.", ge=1)
+    temperature: float = setting(0.0, "Sampling temperature (0: greedy).", ge=0.0)
+    concurrency: list[int] = setting(factory=lambda: [1], help="Requests in flight (repeatable).")
     # (steps, topk, num_draft_tokens[, min_draft_prob]): the last is the embedded engine's draft-tree cut
-    settings: list[tuple] = field(default_factory=lambda: [(3, 1, 4)])
-    baseline: bool = True
-    autotune: bool = False
-    output: str | None = "bench-out"
-    plots: bool = True
-    random_head_ok: bool = True             # embedded without --head: use a random head (reported as such)
+    settings: list[tuple] = setting(factory=lambda: [(3, 1, 4)], help="STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB] "
+                                    "(repeatable).", flag="--setting", parse=_setting_arg)
+    baseline: bool = setting(True, "Also measure the target without the head (the speed-up's baseline).")
+    autotune: bool = setting(False, "Also try a set of chain/tree settings and pick the fastest.")
+    output: str | None = setting("bench-out", "Folder for report.json and PNG plots ('': none).")
+    plots: bool = setting(True, "Write PNG plots.")
+    random_head_ok: bool = setting(True, "Embedded engine without --head: use a random head (reported as such).",
+                                   cli=False)
 
 
 AUTOTUNE_CANDIDATES = [(2, 1, 3), (3, 1, 4), (5, 1, 6), (3, 2, 6), (4, 2, 8), (5, 4, 8), (6, 4, 12),

@@ -5,39 +5,14 @@ import json
 
 import click
 
-
-def _settings(values) -> list[tuple]:
-    from serving.bench import parse_setting
-    out = []
-    for v in values:
-        try:
-            out.append(parse_setting(v))
-        except ValueError:
-            raise click.BadParameter(f"{v!r}: give STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB in [0, 1)], e.g. "
-                                     "3,1,4 or 5,4,12,0.05") from None
-    return out
+from eaglekit.cli.options import build, config_options
+from serving.bench import BenchConfig
 
 
 @click.command()
-@click.option("--model", default="embedded", show_default=True, help="Target spec (embedded engine) or served model name.")
-@click.option("--head", default=None, help="Exported head folder for the embedded engine, or `builtin` (the head "
-                                           "shipped for the embedded target).")
-@click.option("--endpoint", default=None, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:30000/v1")
-@click.option("--baseline-endpoint", default=None, help="Same target served without the head (for the speed-up).")
-@click.option("--api-key", default=None, envvar="EAGLEKIT_API_KEY")
-@click.option("--prompts", default=None, help="JSONL ({prompt|messages, category}) or text file; default: built-in mix.")
-@click.option("--num-prompts", default=10, show_default=True, type=int)
-@click.option("--max-tokens", default=64, show_default=True, type=int)
-@click.option("--temperature", default=0.0, show_default=True, type=float)
-@click.option("--concurrency", "concurrency", multiple=True, type=int, help="Repeatable; default 1.")
-@click.option("--setting", "settings", multiple=True,
-              help="STEPS,TOPK,NUM_DRAFT_TOKENS[,MIN_DRAFT_PROB] (repeatable); default 3,1,4.")
-@click.option("--no-baseline", is_flag=True)
-@click.option("--autotune", is_flag=True, help="Also try a set of chain/tree settings and pick the fastest.")
-@click.option("--output", default="bench-out", show_default=True, help="Folder for report.json and PNG plots.")
-@click.option("--no-plots", is_flag=True)
-def bench(model, head, endpoint, baseline_endpoint, api_key, prompts, num_prompts, max_tokens, temperature,
-          concurrency, settings, no_baseline, autotune, output, no_plots):
+@config_options(BenchConfig)
+@click.pass_context
+def bench(ctx, **values):
     """Acceptance length, TPOT, TTFT, throughput and speed-up vs a baseline, per category and concurrency.
 
     \b
@@ -45,15 +20,13 @@ def bench(model, head, endpoint, baseline_endpoint, api_key, prompts, num_prompt
     eaglekit bench --endpoint http://127.0.0.1:30000/v1 --baseline-endpoint http://127.0.0.1:30001/v1
     """
     from eaglekit.heads import HeadError, resolve_head
-    from serving.bench import BenchConfig, run_bench
+    from serving.bench import run_bench
+    cfg = build(BenchConfig, ctx, values, "bench")
     try:
-        head = resolve_head(head, model)
+        cfg.head = head = resolve_head(cfg.head, cfg.model)
     except HeadError as err:
         raise click.BadParameter(str(err), param_hint="--head") from None
-    cfg = BenchConfig(model=model, head=head, endpoint=endpoint, baseline_endpoint=baseline_endpoint, api_key=api_key,
-                      prompts=prompts, num_prompts=num_prompts, max_tokens=max_tokens, temperature=temperature,
-                      concurrency=list(concurrency) or [1], settings=_settings(settings) or [(3, 1, 4)],
-                      baseline=not no_baseline, autotune=autotune, output=output, plots=not no_plots)
+    output = cfg.output
     try:
         report = run_bench(cfg, echo=lambda m: click.echo(m, err=True))
     except (FileNotFoundError, ValueError) as err:

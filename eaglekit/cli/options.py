@@ -39,6 +39,13 @@ def _parsing(parse: Callable[[str], Any], many: bool):
     return callback
 
 
+def _shown(value) -> str:
+    """A default as the user would type it: 2,15,27 for a tuple, repeated forms for a list of them."""
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (list, tuple)) for v in value):
+        return " ".join(",".join(map(str, v)) for v in value)
+    return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+
 def option_for(s: Setting, flag: str | None = None, dest: str | None = None, parse: Callable | None = None):
     """The click option of config field `s` (named `flag`, received as `dest`; `parse` for its own syntax)."""
     name = flag or s.flag or "--" + s.name.replace("_", "-")
@@ -54,11 +61,10 @@ def option_for(s: Setting, flag: str | None = None, dest: str | None = None, par
     many = origin is list or (origin is tuple and args[:1] != (int,) and not parse)
     if origin is tuple and args[:1] == (int,) and not parse:  # layer ids: 2,15,27
         parse = _int_tuple
-    if parse:
-        kw["callback"] = _parsing(parse, many)
+    if parse:  # given values are parsed; the default is the config's own (shown, not parsed)
+        kw.update(callback=_parsing(parse, many), default=() if many else None,
+                  show_default=_shown(default) if default not in (None, (), []) else False)
         kind = str
-        if not many and isinstance(default, (tuple, list)):
-            kw["default"] = ",".join(map(str, default))
     elif s.choices:
         kind = click.Choice([str(c) for c in s.choices])
     elif s.bounds and base in (int, float):
@@ -66,9 +72,12 @@ def option_for(s: Setting, flag: str | None = None, dest: str | None = None, par
         kind = (click.FloatRange if base is float else click.IntRange)(
             b.get("ge", b.get("gt")), b.get("le", b.get("lt")), min_open="gt" in b, max_open="lt" in b)
     else:
-        kind = {int: int, float: float}.get(base, str)
-    if many:
+        item = args[0] if origin in (list, tuple) and args else base
+        kind = {int: int, float: float}.get(item, str)
+    if many and not parse:
         kw.update(multiple=True, default=tuple(default or ()), show_default=bool(default))
+    elif many:
+        kw["multiple"] = True
     return click.option(name, dest, type=kind, **kw)
 
 
