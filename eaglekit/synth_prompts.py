@@ -11,7 +11,8 @@ phone numbers or benchmark questions, and the clean stage redacts, dedupes and d
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from eaglekit.config import DTYPES, ConfigError, config, setting
+
 
 # system prompts that steer the synthesized user turn; None keeps the template's own default
 DEFAULT_STEERING: dict[str, str | None] = {
@@ -24,30 +25,27 @@ DEFAULT_STEERING: dict[str, str | None] = {
 }
 
 
-@dataclass
+@config
 class SynthConfig:
-    n: int = 1000                          # prompts to return (fewer if sampling keeps failing)
-    steering: dict[str, str | None] = field(default_factory=lambda: dict(DEFAULT_STEERING))
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_new_tokens: int = 64               # a user message longer than this is dropped, not cut
-    batch_size: int = 32
-    seed: int = 0
-    min_words: int = 3
-    device: str | None = None              # cpu / cuda / cuda:N; None: where the model already is
-    dtype: str | None = None               # float32 / bfloat16 / float16; None: the model's own
+    target: str = setting("embedded", "Target model (the one the head will serve).")
+    out: str | None = setting(None, "JSONL to write ({id, category, messages, provenance}).")
+    n: int = setting(1000, "Prompts to write (fewer if sampling keeps failing).", ge=0)
+    steering: dict[str, str | None] = setting(factory=lambda: dict(DEFAULT_STEERING), cli=False,
+                                              help="category -> system prompt that steers the sampled user turns")
+    temperature: float = setting(1.0, "Sampling temperature.", gt=0.0)
+    top_p: float = setting(1.0, "Nucleus sampling.", gt=0.0, le=1.0)
+    max_new_tokens: int = setting(64, "Longest user message kept; longer ones are dropped, never cut.", ge=1)
+    batch_size: int = setting(32, "Rows per generate() call (categories mixed); 256+ keeps a GPU busy.", ge=1)
+    seed: int = setting(0, "Sampling seed.")
+    min_words: int = setting(3, "Shorter user messages are dropped.", ge=1, cli=False)
+    device: str | None = setting(None, "cpu, cuda or cuda:N (default: cpu; in the library: where the model is).")
+    dtype: DTYPES | None = setting(None, "Model dtype (default float32 on cpu, bfloat16 on cuda).")
 
     def __post_init__(self):
-        if self.n < 0 or self.batch_size < 1 or self.max_new_tokens < 1:
-            raise ValueError("n must be >= 0, batch_size and max_new_tokens >= 1")
-        if self.dtype not in (None, "float32", "bfloat16", "float16"):
-            raise ValueError(f"dtype must be float32, bfloat16 or float16, got {self.dtype!r}")
         if self.device is not None and not (self.device == "cpu" or self.device.startswith(("cuda", "mps"))):
-            raise ValueError(f"device must be cpu, cuda, cuda:N or mps, got {self.device!r}")
+            raise ConfigError(f"must be cpu, cuda, cuda:N or mps, got {self.device!r}", key="device")
         if not self.steering:
-            raise ValueError("steering needs at least one category")
-        if self.temperature <= 0 or not 0 < self.top_p <= 1:
-            raise ValueError("temperature must be > 0 and top_p within (0, 1]")
+            raise ConfigError("needs at least one category", key="steering")
 
 
 _MARK = "\x00EAGLEKIT_QUERY\x00"

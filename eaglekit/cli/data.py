@@ -8,7 +8,9 @@ import sys
 
 import click
 
+from eaglekit.cli.options import build, config_options
 from eaglekit.contract import ContractError
+from eaglekit.synth_prompts import SynthConfig
 
 
 @click.group()
@@ -64,19 +66,9 @@ def verify_command(path):
 
 
 @data.command("synth-prompts")
-@click.option("--target", default="embedded", show_default=True, help="Target model (the one the head will serve).")
-@click.option("--n", "n", type=int, default=1000, show_default=True, help="Prompts to write.")
-@click.option("--out", "out_path", required=True, help="JSONL to write ({id, category, messages, provenance}).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--temperature", type=float, default=1.0, show_default=True)
-@click.option("--max-new-tokens", type=int, default=64, show_default=True,
-              help="Longest user message kept; longer ones are dropped, never cut.")
-@click.option("--batch-size", type=int, default=32, show_default=True,
-              help="Rows per generate() call (categories mixed); 256+ keeps a GPU busy.")
-@click.option("--device", default="cpu", show_default=True, help="cpu, cuda or cuda:N.")
-@click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
-              help="Model dtype (default float32 on cpu, bfloat16 on cuda).")
-def synth_prompts_command(target, n, out_path, seed, temperature, max_new_tokens, batch_size, device, dtype):
+@config_options(SynthConfig)
+@click.pass_context
+def synth_prompts_command(ctx, **values):
     """Sample user prompts from TARGET itself (Magpie), spread over chat/code/math/writing/knowledge.
 
     Run the file through `eaglekit beam run clean` (with --decontaminate YOUR_EVAL_SET) before generating:
@@ -84,24 +76,24 @@ def synth_prompts_command(target, n, out_path, seed, temperature, max_new_tokens
     from pathlib import Path
 
     from eaglekit.models import load_target
-    from eaglekit.synth_prompts import SynthConfig, synthesize
-    try:
-        dtype = dtype or ("float32" if device == "cpu" else "bfloat16")
-        cfg = SynthConfig(n=n, seed=seed, temperature=temperature, max_new_tokens=max_new_tokens,
-                          batch_size=batch_size, device=device, dtype=dtype)
-    except ValueError as err:
-        raise click.BadParameter(str(err)) from err
+    from eaglekit.synth_prompts import synthesize
+    cfg = build(SynthConfig, ctx, values, "synth-prompts")
+    if not cfg.out:
+        raise click.UsageError("Missing option '--out' (or key out in --config).", ctx)
+    device = cfg.device = cfg.device or "cpu"
+    dtype = cfg.dtype = cfg.dtype or ("float32" if device == "cpu" else "bfloat16")
+    n, max_new_tokens = cfg.n, cfg.max_new_tokens
     import torch
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise click.BadParameter(f"{device}: no CUDA device here (torch.cuda.is_available() is False)",
                                  param_hint="--device")
     try:
         from eaglekit.config import torch_dtype
-        rows = synthesize(load_target(target, dtype=torch_dtype(dtype), device=device), cfg,
+        rows = synthesize(load_target(cfg.target, dtype=torch_dtype(dtype), device=device), cfg,
                           echo=lambda m: click.echo(m, err=True))
     except ValueError as err:
         raise click.ClickException(str(err)) from err
-    out = Path(out_path).expanduser()
+    out = Path(cfg.out).expanduser()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
