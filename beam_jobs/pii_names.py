@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from beam_jobs.pii_name_rules import rule_names
+
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 _PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
@@ -351,6 +353,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     ner = [complete(view, s, e) for s, e in ner + weak_cue_names(view) if text[s:e].strip()]
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
+    # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
+    cued += rule_names(text, lambda w: w.lower() in _STOP or in_vocabulary(w, vocabulary))
     ner += structural_names(view, bool(contact_details), ner + titled + cued)
     if ner and langid is not None:
         foreign = non_english_ranges(text, langid)

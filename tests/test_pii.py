@@ -316,3 +316,37 @@ def test_patterns_are_case_sensitive_and_stay_on_one_line():
     assert address_spans("I have 2\nMain Street friends") == []                       # not across a line
     text = "Meet at 12 Main Street. Park Avenue is closed."
     assert [text[s:e].rstrip(".") for s, e in address_spans(text)] == ["12 Main Street"]  # stops at the sentence end
+
+
+# --- the name rules' table: every rule finds its examples and leaves its counter-examples alone ----------
+
+def _rule_cases():
+    from beam_jobs.pii_name_rules import NAME_RULES
+    for rule in NAME_RULES:
+        for text, values in rule.finds:
+            yield pytest.param(rule, text, values, id=f"{rule.name}-finds-{text[:24]}")
+        for text in rule.leaves:
+            yield pytest.param(rule, text, None, id=f"{rule.name}-leaves-{text[:24]}")
+
+
+@pytest.mark.parametrize("rule, text, values", list(_rule_cases()))
+def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
+    r = pii(text)
+    if values is None:
+        assert rule.find(text, lambda w: True) == [] or r.text == text, r.text
+    else:
+        assert not _leaks(r, *values), r.text
+
+
+@pytest.mark.parametrize("text, values", [
+    # one test per failure class of real text (issue 28), each with examples of our own
+    ("Patient WOJCIECHOWSKI seen at 0800, c/o chest pain. Wife JOLANTA at bedside.", ["WOJCIECHOWSKI", "JOLANTA"]),
+    ("pt seen by dr haraldsen, plan to call daughter ingrid re: discharge", ["haraldsen", "ingrid"]),
+    ("From: Vasquez-Ortiz, Ramona\nTo: Achterberg, Pieter J.\nSubject: Re: lease\n\nPieter,\nSigned copy "
+     "attached.\n\nThanks, Ramona", ["Vasquez-Ortiz", "Ramona", "Achterberg", "Pieter"]),
+    ("Thanks, Fenella", ["Fenella"]),
+    ("Mr A. B. Quartermaine and Ms T. Oyelaran gave evidence; the witness J.K. did not.",
+     ["Quartermaine", "Oyelaran", "J.K."]),
+])
+def test_the_classes_small_ner_models_miss_on_real_text(pii, text, values):
+    assert not _leaks(pii(text), *values), pii(text).text

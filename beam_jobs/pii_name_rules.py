@@ -1,0 +1,144 @@
+"""Rules that find person names by where they stand, for the classes of real text that small NER models
+miss (e-mail headers, greetings and signatures, titles in any case, initials), declared as one table a
+reviewer can read: each rule's name, the class it covers, its pattern, and examples of our own that it must
+find and must leave alone (tests/test_pii.py runs every example).
+
+They are detection only: what is redacted is beam_jobs/pii_policy.py's decision. A rule's span is the name
+alone (the title, the header label, the greeting word stay).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
+_ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
+_INITIAL = r"[A-Z]\.?"
+# What a closing line or a greeting word is, never the name itself
+_CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regards|kind[ \t]+regards|regards|"
+             r"warm[ \t]+regards|sincerely|yours[ \t]+(?:truly|sincerely)|love|take[ \t]+care|talk[ \t]+soon|"
+             r"all[ \t]+the[ \t]+best|thx|ta|rgds|br")
+_GREETINGS = r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo"
+# Words that take a greeting's or a closing's place but are nobody's name
+NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
+again both y'all ya mate ok okay yes no so well sure note please update""".split())
+# Dotted abbreviations that are not initials of a person
+DOTTED_NOT_INITIALS = frozenset("""U.S. U.K. E.U. U.N. A.M. P.M. D.C. B.C. A.D. N.Y. L.A. U.S.A. U.A.E. U.S.S.R.
+E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St.""".split())
+
+HEADER = re.compile(r"(?im)^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)[ \t]*:[ \t]*(.+)$")
+_HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}(?:[ \t]+{_INITIAL})?|"
+                            rf"{_CAPWORD}(?:[ \t]+{_INITIAL})?(?:[ \t]+{_CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$))")
+_GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{_GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*[,!]+[ \t]*$")
+_CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{_CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*|[ \t]+)"
+                           rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
+_TITLE_ANY_CASE = re.compile(rf"(?i)\b(?:mr|mrs|ms|miss|dr|prof|rn|np|pa)\.?[ \t]+((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
+_INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
+_DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,3})(?=[\s,;:)]|$)")
+
+
+@dataclass(frozen=True)
+class NameRule:
+    name: str
+    covers: str            # the class of real text it is for
+    find: object           # callable(text, is_word) -> [(start, end)]
+    finds: tuple           # ((text, [values that must be found]), ...)
+    leaves: tuple          # (text, ...) in which it finds nothing
+
+
+def _header_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Names in From/To/Cc lines: "Smith, Anna", "Doe, John A.", "Anna Smith", several per line."""
+    out = []
+    for line in HEADER.finditer(text):
+        for m in _HEADER_PERSON.finditer(line.group(1)):
+            words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
+            if "@" in m.group(1) or all(is_word(w) for w in words):
+                continue  # "To: All Staff", "From: Customer Service"
+            out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
+    return out
+
+
+def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name alone on a line as a greeting ("Anna,", "Hi john,") or after a closing ("Thanks, John",
+    "Best,\\nAnna"). Alone on its line a word counts when it is no dictionary word or a greeting stood
+    before it; a capitalised one after a closing always counts."""
+    out = []
+    for m in _GREETING_NAME.finditer(text):
+        first = m.group(1).split()[0]
+        greeted = m.group(0).strip().split()[0].lower().rstrip(",") in ("hi", "hello", "hey", "dear", "hiya", "yo",
+                                                                        "morning", "greetings", "good")
+        if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET:
+            continue
+        if greeted or (first[:1].isupper() and not is_word(first)):
+            out.append((m.start(1), m.end(1)))
+    for m in _CLOSING_NAME.finditer(text):
+        words = m.group(1).split()
+        if words[0].lower() in NOT_ADDRESSED or words[0].lower() in _CLOSINGS_SET:
+            continue
+        if words[0][:1].isupper() or not is_word(words[0]):
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+_CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", _CLOSINGS).split("|"))
+
+
+def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
+    """A word after a title written in any case ("seen by dr smith", "MR JONES", "Mr A. B. Smith")."""
+    out = []
+    for m in _TITLE_ANY_CASE.finditer(text):
+        word = m.group(1).split()[-1]
+        if word.lower() in NOT_ADDRESSED or word.lower() in ("and", "or", "the", "of", "to", "is", "was"):
+            continue
+        out.append((m.start(1), m.end(1)))
+    return out
+
+
+_SENTENCE_STARTERS = frozenset("""the then this that these those it its in on at a an we they he she i but and so
+however there here also after before when while if as for to of our my your his her their no yes what who
+whom whose which why how where is are was were do does did can could would will should shall may might must
+let please now next finally first second third note see""".split())
+
+
+def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Initials glued or close to a surname ("E.Radhakrishnan", "Ms T. Doe", "A. J. Abraham") and dotted
+    initials alone ("a witness, J.P., said"); never a dotted abbreviation ("U.S. Army", "9 P.M."), a list
+    item or heading ("A. Introduction"), or a sentence after a letter ("plan B. Then")."""
+    out = []
+    for m in _INITIALS_SURNAME.finditer(text):
+        initials, word = re.match(r"((?:[A-Z]\.[ \t]?)+)(.*)", m.group(1)).groups()
+        dots = initials.replace(" ", "").replace("\t", "")
+        if dots in DOTTED_NOT_INITIALS or word.lower() in _SENTENCE_STARTERS or word.isupper() and len(word) > 1:
+            continue
+        if len(dots) == 2 and initials.endswith((" ", "\t")) and not text[:m.start(1)].strip(" \t").endswith(
+                tuple("abcdefghijklmnopqrstuvwxyz,;:(")):
+            continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"
+        out.append((m.start(1), m.end(1)))
+    out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text) if m.group(1) not in DOTTED_NOT_INITIALS]
+    return out
+
+
+NAME_RULES: tuple[NameRule, ...] = (
+    NameRule("header", "'Last, First' and 'First Last' in e-mail From/To/Cc lines", _header_names,
+             finds=(("From: Okafor, Chidi\nTo: Lindqvist, Maja A.; Brennan, Tom", ["Okafor, Chidi", "Lindqvist, Maja A.", "Brennan, Tom"]),
+                    ("Cc: Priya Raman <p.raman@example.org>", ["Priya Raman"])),
+             leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service")),
+    NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
+             finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
+                    ("hi kemal,\nsee you at 5. cheers, oskar", ["kemal", "oskar"])),
+             leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:")),
+    NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
+             finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
+                    ("Mr A. B. Harrington appeared.", ["A. B. Harrington"])),
+             leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.")),
+    NameRule("initials", "initials glued to a surname, and dotted initials alone", _initials_names,
+             finds=(("Counsel: E.Varadarajan and A.J.Mathew", ["E.Varadarajan", "A.J.Mathew"]),
+                    ("The report was signed by Ms T. Okoye.", ["T. Okoye"]),
+                    ("a witness, K.T., who had worked there", ["K.T."])),
+             leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "We chose plan B. Then it rained.")),
+)
+
+
+def rule_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Every span any rule of NAME_RULES finds; `is_word(w)` says whether w is an English dictionary word."""
+    return [span for rule in NAME_RULES for span in rule.find(text, is_word)]
