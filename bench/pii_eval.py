@@ -1,196 +1,193 @@
-"""Independent evaluation of the clean stage's PII filter, on public labelled data the project did not make.
+"""The clean stage's PII filter on a panel of public labelled real text, domain by domain, side by side with
+plain Presidio, plus the ordinary-prompt damage figure (issue 28 item 4).
 
-Each set is named with where it comes from; the bench reads it from --data-dir (default
-~/.cache/eaglekit/bench-data) and downloads it there when it is missing and the network allows:
+Panel (bench/pii_corpora.py loads and documents each corpus; fetched into ~/.cache/eaglekit/pii-corpora,
+never committed): every figure is on the corpus's TEST split (the person-name model trains on train+dev
+only); the split is named in the output beside each set.
+  legal/inlegalner      Indian court judgments, preambles and sentences (Legal-NLP-EkStep/legal_NER)
+  legal/gum             GUM court transcripts + GENTLE legal/threat documents (amir-zeldes/gum)
+  email_letters/gum     GUM letters
+  news/gum              GUM news and interviews
+  spoken/gum            GUM conversations, podcasts, vlogs, speeches
+  chat_forum/wnut17     Twitter, Reddit, YouTube, StackExchange posts (leondz/emerging_entities_17)
+  chat_forum/btc        tweets (GateNLP/broad_twitter_corpus)
+  chat_forum/gum        GENTLE e-sports commentary
+  clinical/gum          GENTLE medical notes (few names: no public clinical de-identification set with
+                        labelled names, other than the held-out ones and i2b2's, is on GitHub)
+  other/gum             GUM/GENTLE academic, biography, essays, fiction, textbooks, travel, how-to...
+  synthetic/presidio_synth  presidio-research synth_dataset_v2 (MIT), its own hash-split test part
+Each set's records with a labelled personal value are scored for leaks; its records with none are the
+person-free text of that domain (records altered).
 
-  docs        presidio-research data/synth_dataset_v2.json (Microsoft, MIT): 1,500 labelled synthetic
-              documents; the records holding one of the nine default types are scored
-  names       WNUT-17 emerging entities, test split (leondz/emerging_entities_17, CC-BY 4.0): person
-              mentions in user-written text, many of them lower case
-  addresses   OpenCage address-formatting testcases/countries/*.yaml (MIT): real addresses of ~250
-              countries; those with a house number and a road are rendered as their expected lines
-  phones      libphonenumber's example numbers (the `phonenumbers` package, Apache-2.0): fixed-line and
-              mobile numbers of every region, in national and international format
-  retention   Spec-Bench data/spec_bench/question.jsonl (480 prompts: MT-bench, translation, summarisation,
-              QA, math, RAG), GSM8K test (openai/grade-school-math), self-instruct seed tasks
-              (yizhongw/self-instruct): prompts taken to hold no PII of a private person
+Ordinary prompts (read from --data-dir, ~/.cache/eaglekit/bench-data): Spec-Bench data/spec_bench/question.jsonl
+(480 first turns; its first 80 are MT-bench), GSM8K test, self-instruct seed tasks. On Spec-Bench + MT-bench
+a redaction is damage unless it covers a real person's name or a contact detail listed in
+bench/pii_eval_prompt_names.json (our own annotation of those prompts: prompt id + span text).
 
-Figures: leak-free (records where no labelled value of the nine types survives verbatim), strict (records
-where every character of every labelled span was redacted, whitespace and punctuation aside), recall per
-type (labelled values that do not survive), retention (prompts left untouched), redactions of ordinary
-prompts per type, prompts/s of the filter. `--baseline` adds plain Presidio (same spaCy model, its default
-recognizers, every entity redacted) on the same sets; `--compare-ner` the table of NER models.
+Figures per set and system:
+  leak_free   records where no labelled personal value survives verbatim
+  strict      records where every letter and digit of every labelled span was redacted
+  recall      per type: labelled values that do not survive
+  precision   redacted spans that overlap a labelled personal value (a PERSON span, a contact detail, or an
+              @handle) over all redacted spans (those inside a cited case's name, whose parties InLegalNER
+              does not label one by one, left out)
+  altered     person-free records with any redaction
+Plain Presidio: its default recognizers and en_core_web_sm; for leaks every entity it reports is redacted
+(its anonymizer's default); for precision and records altered only its spans of the nine types eaglekit
+handles count (a redacted date or city would make every comparison trivial).
 
-    python bench/pii_eval.py [--quick] [--baseline] [--compare-ner] [--data-dir DIR] [--show-leaks 20]
-                             [--model M] [--keep-names-in none]
+    python bench/pii_eval.py [--quick] [--data-dir DIR] [--corpora-dir DIR] [--show-leaks 20] [--model M]
+                             [--keep-names-in none] [--no-presidio] [--compare-ner [MODEL_OR_FOLDER ...]]
+
+The last line of output is one JSON line: {"bench": "pii_eval", "targets": {...}, "figures": {...}}.
 """
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import random
+import re
 import sys
 import time
-import urllib.request
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 NINE = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_DRIVER_LICENSE", "IP_ADDRESS",
         "PERSON", "STREET_ADDRESS")
-GH = "https://raw.githubusercontent.com/"
-SOURCES = {
-    "presidio_synth_dataset_v2.json": GH + "microsoft/presidio-research/master/data/synth_dataset_v2.json",
-    "wnut17_test.annotated": GH + "leondz/emerging_entities_17/master/emerging.test.annotated",
-    "spec_bench_question.jsonl": GH + "hemingkx/Spec-Bench/main/data/spec_bench/question.jsonl",
-    "gsm8k_test.jsonl": GH + "openai/grade-school-math/master/grade_school_math/data/test.jsonl",
-    "self_instruct_seed_tasks.jsonl": GH + "yizhongw/self-instruct/main/data/seed_tasks.jsonl",
-}
-ADDRESS_DIR = "address_formatting"  # OpenCageData/address-formatting testcases/countries/*.yaml
-TARGETS = {"leak_free": 0.99, "strict": 0.95, "min_type_recall": 0.95, "retention": 0.98}
+CONTACT = ("EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "IP_ADDRESS")
+PROMPT_LABELS = os.path.join(HERE, "pii_eval_prompt_names.json")
+# A set enters the targets only with this many labelled records (below it one record moves a rate by more
+# than 10 points); smaller sets are printed all the same.
+MIN_N = 10
+TARGETS = {"leak_free": 0.95, "leak_free_synthetic": 0.99, "strict": 0.90, "precision": 0.90,
+           "prompt_damage": 0.01}
+# Quick mode: this many records per set and kind (labelled / person-free), the same sample every run.
+QUICK_N = 60
 
 
-def data_path(data_dir: str, name: str) -> str | None:
-    """The local copy of a named set, downloaded on first use where the network allows; None if unavailable."""
-    path = os.path.join(data_dir, name)
-    if os.path.exists(path):
-        return path
-    url = SOURCES.get(name)
-    if url is None:
-        return None
-    try:
-        os.makedirs(data_dir, exist_ok=True)
-        with urllib.request.urlopen(url, timeout=20) as r, open(path + ".part", "wb") as f:
-            f.write(r.read())
-        os.replace(path + ".part", path)
-        return path
-    except OSError as e:
-        print(f"pii_eval: {name} is not in {data_dir} and could not be fetched from {url} ({e}); skipped",
-              file=sys.stderr)
-        return None
+# ---- the panel ---------------------------------------------------------------------------------------
 
-
-# ---- the labelled sets -------------------------------------------------------------------------------
-
-def load_docs(path: str) -> list[dict]:
-    """presidio-research records holding at least one of the nine types: {text, spans: [(type, start, end)]}."""
-    out = []
-    for r in json.load(open(path)):
-        spans = [(s["entity_type"], s["start_position"], s["end_position"]) for s in r["spans"]
-                 if s["entity_type"] in NINE]
-        if spans:
-            out.append({"text": r["full_text"], "spans": spans})
-    return out
-
-
-def load_wnut_persons(path: str) -> list[dict]:
-    """WNUT-17 test sentences with person mentions, detokenised with spaces, spans over the joined text."""
-    out, toks, tags = [], [], []
-
-    def flush():
-        if not toks:
-            return
-        text, spans, cur = "", [], None
-        for tok, tag in zip(toks, tags):
-            start = len(text) + (1 if text else 0)
-            text = (text + " " + tok) if text else tok
-            if tag == "B-person":
-                cur = [start, len(text)]
-                spans.append(cur)
-            elif tag == "I-person" and cur is not None:
-                cur[1] = len(text)
-            else:
-                cur = None
-        if spans:
-            out.append({"text": text, "spans": [("PERSON", s, e) for s, e in spans]})
-        toks.clear(), tags.clear()
-
-    for line in open(path, encoding="utf-8"):
-        parts = line.rstrip("\n").split("\t")
-        if len(parts) < 2 or not parts[0]:
-            flush()
+def panel_sets(corpora_dir: str | None = None, quick: bool = False) -> dict[str, dict]:
+    """{set name: {"split", "labelled": [records], "person_free": [records]}} from every corpus in the cache;
+    the sets a missing corpus would give are reported on stderr and skipped."""
+    import pii_corpora as pc
+    cache = corpora_dir or pc.DEFAULT
+    sets: dict[str, dict] = {}
+    for name in pc.CORPORA:
+        msg = pc.missing(name, cache)
+        if msg:
+            print(f"pii_eval: skipped, {msg}", file=sys.stderr)
             continue
-        toks.append(parts[0]), tags.append(parts[1])
-    flush()
-    return out
+        group = "gum" if name in ("gum", "gentle") else name
+        for rec in pc.load(name, "test", cache):
+            domain = rec["domain"].split(":")[0]
+            s = sets.setdefault(f"{domain}/{group}", {"split": set(), "labelled": [], "person_free": []})
+            s["split"].add(f"{name}:test")
+            (s["labelled"] if rec["spans"] else s["person_free"]).append(rec)
+    for s in sets.values():
+        s["split"] = "+".join(sorted(s["split"]))
+        if quick:
+            for kind in ("labelled", "person_free"):
+                if len(s[kind]) > QUICK_N:
+                    s[kind] = random.Random(0).sample(s[kind], QUICK_N)
+    return dict(sorted(sets.items()))
 
 
-def load_addresses(folder: str) -> list[dict]:
-    """OpenCage testcases with a house number and a road: the expected rendering in a request to send mail
-    there; the labelled span is the whole rendered address."""
-    import yaml
-    frames = ["Please send the package to:\n{}\nThanks!", "Our new address is {}.", "Ship to {}"]
-    out, rng = [], random.Random(0)
-    for path in sorted(glob.glob(os.path.join(folder, "*.yaml"))):
-        for case in yaml.safe_load_all(open(path, encoding="utf-8")):
-            comp = (case or {}).get("components") or {}
-            if "house_number" not in comp or "road" not in comp or not case.get("expected"):
-                continue
-            lines = [ln.strip() for ln in case["expected"].strip().splitlines() if ln.strip()]
-            frame = rng.choice(frames)
-            addr = "\n".join(lines) if frame.startswith("Please") else ", ".join(lines)
-            start = frame.index("{}")
-            out.append({"text": frame.format(addr), "spans": [("STREET_ADDRESS", start, start + len(addr))],
-                        "street": f"{comp['road']}"})
-    return out
+def load_prompts(data_dir: str, quick: bool) -> dict[str, list[dict]]:
+    """Ordinary prompts: {set: [{"id", "text"}]}; a set whose file is absent is skipped with a message."""
+    sets: dict[str, list[dict]] = {}
 
-
-def load_phones() -> list[dict]:
-    """libphonenumber's example fixed-line and mobile numbers of every region, national and international."""
-    import phonenumbers
-    from phonenumbers import PhoneNumberFormat as F, PhoneNumberType as T
-    frames = ["You can reach me at {} after six.", "Phone: {}", "Call {} to book a table."]
-    out, rng = [], random.Random(0)
-    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
-        for kind in (T.FIXED_LINE, T.MOBILE):
-            num = phonenumbers.example_number_for_type(region, kind)
-            if num is None:
-                continue
-            for fmt in (F.NATIONAL, F.INTERNATIONAL):
-                value = phonenumbers.format_number(num, fmt)
-                frame = rng.choice(frames)
-                start = frame.index("{}")
-                out.append({"text": frame.format(value), "spans": [("PHONE_NUMBER", start, start + len(value))]})
-    return out
-
-
-def load_retention(data_dir: str, quick: bool) -> dict[str, list[str]]:
-    sets: dict[str, list[str]] = {}
-    p = data_path(data_dir, "spec_bench_question.jsonl")
-    if p:
-        for r in map(json.loads, open(p, encoding="utf-8")):
-            sets.setdefault(f"spec_bench/{r['category']}", []).append(r["turns"][0])
-    p = data_path(data_dir, "gsm8k_test.jsonl")
-    if p:
-        sets["gsm8k_test"] = [json.loads(line)["question"] for line in open(p, encoding="utf-8")]
-    p = data_path(data_dir, "self_instruct_seed_tasks.jsonl")
-    if p:
+    def read(name):
+        p = os.path.join(data_dir, name)
+        if not os.path.exists(p):
+            print(f"pii_eval: {p} absent, skipped (copy it from the public repository named in the docstring)",
+                  file=sys.stderr)
+            return []
+        return [json.loads(line) for line in open(p, encoding="utf-8") if line.strip()]
+    sb = read("spec_bench_question.jsonl")
+    if sb:
+        sets["spec_bench"] = [{"id": str(r["question_id"]), "text": r["turns"][0], "category": r["category"]}
+                              for r in sb]
+    gsm = read("gsm8k_test.jsonl")
+    if gsm:
+        sets["gsm8k_test"] = [{"id": f"gsm{k}", "text": r["question"]} for k, r in enumerate(gsm)]
+    si = read("self_instruct_seed_tasks.jsonl")
+    if si:
         sets["self_instruct_seeds"] = [
-            (r["instruction"] + ("\n" + r["instances"][0]["input"] if r["instances"][0]["input"] else ""))
-            for r in map(json.loads, open(p, encoding="utf-8"))]
+            {"id": r.get("id", f"si{k}"), "text": r["instruction"] + (
+                "\n" + r["instances"][0]["input"] if r["instances"] and r["instances"][0]["input"] else "")}
+            for k, r in enumerate(si)]
     if quick:
-        sets = {k: v[: max(10, len(v) // 8)] for k, v in sets.items()}
+        sets = {k: (v if k == "spec_bench" else v[: max(10, len(v) // 8)]) for k, v in sets.items()}
     return sets
+
+
+def load_prompt_labels(path: str = PROMPT_LABELS) -> dict[str, list[str]]:
+    """prompt id -> span texts that are a real person's name or a contact detail in that prompt."""
+    if not os.path.exists(path):
+        return {}
+    data = json.load(open(path, encoding="utf-8"))
+    out: dict[str, list[str]] = {}
+    for kind in ("names", "contacts"):
+        for pid, texts in data.get(kind, {}).items():
+            out.setdefault(str(pid), []).extend(texts)
+    return out
 
 
 # ---- scoring -----------------------------------------------------------------------------------------
 
+class Result:
+    def __init__(self, text: str, spans: list[tuple[str, int, int]]):
+        self.text, self.spans = text, spans
+
+
+def redact(text: str, spans: list[tuple[str, int, int]]) -> Result:
+    """`text` with each (non-overlapping, longest first) span replaced by <TYPE>."""
+    taken = []
+    for t, s, e in sorted(spans, key=lambda x: (-(x[2] - x[1]), x[1])):
+        if all(e <= a or s >= b for _, a, b in taken):
+            taken.append((t, s, e))
+    taken.sort(key=lambda x: x[1])
+    out, pos = [], 0
+    for t, s, e in taken:
+        out += [text[pos:s], f"<{t}>"]
+        pos = e
+    return Result("".join(out) + text[pos:], taken)
+
+
 def _covered(text: str, spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Every non-space, non-punctuation character of text[start:end] lies in a redacted span."""
-    for i in range(start, end):
-        ch = text[i]
-        if ch.isalnum() and not any(s <= i < e for s, e in spans):
-            return False
-    return True
+    """Every letter and digit of text[start:end] lies in a redacted span."""
+    return all(not text[i].isalnum() or any(s <= i < e for s, e in spans) for i in range(start, end))
+
+
+_EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+
+
+# Spans a corpus labels without resolving the persons inside (a cited case's party names): a redaction
+# inside one is left out of precision.
+UNRESOLVED = ("PRECEDENT",)
+
+
+def _unresolved(rec: dict, s: int, e: int) -> bool:
+    return any(a <= s and e <= b for t, a, b in rec.get("other_spans", ()) if t in UNRESOLVED)
+
+
+def _personal_targets(rec: dict) -> list[tuple[int, int]]:
+    """Where a redaction is right: labelled personal values and @handles (an account is a person's)."""
+    return [(s, e) for _, s, e in rec["spans"]] + [
+        (s, e) for t, s, e in rec.get("other_spans", ()) if t == "USERNAME"]
 
 
 def score_labelled(records: list[dict], results) -> dict:
-    """Leak-free, strict and per-type recall of one system's results on labelled records."""
+    """Leak-free, strict, per-type recall and precision of one system's results on labelled records."""
     leak_free = strict = 0
     per_type: dict[str, list[int]] = {}
-    leaks = []
+    right = total_red = 0
+    leaks, wrong = [], []
     for rec, res in zip(records, results):
         text, out = rec["text"], res.text
         red = [(s, e) for _, s, e in res.spans]
@@ -205,51 +202,86 @@ def score_labelled(records: list[dict], results) -> dict:
             if survived:
                 leaks.append((etype, value, text))
             rec_strict &= _covered(text, red, s, e)
+        targets = _personal_targets(rec)
+        for t, s, e in res.spans:
+            if _unresolved(rec, s, e):
+                continue
+            total_red += 1
+            ok = any(s < b and a < e for a, b in targets) or (t == "EMAIL_ADDRESS" and _EMAIL.match(text[s:e]))
+            right += bool(ok)
+            if not ok:
+                wrong.append((t, text[s:e], text))
         leak_free += not rec_leak
         strict += rec_strict
     n = max(1, len(records))
     return {"n": len(records), "leak_free": round(leak_free / n, 4), "strict": round(strict / n, 4),
-            "recall": {t: round(h[0] / h[1], 4) for t, h in sorted(per_type.items())}, "leaks": leaks}
+            "recall": {t: round(h[0] / h[1], 4) for t, h in sorted(per_type.items())},
+            "precision": round(right / total_red, 4) if total_red else None, "redactions": total_red,
+            "leaks": leaks, "wrong": wrong}
 
 
-def score_retention(sets: dict[str, list[str]], run) -> dict:
-    touched, total, by_type, by_set, examples = 0, 0, {}, {}, []
-    for name, texts in sets.items():
-        results = run(texts)
-        k = 0
-        for text, res in zip(texts, results):
-            if res.spans:
-                k += 1
-                for etype, s, e in res.spans:
-                    by_type[etype] = by_type.get(etype, 0) + 1
-                    examples.append((name, etype, f"{text[s:e]!r} in {text[max(0, s - 60):e + 40]!r}"))
-        by_set[name] = round(1 - k / max(1, len(texts)), 4)
-        touched += k
-        total += len(texts)
-    return {"n": total, "retention": round(1 - touched / max(1, total), 4), "by_set": by_set,
+def score_person_free(records: list[dict], results) -> dict:
+    """Share of person-free records the system altered, and what it redacted there."""
+    altered, by_type, examples = 0, {}, []
+    for rec, res in zip(records, results):
+        spans = [sp for sp in res.spans if not any(
+            sp[1] < e and s < sp[2] for t, s, e in rec.get("other_spans", ()) if t == "USERNAME")]
+        altered += bool(spans)
+        for t, s, e in spans:
+            by_type[t] = by_type.get(t, 0) + 1
+            examples.append((t, rec["text"][s:e], rec["text"]))
+    return {"n": len(records), "altered": round(altered / max(1, len(records)), 4),
             "redactions": dict(sorted(by_type.items())), "examples": examples}
+
+
+def score_prompt_damage(prompts: list[dict], results, labels: dict[str, list[str]]) -> dict:
+    """Share of prompts with a redaction that covers no labelled person's name or contact detail."""
+    damaged, examples, by_type = 0, [], {}
+    for p, res in zip(prompts, results):
+        text = p["text"]
+        ok = [(m.start(), m.end()) for v in labels.get(p["id"], ()) for m in re.finditer(re.escape(v), text)]
+        bad = [(t, s, e) for t, s, e in res.spans if not any(s < b and a < e for a, b in ok)]
+        damaged += bool(bad)
+        for t, s, e in bad:
+            by_type[t] = by_type.get(t, 0) + 1
+            examples.append((p["id"], t, text[s:e]))
+    return {"n": len(prompts), "damaged": round(damaged / max(1, len(prompts)), 4),
+            "damaged_prompts": damaged, "redactions": dict(sorted(by_type.items())), "examples": examples}
+
+
+def score_retention(sets: dict[str, list[dict]], run) -> dict:
+    """Ordinary prompts left untouched, per set and overall, and the redactions by type."""
+    touched = total = 0
+    by_type: dict[str, int] = {}
+    by_set = {}
+    for name, prompts in sets.items():
+        results = run([p["text"] for p in prompts])
+        k = sum(bool(r.spans) for r in results)
+        for r in results:
+            for t, _, _ in r.spans:
+                by_type[t] = by_type.get(t, 0) + 1
+        by_set[name] = round(1 - k / max(1, len(prompts)), 4)
+        touched += k
+        total += len(prompts)
+    return {"n": total, "retention": round(1 - touched / max(1, total), 4), "by_set": by_set,
+            "redactions": dict(sorted(by_type.items()))}
 
 
 # ---- systems -----------------------------------------------------------------------------------------
 
-class Result:
-    def __init__(self, text: str, spans: list[tuple[str, int, int]]):
-        self.text, self.spans = text, spans
-
-
 def eaglekit_system(model: str | None = None, keep_names_in: str | None = None):
+    """eaglekit's filter through its public API, default settings unless --model / --keep-names-in."""
     from beam_jobs.pii import PiiConfig, PiiFilter
     kw = {"model": model} if model else {}
     if keep_names_in is not None:
         kw["name_exemptions"] = () if keep_names_in == "none" else tuple(keep_names_in.split(","))
     f = PiiFilter(PiiConfig(**kw))
-    return lambda texts: [Result(r.text, r.spans) for r in f.process(texts)]
+    return lambda texts: [Result(r.text, list(r.spans)) for r in f.process(list(texts))]
 
 
-def presidio_system(model: str | None = None):
-    """Plain Presidio as a new user sets it up offline: explicit spaCy engine (the small model unless
-    --baseline-model names another), default recognizers,
-    every entity it reports replaced (the anonymizer's default)."""
+def presidio_system(model: str | None = None, types: tuple | None = None):
+    """Plain Presidio as a new user sets it up offline: explicit spaCy engine (the small model), default
+    recognizers, every entity it reports replaced (the anonymizer's default), or only `types`."""
     from beam_jobs.pii import SM_MODEL, import_presidio, spacy_model
     import_presidio()
     from presidio_analyzer import AnalyzerEngine
@@ -259,137 +291,230 @@ def presidio_system(model: str | None = None):
     analyzer = AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])
 
     def run(texts):
-        out = []
-        for text in texts:
-            spans, taken = [], []
-            for r in sorted(analyzer.analyze(text, language="en"), key=lambda r: (-(r.end - r.start), r.start)):
-                if all(r.end <= s or r.start >= e for s, e in taken):
-                    taken.append((r.start, r.end))
-                    spans.append((r.entity_type, r.start, r.end))
-            spans.sort(key=lambda s: s[1])
-            red, pos = [], 0
-            for t, s, e in spans:
-                red += [text[pos:s], f"<{t}>"]
-                pos = e
-            out.append(Result("".join(red) + text[pos:], spans))
-        return out
+        return [redact(t, [(r.entity_type, r.start, r.end) for r in analyzer.analyze(t, language="en")
+                           if types is None or r.entity_type in types]) for t in texts]
     return run
 
 
-def evaluate(name: str, run, labelled: dict, retention: dict, show_leaks: int) -> dict:
-    fig: dict = {}
+def nine_types(res: Result, text: str) -> Result:
+    """Presidio's result with only its spans of the nine types eaglekit handles."""
+    return redact(text, [sp for sp in res.spans if sp[0] in NINE])
+
+
+# ---- the run -----------------------------------------------------------------------------------------
+
+def evaluate(name: str, run, panel: dict, prompts: dict, labels: dict, show: int, nine_only: bool) -> dict:
+    """All figures of one system. `nine_only`: precision, altered and damage count only the nine types
+    (plain Presidio, whose leak figures use all of its entities)."""
+    fig: dict = {"sets": {}}
     t0, n_texts = time.perf_counter(), 0
-    for set_name, records in labelled.items():
-        res = run([r["text"] for r in records])
-        n_texts += len(records)
-        fig[set_name] = score_labelled(records, res)
-    ret = score_retention(retention, run)
-    n_texts += ret["n"]
-    fig["prompts_per_s"] = round(n_texts / (time.perf_counter() - t0), 1)
-    fig["retention"] = ret
-    if show_leaks:
-        for set_name in labelled:
-            for etype, value, text in fig[set_name]["leaks"][:show_leaks]:
-                print(f"[{name}] leak {set_name} {etype}: {value!r} in {text[:160]!r}", file=sys.stderr)
-        shown: dict[str, int] = {}
-        for set_name, etype, value in ret["examples"]:
-            shown[set_name] = shown.get(set_name, 0) + 1
-            if shown[set_name] <= show_leaks:
-                print(f"[{name}] damage {set_name} {etype}: {value}", file=sys.stderr)
-    for set_name in labelled:
-        fig[set_name].pop("leaks")
-    ret.pop("examples")
+    for set_name, s in panel.items():
+        lab = s["labelled"]
+        res = run([r["text"] for r in lab])
+        n_texts += len(lab)
+        row = score_labelled(lab, res)
+        if nine_only:
+            prec = score_labelled(lab, [nine_types(r, rec["text"]) for r, rec in zip(res, lab)])
+            row["precision"], row["redactions"], row["wrong"] = prec["precision"], prec["redactions"], prec["wrong"]
+        pf = s["person_free"]
+        res_pf = run([r["text"] for r in pf])
+        n_texts += len(pf)
+        if nine_only:
+            all_types = score_person_free(pf, res_pf)
+            res_pf = [nine_types(r, rec["text"]) for r, rec in zip(res_pf, pf)]
+        free = score_person_free(pf, res_pf)
+        row["person_free"] = {"n": free["n"], "altered": free["altered"], "redactions": free["redactions"]}
+        if nine_only:
+            row["person_free"]["altered_all_types"] = all_types["altered"]
+        row["split"] = s["split"]
+        if show:
+            for etype, value, text in row["leaks"][:show]:
+                print(f"[{name}] leak {set_name} {etype}: {value!r} in {_ctx(text, value)!r}", file=sys.stderr)
+            for etype, value, text in row["wrong"][:show]:
+                print(f"[{name}] not personal {set_name} {etype}: {value!r} in {_ctx(text, value)!r}",
+                      file=sys.stderr)
+            for etype, value, text in free["examples"][:show]:
+                print(f"[{name}] person-free {set_name} {etype}: {value!r} in {_ctx(text, value)!r}",
+                      file=sys.stderr)
+        row.pop("leaks"), row.pop("wrong")
+        fig["sets"][set_name] = row
+    if "spec_bench" in prompts:
+        sb = prompts["spec_bench"]
+        res = run([p["text"] for p in sb])
+        n_texts += len(sb)
+        if nine_only:
+            res = [nine_types(r, p["text"]) for r, p in zip(res, sb)]
+        dmg = score_prompt_damage(sb, res, labels)
+        if show:
+            for pid, etype, value in dmg["examples"][: show * 3]:
+                print(f"[{name}] prompt damage spec_bench/{pid} {etype}: {value!r}", file=sys.stderr)
+        dmg.pop("examples")
+        fig["spec_bench_mt_bench"] = dmg
+    others = {k: v for k, v in prompts.items() if k != "spec_bench"}
+    if others:
+        runner = (lambda texts: [nine_types(r, t) for r, t in zip(run(texts), texts)]) if nine_only else run
+        fig["ordinary_prompts"] = score_retention(others, runner)
+        n_texts += fig["ordinary_prompts"]["n"]
+    fig["texts_per_s"] = round(n_texts / (time.perf_counter() - t0), 1)
     return fig
 
 
-def compare_ner(docs: list[dict], names: list[dict], retention: dict) -> list[dict]:
-    """PERSON recall of each NER model that installs from the registries, before any policy: on the labelled
-    documents, on WNUT-17, and the share of ordinary prompts where it finds a person; CPU ms per prompt."""
+def _ctx(text: str, value: str, width: int = 80) -> str:
+    i = max(0, text.find(value))
+    return text[max(0, i - width): i + len(value) + width]
+
+
+def _ner_pipeline(model: str):
+    """A spaCy pipeline with only NER and what its NER listens to (a trained folder may share a tok2vec)."""
     import spacy
-    from beam_jobs.pii import NON_NER_COMPONENTS, ner_models
-    ordinary = [t for v in retention.values() for t in v]
+    from beam_jobs.pii import spacy_model
+    nlp = spacy.load(model if os.path.isdir(model) else spacy_model(model))
+    keep = {"ner"} | {n for n, c in nlp.pipeline if "ner" in getattr(c, "listening_components", ())}
+    nlp.select_pipes(enable=[n for n in nlp.pipe_names if n in keep])
+    return nlp
+
+
+PERSON_LABELS = ("PERSON", "PER", "NAME")
+
+
+def compare_ner(panel: dict, prompts: dict, extra: list[str]) -> list[dict]:
+    """Each NER model's person spans before any policy: recall and precision against the panel's labelled
+    PERSON spans (all test sets pooled, and per domain), CPU ms per Spec-Bench/MT-bench prompt."""
+    from beam_jobs.pii import ner_models
+    models = list(ner_models()) + [(m, m) for m in extra]
+    records = [r for s in panel.values() for r in s["labelled"] + s["person_free"]]
+    ordinary = [p["text"] for p in prompts.get("spec_bench", [])]
     rows = []
-    for label, model in ner_models():
+    for label, model in models:
         try:
-            nlp = spacy.load(model, exclude=list(NON_NER_COMPONENTS))
-        except (OSError, ImportError) as e:
-            rows.append({"model": label, "error": str(e).splitlines()[0][:100]})
+            nlp = _ner_pipeline(model)
+        except (OSError, ImportError, ValueError) as e:
+            rows.append({"model": label, "error": str(e).splitlines()[0][:120]})
             continue
-        row = {"model": label}
-        for set_name, recs in (("docs", docs), ("wnut17", names)):
-            recs = [r for r in recs if any(t == "PERSON" for t, _, _ in r["spans"])]
-            hit = total = 0
-            for rec, doc in zip(recs, nlp.pipe([r["text"] for r in recs], batch_size=64)):
-                ents = [(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"]
-                for t, s, e in rec["spans"]:
-                    if t == "PERSON":
-                        total += 1
-                        hit += any(a < e and s < b for a, b in ents)
-            row[f"person_recall_{set_name}"] = round(hit / max(1, total), 3)
+        hit = total = right = found = 0
+        by_domain: dict[str, list[int]] = {}
+        for rec, doc in zip(records, nlp.pipe([r["text"] for r in records], batch_size=32)):
+            ents = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in PERSON_LABELS]
+            gold = [(s, e) for t, s, e in rec["spans"] if t == "PERSON"]
+            d = by_domain.setdefault(rec["domain"].split(":")[0], [0, 0])
+            for s, e in gold:
+                ok = any(a < e and s < b for a, b in ents)
+                hit += ok
+                total += 1
+                d[0] += ok
+                d[1] += 1
+            targets = _personal_targets(rec)
+            for a, b in ents:
+                if _unresolved(rec, a, b):
+                    continue
+                found += 1
+                right += any(a < e and s < b for s, e in targets)
         t0 = time.process_time()
-        found = sum(any(e.label_ == "PERSON" for e in d.ents) for d in nlp.pipe(ordinary, batch_size=64))
-        row["cpu_ms_per_prompt"] = round(1000 * (time.process_time() - t0) / max(1, len(ordinary)), 2)
-        row["ordinary_prompts_with_person"] = round(found / max(1, len(ordinary)), 3)
-        rows.append(row)
+        for _ in nlp.pipe(ordinary, batch_size=32):
+            pass
+        rows.append({"model": label, "person_recall": round(hit / max(1, total), 4),
+                     "person_precision": round(right / max(1, found), 4),
+                     "recall_by_domain": {k: round(v[0] / max(1, v[1]), 3) for k, v in sorted(by_domain.items())},
+                     "cpu_ms_per_prompt": round(1000 * (time.process_time() - t0) / max(1, len(ordinary)), 2)})
     return rows
+
+
+def targets_of(figures: dict) -> dict:
+    """The issue's targets from the figures: worst real-text set (with >= MIN_N records) for each."""
+    ek, pr = figures["eaglekit"]["sets"], figures.get("presidio", {}).get("sets", {})
+    real = [k for k, v in ek.items() if not k.startswith("synthetic/") and v["n"] >= MIN_N]
+    t: dict = {}
+    if real:
+        t["min_leak_free_real"] = {"value": min(ek[k]["leak_free"] for k in real), "op": ">=",
+                                   "goal": TARGETS["leak_free"]}
+        t["min_strict_real"] = {"value": min(ek[k]["strict"] for k in real), "op": ">=", "goal": TARGETS["strict"]}
+        precs = [ek[k]["precision"] for k in real if ek[k]["precision"] is not None]
+        if precs:
+            t["min_precision_real"] = {"value": min(precs), "op": ">=", "goal": TARGETS["precision"]}
+        if pr:
+            t["min_leak_free_margin_over_presidio"] = {
+                "value": round(min(ek[k]["leak_free"] - pr[k]["leak_free"] for k in real if k in pr), 4),
+                "op": ">", "goal": 0}
+    if pr:
+        # pooled over every real set: most person-free sets are too small to compare one by one
+        def pooled(fig):
+            n = sum(v["person_free"]["n"] for k, v in fig.items() if not k.startswith("synthetic/"))
+            a = sum(v["person_free"]["altered"] * v["person_free"]["n"] for k, v in fig.items()
+                    if not k.startswith("synthetic/"))
+            return a / max(1, n)
+        t["person_free_altered_minus_presidio"] = {"value": round(pooled(ek) - pooled(pr), 4), "op": "<=",
+                                                   "goal": 0}
+    syn = ek.get("synthetic/presidio_synth")
+    if syn:
+        t["leak_free_synthetic"] = {"value": syn["leak_free"], "op": ">=", "goal": TARGETS["leak_free_synthetic"]}
+    sb = figures["eaglekit"].get("spec_bench_mt_bench")
+    if sb:
+        t["spec_bench_mt_bench_non_person_redactions"] = {"value": sb["damaged"], "op": "<=",
+                                                          "goal": TARGETS["prompt_damage"]}
+    return t
+
+
+def print_table(figures: dict) -> None:
+    """The panel as a table on stderr: eaglekit | Presidio per set."""
+    ek, pr = figures["eaglekit"]["sets"], figures.get("presidio", {}).get("sets", {})
+    cols = ("leak_free", "strict", "precision")
+    head = f"{'set (test split)':28} {'n':>5} " + " ".join(f"{c:>17}" for c in cols) + f" {'person-free altered':>22}"
+    print(head + "\n" + "-" * len(head), file=sys.stderr)
+    for k, v in ek.items():
+        p = pr.get(k, {})
+
+        def pair(a, b):
+            fa = "-" if a is None else f"{a:.3f}"
+            fb = "" if not p else ("-" if b is None else f"{b:.3f}")
+            return f"{fa:>8} |{fb:>7}"
+        pf = v["person_free"]
+        print(f"{k:28} {v['n']:>5} " + " ".join(f"{pair(v[c], p.get(c)):>17}" for c in cols)
+              + f" {pair(pf['altered'], p.get('person_free', {}).get('altered')):>17} (n={pf['n']})",
+              file=sys.stderr)
+    for key in ("spec_bench_mt_bench",):
+        if key in figures["eaglekit"]:
+            a = figures["eaglekit"][key]["damaged"]
+            b = figures.get("presidio", {}).get(key, {}).get("damaged")
+            print(f"{'spec_bench+mt_bench damage':28} {figures['eaglekit'][key]['n']:>5} "
+                  f"{a:>8.3f} |{'' if b is None else f'{b:7.3f}'}", file=sys.stderr)
 
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="an eighth of every set (under a minute)")
-    ap.add_argument("--data-dir", default=os.path.expanduser("~/.cache/eaglekit/bench-data"))
-    ap.add_argument("--baseline", action="store_true", help="also score plain Presidio on the same sets")
-    ap.add_argument("--compare-ner", action="store_true", help="PERSON recall and CPU cost of each NER model")
-    ap.add_argument("--model", default=None, help="spaCy model for eaglekit's filter (default: the package's)")
+    ap.add_argument("--quick", action="store_true", help=f"at most {QUICK_N} records per set and kind")
+    ap.add_argument("--data-dir", default=os.path.expanduser("~/.cache/eaglekit/bench-data"),
+                    help="ordinary prompts (Spec-Bench, GSM8K, self-instruct)")
+    ap.add_argument("--corpora-dir", default=None, help="the labelled corpora (default ~/.cache/eaglekit/pii-corpora)")
+    ap.add_argument("--no-presidio", action="store_true", help="skip plain Presidio (it is scored by default)")
+    ap.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)  # Presidio is now always scored
+    ap.add_argument("--compare-ner", nargs="*", default=None, metavar="MODEL",
+                    help="person recall, precision and CPU ms per prompt of each installed NER model, plus "
+                         "any spaCy model packages or folders named here")
+    ap.add_argument("--model", default=None, help="spaCy model or folder for eaglekit's filter (default: the package's)")
     ap.add_argument("--keep-names-in", default=None,
                     help="the filter's name exemptions (as clean --pii-keep-names-in; default: the package's)")
-    ap.add_argument("--show-leaks", type=int, default=0, help="print up to N leaks and damages per set")
+    ap.add_argument("--show-leaks", type=int, default=0, help="print up to N leaks and wrong redactions per set")
     args = ap.parse_args(argv)
     import logging
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
 
-    labelled: dict[str, list[dict]] = {}
-    p = data_path(args.data_dir, "presidio_synth_dataset_v2.json")
-    if p:
-        labelled["docs"] = load_docs(p)
-    p = data_path(args.data_dir, "wnut17_test.annotated")
-    if p:
-        labelled["wnut17_persons"] = load_wnut_persons(p)
-    folder = os.path.join(args.data_dir, ADDRESS_DIR)
-    if os.path.isdir(folder):
-        labelled["addresses"] = load_addresses(folder)
-    labelled["phones"] = load_phones()
-    if args.quick:
-        labelled = {k: v[: max(20, len(v) // 8)] for k, v in labelled.items()}
-    retention = load_retention(args.data_dir, args.quick)
-
-    figures = {"sets": {k: len(v) for k, v in labelled.items()} | {"retention": sum(map(len, retention.values()))}}
-    figures["eaglekit"] = evaluate("eaglekit", eaglekit_system(args.model, args.keep_names_in), labelled, retention, args.show_leaks)
-    if args.baseline:
-        figures["presidio"] = evaluate("presidio", presidio_system(), labelled, retention, args.show_leaks)
-    if args.compare_ner:
-        figures["ner"] = compare_ner(labelled.get("docs", []), labelled.get("wnut17_persons", []), retention)
+    panel = panel_sets(args.corpora_dir, args.quick)
+    prompts = load_prompts(args.data_dir, args.quick)
+    labels = load_prompt_labels()
+    figures: dict = {"sets": {k: {"split": v["split"], "labelled": len(v["labelled"]),
+                                  "person_free": len(v["person_free"])} for k, v in panel.items()},
+                     "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick}
+    figures["eaglekit"] = evaluate("eaglekit", eaglekit_system(args.model, args.keep_names_in), panel, prompts,
+                                   labels, args.show_leaks, nine_only=False)
+    if not args.no_presidio:
+        figures["presidio"] = evaluate("presidio", presidio_system(), panel, prompts, labels, args.show_leaks,
+                                       nine_only=True)
+    if args.compare_ner is not None:
+        figures["ner"] = compare_ner(panel, prompts, args.compare_ner)
         for row in figures["ner"]:
             print("ner " + json.dumps(row), file=sys.stderr)
-
-    ek = figures["eaglekit"]
-    docs = ek.get("docs", {"leak_free": 0.0, "strict": 0.0, "recall": {}})
-    type_recall = {t: docs["recall"].get(t, 0.0) for t in NINE if t in docs["recall"]}
-    fp = {t: ek["retention"]["redactions"].get(t, 0) for t in ("US_DRIVER_LICENSE", "PHONE_NUMBER", "STREET_ADDRESS")}
-    targets = {
-        "docs_leak_free": {"value": docs["leak_free"], "op": ">=", "goal": TARGETS["leak_free"]},
-        "docs_strict": {"value": docs["strict"], "op": ">=", "goal": TARGETS["strict"]},
-        "docs_min_type_recall": {"value": min(type_recall.values(), default=0.0), "op": ">=",
-                                 "goal": TARGETS["min_type_recall"]},
-        "retention_untouched": {"value": ek["retention"]["retention"], "op": ">=", "goal": TARGETS["retention"]},
-        "ordinary_redactions_dl_phone_address": {"value": sum(fp.values()), "op": "<=", "goal": 0},
-    }
-    for set_name in ("addresses", "phones"):
-        if set_name in ek:
-            t = "STREET_ADDRESS" if set_name == "addresses" else "PHONE_NUMBER"
-            targets[f"{set_name}_recall"] = {"value": ek[set_name]["recall"].get(t, 0.0), "op": ">=",
-                                             "goal": TARGETS["min_type_recall"]}
-    line = {"bench": "pii_eval", "targets": targets, "figures": figures}
+    print_table(figures)
+    line = {"bench": "pii_eval", "targets": targets_of(figures), "figures": figures}
     print(json.dumps(line))
     return line
 

@@ -1,67 +1,243 @@
-"""bench/pii_eval.py's scoring and loaders, on small inline samples of each public set's format (the sets
-themselves are fetched by the bench, never shipped)."""
+"""bench/pii_eval.py's scoring and bench/pii_corpora.py's readers, on tiny records and files written here
+(no network, no fetched corpus, no NER model)."""
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(scope="module")
-def ev():
-    spec = importlib.util.spec_from_file_location("pii_eval", os.path.join(ROOT, "bench", "pii_eval.py"))
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "bench", f"{name}.py"))
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
 
 
-def test_leak_free_strict_and_recall(ev):
+@pytest.fixture(scope="module")
+def ev():
+    return _load("pii_eval")
+
+
+@pytest.fixture(scope="module")
+def pc():
+    return _load("pii_corpora")
+
+
+# ---- scoring -----------------------------------------------------------------------------------------
+
+def test_leak_strict_recall_and_precision(ev):
     text = "Call Ann Lee at 555-0100 now"
-    rec = {"text": text, "spans": [("PERSON", 5, 12), ("PHONE_NUMBER", 16, 24)]}
-    full = ev.Result("Call <PERSON> at <PHONE_NUMBER> now", [("PERSON", 5, 12), ("PHONE_NUMBER", 16, 24)])
-    part = ev.Result("Call <PERSON> Lee at <PHONE_NUMBER> now", [("PERSON", 5, 8), ("PHONE_NUMBER", 16, 24)])
+    rec = {"text": text, "spans": [("PERSON", 5, 12), ("PHONE_NUMBER", 16, 24)], "other_spans": []}
+    full = ev.redact(text, [("PERSON", 5, 12), ("PHONE_NUMBER", 16, 24)])
+    part = ev.redact(text, [("PERSON", 5, 8), ("PHONE_NUMBER", 16, 24), ("PERSON", 0, 4)])  # 'Call' is wrong
     none = ev.Result(text, [])
     got = ev.score_labelled([rec, rec, rec], [full, part, none])
-    # the partly redacted name does not survive verbatim (leak-free) but is not fully removed (strict)
+    # the half-redacted name does not survive verbatim (leak-free) but is not wholly removed (strict)
     assert got["leak_free"] == round(2 / 3, 4) and got["strict"] == round(1 / 3, 4)
     assert got["recall"] == {"PERSON": round(2 / 3, 4), "PHONE_NUMBER": round(2 / 3, 4)}
     assert [v for _, v, _ in got["leaks"]] == ["Ann Lee", "555-0100"]
+    # 5 redactions, 4 on a labelled value; 'Call' is the wrong one
+    assert got["redactions"] == 5 and got["precision"] == 0.8
+    assert [v for _, v, _ in got["wrong"]] == ["Call"]
 
 
-def test_retention_counts_touched_prompts_and_types(ev):
-    sets = {"a": ["plain", "has Bob"], "b": ["also plain"]}
-    run = lambda texts: [ev.Result(t, [("PERSON", 4, 7)] if "Bob" in t else []) for t in texts]  # noqa: E731
-    got = ev.score_retention(sets, run)
-    assert got["retention"] == round(2 / 3, 4) and got["by_set"] == {"a": 0.5, "b": 1.0}
-    assert got["redactions"] == {"PERSON": 1}
+def test_precision_handles_emails_and_unresolved_spans(ev):
+    text = "@annlee wrote to bob@example.org about Pushpa Devi Vs. State and Ors."
+    rec = {"text": text, "spans": [], "other_spans": [("USERNAME", 0, 7), ("PRECEDENT", 39, len(text))]}
+    res = ev.redact(text, [("PERSON", 0, 7), ("EMAIL_ADDRESS", 17, 32), ("PERSON", 39, 50),
+                           ("PERSON", text.index("Ors"), text.index("Ors") + 3)])
+    got = ev.score_labelled([rec], [res])
+    # the handle and the e-mail are personal; both redactions inside the cited case are left out
+    assert got["redactions"] == 2 and got["precision"] == 1.0
+    assert ev.score_labelled([rec], [ev.Result(text, [])])["precision"] is None
 
 
-def test_loaders_read_each_public_format(ev, tmp_path):
+def test_person_free_altered_ignores_handles(ev):
+    recs = [{"text": "ATLANTA 2 11 0 234 393", "spans": []},
+            {"text": "thanks @joe", "spans": [], "other_spans": [("USERNAME", 7, 11)]},
+            {"text": "plain words", "spans": []}]
+    results = [ev.redact(recs[0]["text"], [("PHONE_NUMBER", 8, 22)]),
+               ev.redact(recs[1]["text"], [("PERSON", 7, 11)]), ev.Result(recs[2]["text"], [])]
+    got = ev.score_person_free(recs, results)
+    assert got["altered"] == round(1 / 3, 4) and got["redactions"] == {"PHONE_NUMBER": 1}
+
+
+def test_prompt_damage_counts_only_unlabelled_redactions(ev):
+    prompts = [{"id": "1", "text": "Ask Ada Lovelace about New Zealand"},
+               {"id": "2", "text": "Mail ada@example.org today"},
+               {"id": "3", "text": "Die Werbung ist gut"}]
+    labels = {"1": ["Ada Lovelace"], "2": ["ada@example.org"]}
+    results = [ev.redact(prompts[0]["text"], [("PERSON", 4, 16), ("PERSON", 23, 34)]),
+               ev.redact(prompts[1]["text"], [("EMAIL_ADDRESS", 5, 20)]),
+               ev.redact(prompts[2]["text"], [("PERSON", 4, 11)])]
+    got = ev.score_prompt_damage(prompts, results, labels)
+    assert got["damaged_prompts"] == 2 and got["damaged"] == round(2 / 3, 4)
+    assert [v for _, _, v in got["examples"]] == ["New Zealand", "Werbung"]
+
+
+def test_redact_keeps_longest_of_overlapping_spans(ev):
+    r = ev.redact("Mr Ann Lee, 1 Main St", [("PERSON", 3, 6), ("PERSON", 3, 10), ("STREET_ADDRESS", 12, 21)])
+    assert r.text == "Mr <PERSON>, <STREET_ADDRESS>" and r.spans == [("PERSON", 3, 10), ("STREET_ADDRESS", 12, 21)]
+
+
+def _fig(leak, strict, prec, altered, n=30):
+    return {"n": n, "leak_free": leak, "strict": strict, "precision": prec,
+            "person_free": {"n": 10, "altered": altered}}
+
+
+def test_targets_and_the_json_line(ev, capsys):
+    figures = {"eaglekit": {"sets": {"legal/x": _fig(0.97, 0.92, 0.95, 0.1), "news/y": _fig(0.9, 0.85, 0.8, 0.3),
+                                     "chat/tiny": _fig(0.0, 0.0, 0.0, 1.0, n=3),
+                                     "synthetic/presidio_synth": _fig(0.995, 0.98, 0.97, 0.0)},
+                            "spec_bench_mt_bench": {"n": 480, "damaged": 0.004}},
+               "presidio": {"sets": {"legal/x": _fig(0.9, 0.8, 0.5, 0.2), "news/y": _fig(0.95, 0.9, 0.6, 0.1),
+                                     "chat/tiny": _fig(0.5, 0.5, 0.5, 0.0, n=3),
+                                     "synthetic/presidio_synth": _fig(0.8, 0.6, 0.9, 0.1)},
+                            "spec_bench_mt_bench": {"n": 480, "damaged": 0.2}}}
+    t = ev.targets_of(figures)
+    # the 3-record set is printed but too small for a target; the synthetic set has its own
+    assert t["min_leak_free_real"] == {"value": 0.9, "op": ">=", "goal": 0.95}
+    assert t["min_strict_real"]["value"] == 0.85 and t["min_precision_real"]["value"] == 0.8
+    assert t["min_leak_free_margin_over_presidio"]["value"] == -0.05
+    assert t["leak_free_synthetic"]["value"] == 0.995
+    assert t["spec_bench_mt_bench_non_person_redactions"] == {"value": 0.004, "op": "<=", "goal": 0.01}
+    # pooled person-free altered over the real sets: (1+3+10)/30 vs (2+1+0)/30
+    assert t["person_free_altered_minus_presidio"]["value"] == round(14 / 30 - 3 / 30, 4)
+    line = json.loads(json.dumps({"bench": "pii_eval", "targets": t, "figures": figures}))
+    assert line["bench"] == "pii_eval" and all({"value", "op", "goal"} <= set(v) for v in line["targets"].values())
+    ev.print_table(figures)
+    err = capsys.readouterr().err
+    assert "legal/x" in err and "0.970 |  0.900" in err
+
+
+def test_prompt_labels_file_is_our_annotation(ev):
+    labels = ev.load_prompt_labels()
+    assert labels, "bench/pii_eval_prompt_names.json is missing"
+    assert all(isinstance(v, list) and all(isinstance(x, str) and x for x in v) for v in labels.values())
+    assert "Elon Musk" in labels["91"]
+
+
+# ---- corpus readers ----------------------------------------------------------------------------------
+
+def test_detokenize_offsets(pc):
+    toks = ["@", "ann", "said", ":", "it", "'", "s", "44", ".", "44", "%", "(", "ok", ")", '"', "hi", '"', "!"]
+    text, offs = pc.detokenize(toks)
+    assert text == '@ann said: it\'s 44.44% (ok) "hi"!'
+    assert [text[s:e] for s, e in offs] == toks
+
+
+def test_strip_titles(pc):
+    text = "Shri Singhvi and Mr. A. B. Smith, "
+    assert text[slice(*pc.strip_titles(text, 0, 12))] == "Singhvi"
+    assert text[slice(*pc.strip_titles(text, 17, 34))] == "A. B. Smith"
+
+
+def _write_wnut(root):
+    os.makedirs(root)
+    body = ("I\tO\nmet\tO\nJohn\tB-person\nSmith\tI-person\nin\tO\nParis\tB-location\n\n"
+            "@\tB-person\nannlee\tB-person\nnice\tO\n\nno\tO\nnames\tO\nhere\tO\n")
+    for f in ("wnut17train.conll", "emerging.dev.conll", "emerging.test.annotated"):
+        with open(os.path.join(root, f), "w") as fh:
+            fh.write(body)
+
+
+def test_conll_reader_handles_and_spans(pc, tmp_path):
+    _write_wnut(tmp_path / "wnut17")
+    recs = pc.load("wnut17", "test", str(tmp_path))
+    assert [r["text"] for r in recs] == ["I met John Smith in Paris", "@annlee nice", "no names here"]
+    first = recs[0]
+    assert [first["text"][s:e] for _, s, e in first["spans"]] == ["John Smith"]
+    assert [(t, first["text"][s:e]) for t, s, e in first["other_spans"]] == [("LOCATION", "Paris")]
+    # a labelled @handle is an account name, kept apart from the names the panel scores
+    assert recs[1]["spans"] == [] and recs[1]["other_spans"] == [("USERNAME", 0, 7)]
+    assert {r["domain"] for r in recs} == {"chat_forum"} and {r["split"] for r in recs} == {"test"}
+
+
+def test_missing_names_repo_and_path(pc, tmp_path):
+    msg = pc.missing("btc", str(tmp_path))
+    assert "GateNLP/broad_twitter_corpus" in msg and "btc.test" in msg
+    with pytest.raises(FileNotFoundError):
+        pc.load("btc", "test", str(tmp_path))
+
+
+def test_hash_split_is_stable_and_covers_all(pc):
+    splits = [pc.split_of("presidio_synth", str(k)) for k in range(2000)]
+    assert splits == [pc.split_of("presidio_synth", str(k)) for k in range(2000)]
+    share = {s: splits.count(s) / 2000 for s in pc.SPLITS}
+    assert abs(share["train"] - 0.6) < 0.05 and abs(share["test"] - 0.3) < 0.05
+
+
+CONLLU = """# newdoc id = GUM_news_tiny
+# meta::genre = news
+# newpar
+# sent_id = t-1
+# text = Judge Ann Lee's clerk met the doctor.
+1	Judge	Judge	PROPN	NNP	_	3	compound	_	Entity=(1-person-new-x-cf1-1-coref-Ann_Lee
+2	Ann	Ann	PROPN	NNP	_	3	flat	_	_
+3-4	Lee's	_	_	_	_	_	_	_	_
+3	Lee	Lee	PROPN	NNP	_	5	nmod:poss	_	Entity=1)
+4	's	's	PART	POS	_	3	case	_	_
+5	clerk	clerk	NOUN	NN	_	6	nsubj	_	Entity=(2-person-new-x-cf2-1-sgl
+6	met	meet	VERB	VBD	_	0	root	_	Entity=2)
+7	the	the	DET	DT	_	8	det	_	Entity=(3-person-new-x-cf3-1-sgl
+8	doctor	doctor	NOUN	NN	_	6	obj	_	Entity=3)|SpaceAfter=No
+9	.	.	PUNCT	.	_	6	punct	_	_
+
+# newpar
+# sent_id = t-2
+# text = She thanked candidate Bo Ray in Oslo.
+1	She	she	PRON	PRP	_	2	nsubj	_	Entity=(4-person-giv-x-cf1-1-ana)
+2	thanked	thank	VERB	VBD	_	0	root	_	_
+3	candidate	candidate	NOUN	NN	_	2	obj	_	Entity=(5-person-new-x-cf2-1-sgl-Bo_Ray
+4	Bo	Bo	PROPN	NNP	_	3	flat	_	_
+5	Ray	Ray	PROPN	NNP	_	3	flat	_	Entity=5)
+6	in	in	ADP	IN	_	7	case	_	_
+7	Oslo	Oslo	PROPN	NNP	_	2	obl	_	Entity=(6-place-new-x-cf3-1-sgl-Oslo)|SpaceAfter=No
+8	.	.	PUNCT	.	_	2	punct	_	_
+
+"""
+
+
+def test_conllu_reader_takes_proper_noun_names(pc, tmp_path):
+    root = tmp_path / "gum"
+    (root / "dep").mkdir(parents=True)
+    (root / "dep" / "GUM_news_tiny.conllu").write_text(CONLLU)
+    (root / "splits.md").write_text("# Splits\n\n## test\n\n  * GUM_news_tiny\n")
+    recs = pc.load("gum", "test", str(root.parent))
+    assert len(recs) == 1 and pc.load("gum", "train", str(root.parent)) == []
+    r = recs[0]
+    assert r["text"] == "Judge Ann Lee's clerk met the doctor.\n\nShe thanked candidate Bo Ray in Oslo."
+    # the title is dropped, 'the clerk' / 'the doctor' / 'She' are not names, a flat name under a noun is
+    assert [r["text"][s:e] for _, s, e in r["spans"]] == ["Ann Lee", "Bo Ray"]
+    assert [(t, r["text"][s:e]) for t, s, e in r["other_spans"]] == [("LOCATION", "Oslo")]
+    assert r["domain"] == "news"
+
+
+def test_presidio_reader_keeps_personal_types(pc, tmp_path):
+    root = tmp_path / "presidio_synth" / "data"
+    root.mkdir(parents=True)
     docs = [{"full_text": "I am Ann, ann@x.org", "spans": [
         {"entity_type": "PERSON", "start_position": 5, "end_position": 8},
         {"entity_type": "EMAIL_ADDRESS", "start_position": 10, "end_position": 19},
-        {"entity_type": "ORGANIZATION", "start_position": 0, "end_position": 1}]},
-        {"full_text": "nothing here", "spans": [{"entity_type": "GPE", "start_position": 0, "end_position": 7}]}]
-    (tmp_path / "d.json").write_text(json.dumps(docs))
-    loaded = ev.load_docs(str(tmp_path / "d.json"))
-    assert len(loaded) == 1 and [t for t, _, _ in loaded[0]["spans"]] == ["PERSON", "EMAIL_ADDRESS"]
+        {"entity_type": "ORGANIZATION", "start_position": 0, "end_position": 1}]}] * 50
+    (root / "synth_dataset_v2.json").write_text(json.dumps(docs))
+    recs = [r for sp in pc.SPLITS for r in pc.load("presidio_synth", sp, str(tmp_path))]
+    assert len(recs) == 50 and len({r["id"] for r in recs}) == 50
+    assert [t for t, _, _ in recs[0]["spans"]] == ["PERSON", "EMAIL_ADDRESS"]
+    assert [t for t, _, _ in recs[0]["other_spans"]] == ["ORGANIZATION"]
 
-    (tmp_path / "w.conll").write_text("hi\tO\nJohn\tB-person\nSmith\tI-person\n!\tO\n\nno\tO\nname\tO\n")
-    wnut = ev.load_wnut_persons(str(tmp_path / "w.conll"))
-    assert len(wnut) == 1 and [wnut[0]["text"][s:e] for _, s, e in wnut[0]["spans"]] == ["John Smith"]
 
-    (tmp_path / "af").mkdir()
-    (tmp_path / "af" / "xx.yaml").write_text(
-        "---\ncomponents:\n  house_number: 12\n  road: Main Street\n  city: Springfield\n"
-        "expected: |\n  12 Main Street\n  Springfield\n---\ncomponents:\n  city: Nowhere\nexpected: |\n  Nowhere\n")
-    addr = ev.load_addresses(str(tmp_path / "af"))
-    assert len(addr) == 1
-    (_, s, e), = addr[0]["spans"]
-    assert "12 Main Street" in addr[0]["text"][s:e] and "Springfield" in addr[0]["text"][s:e]
-
-    phones = ev.load_phones()
-    assert len(phones) > 400 and all(t == "PHONE_NUMBER" for p in phones for t, _, _ in p["spans"])
+def test_panel_sets_split_labelled_and_person_free(ev, tmp_path, capsys):
+    _write_wnut(tmp_path / "wnut17")
+    panel = ev.panel_sets(str(tmp_path))
+    assert list(panel) == ["chat_forum/wnut17"]
+    s = panel["chat_forum/wnut17"]
+    assert s["split"] == "wnut17:test" and len(s["labelled"]) == 1 and len(s["person_free"]) == 2
+    assert "skipped" in capsys.readouterr().err  # the corpora not in the cache are named
