@@ -91,6 +91,15 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            "only the published dev file is in the repository (train/test live on a dataset hub, not fetched): "
            "its 1,074 preambles and judgment sentences are hash split 60/10/30 by index and text",
            "spacy_docbin", hash_split=(0.6, 0.7), extra=("LICENSE", "README.md")),
+    Corpus("re3d", "dstl/re3d", {"*": ["*/documents.json", "*/entities.json"]},
+           "per source folder: BBC Online CC BY-NC 3.0; UK Government OGL v3; US State Department, CENTCOM "
+           "public domain; EU Delegation to Syria, Australian DFAT, Wikipedia see their LICENSE",
+           "official (government statements, military press releases), news (BBC), other (Wikipedia)",
+           "Person entities with crowd confidence >= 0.5 holding a name: the capitalised words after the last "
+           "title or role word ('Russian Foreign Minister Sergei Lavrov' -> 'Sergei Lavrov'); descriptions "
+           "('the Foreign Secretary', 'President of the United States') and pronouns are not names",
+           "none of its own: hash split 50/10/40 by document id", "re3d", hash_split=(0.5, 0.6),
+           extra=("README.md",)),
 )}
 
 # GUM/GENTLE genre -> panel domain. Spoken genres are their own domain: transcribed talk, close to chat.
@@ -101,6 +110,10 @@ GENRE_DOMAIN = {
     "medical": "clinical",
     "conversation": "spoken", "podcast": "spoken", "vlog": "spoken", "speech": "spoken",
     "reddit": "chat_forum", "esports": "chat_forum",
+    # re3d's sources
+    "BBC Online": "news", "Wikipedia": "other:wikipedia", "UK Government": "official",
+    "US State Department": "official", "CENTCOM": "official", "Delegation of the European Union to Syria": "official",
+    "Australian Department of Foreign Affairs": "official",
 }
 # Presidio's vocabulary for the personal values scored by the panel.
 PERSONAL = ("PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN",
@@ -550,8 +563,116 @@ def _read_docbin(c: Corpus, root: str, split: str) -> list[dict]:
         out.append({"id": f"{c.name}-{key}", "text": d.text, "spans": spans, "other_spans": other})
     return out
 
+# ---- re3d (documents.json + entities.json per source folder) -----------------------------------------
 
-_READERS = {"conll": _read_conll, "presidio_json": _read_presidio, "conllu": _read_conllu,
+# Words that make a Person entity a description, not a name, when they follow the last title or role word.
+_ROLE = TITLES | {"minister", "secretary", "spokesman", "spokeswoman", "spokesperson", "foreign", "office",
+                  "defence", "defense", "state", "envoy", "commander", "leader", "head", "deputy", "special",
+                  "representative", "high", "director", "fco", "un", "us", "uk", "eu", "middle", "east",
+                  "designate", "he", "spc", "pfc", "pvt", "cpl", "ssg", "sfc", "maj", "brig", "adm", "cmdr",
+                  "cdr", "staff", "army", "navy", "marine", "air", "force", "u.s", "excellency"}
+_PRONOUN = {"i", "me", "my", "we", "us", "our", "you", "your", "he", "him", "his", "she", "her", "they",
+            "them", "their", "it", "its"}
+_PARTICLE = {"al", "al-", "bin", "ibn", "bint", "de", "da", "del", "van", "von", "el", "le", "la", "abu"}
+
+
+def name_in_description(text: str, s: int, e: int) -> tuple[int, int] | None:
+    """The name inside a person mention labelled with its titles or role: the capitalised words after the
+    last title/role word ('Russian Foreign Minister Sergei Lavrov' -> 'Sergei Lavrov'), or None when what
+    follows is not a name ('President of the United States', 'the Foreign Secretary', 'I')."""
+    for stop in (e, text.find(",", s, e)):
+        if stop <= s:
+            continue
+        toks = [(m.start() + s, m.end() + s) for m in re.finditer(r"\S+", text[s:stop])]
+        # possessive and trailing punctuation off the last word
+        while toks:
+            a, b = toks[-1]
+            word = re.sub(r"(?:['’]s|['’])$", "", text[a:b]).rstrip(".,;:)")
+            if len(word) < 2 and not word.endswith("."):
+                toks.pop()
+                continue
+            toks[-1] = (a, a + len(word))
+            break
+        def role(a, b):
+            w = text[a:b].lower().strip(".,")
+            if w == "the":  # a title word for GUM's runs, but 'of the United States' is no name
+                return False
+            return w in _ROLE or w.split("-")[0] in _ROLE or w.split("-")[-1] in _ROLE
+        last_role = max([i for i, (a, b) in enumerate(toks) if role(a, b)], default=-1)
+        name = toks[last_role + 1:]
+        if len(name) == 1 and text[name[0][0]:name[0][1]].lower() in _PRONOUN:
+            return None
+        if name and all(text[a].isupper() or text[a:b].lower().split("-")[0] + ("-" if "-" in text[a:b] else "")
+                        in _PARTICLE or text[a:b].lower() in _PARTICLE for a, b in name) \
+                and text[name[0][0]].isupper() and (len(name) > 1 or name[0][1] - name[0][0] > 1):
+            return name[0][0], name[-1][1]
+    return None
+
+
+def _pack_paragraphs(doc_id: str, text: str, spans: list, other: list, domain: str) -> list[dict]:
+    """A document cut at paragraph breaks into records of up to RECORD_CHARS, spans moved with them; a span
+    that would straddle a cut keeps the paragraphs together."""
+    cuts = [0] + [m.end() for m in re.finditer(r"\n+", text)] + [len(text)]
+    recs, start = [], 0
+    for i in range(1, len(cuts)):
+        end = cuts[i]
+        last = i == len(cuts) - 1
+        if not last and end - start < RECORD_CHARS:
+            continue
+        if not last and any(a < end < b for _, a, b in spans + other):
+            continue
+        piece = text[start:end]
+        lead = len(piece) - len(piece.lstrip())
+        body = piece.strip()
+        if body:
+            off = start + lead
+
+            def inside(sp):
+                return [(t, a - off, b - off) for t, a, b in sp if off <= a and b <= off + len(body)]
+            recs.append({"id": f"{doc_id}#{len(recs)}", "text": body, "spans": inside(spans),
+                         "other_spans": inside(other), "domain": domain})
+        start = end
+    return recs
+
+
+_RE3D_OTHER = {"Location": "LOCATION", "Organisation": "ORGANIZATION", "Nationality": "NRP", "Temporal": "DATE_TIME",
+               "CommsIdentifier": "USERNAME", "Url": "URL"}
+
+
+def _read_re3d(c: Corpus, root: str, split: str) -> list[dict]:
+    import glob
+    out = []
+    for folder in sorted(glob.glob(os.path.join(root, "*", "documents.json"))):
+        folder = os.path.dirname(folder)
+        source = os.path.basename(folder)
+        ents: dict[str, list] = {}
+        for line in open(os.path.join(folder, "entities.json"), encoding="utf-8-sig"):
+            if line.strip():
+                en = json.loads(line)
+                if en.get("confidence", 0) >= 0.5:
+                    ents.setdefault(en["documentId"], []).append(en)
+        for line in open(os.path.join(folder, "documents.json"), encoding="utf-8-sig"):
+            if not line.strip():
+                continue
+            d = json.loads(line)
+            if split_of(c.name, d["_id"]) != split:
+                continue
+            text = d["text"]
+            spans, other = [], []
+            for en in ents.get(d["_id"], ()):
+                a, b = en["begin"], en["end"]
+                if en["type"] == "Person":
+                    name = name_in_description(text, a, b)
+                    if name:
+                        spans.append(("PERSON",) + name)
+                elif en["type"] in _RE3D_OTHER:
+                    other.append((_RE3D_OTHER[en["type"]], a, b))
+            domain = GENRE_DOMAIN.get(source, "official")
+            out.extend(_pack_paragraphs(f"re3d-{d['_id']}", text, _dedupe(spans), _dedupe(other), domain))
+    return out
+
+
+_READERS = {"re3d": _read_re3d, "conll": _read_conll, "presidio_json": _read_presidio, "conllu": _read_conllu,
             "spacy_docbin": _read_docbin}
 
 

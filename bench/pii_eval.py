@@ -6,8 +6,10 @@ never committed): every figure is on the corpus's TEST split (the person-name mo
 only); the split is named in the output beside each set.
   legal/inlegalner      Indian court judgments, preambles and sentences (Legal-NLP-EkStep/legal_NER)
   legal/gum             GUM court transcripts + GENTLE legal/threat documents (amir-zeldes/gum)
+  official/re3d         UK, US, EU, Australian government statements and military press releases (dstl/re3d)
   email_letters/gum     GUM letters
   news/gum              GUM news and interviews
+  news/re3d             BBC news (dstl/re3d)
   spoken/gum            GUM conversations, podcasts, vlogs, speeches
   chat_forum/wnut17     Twitter, Reddit, YouTube, StackExchange posts (leondz/emerging_entities_17)
   chat_forum/btc        tweets (GateNLP/broad_twitter_corpus)
@@ -15,6 +17,7 @@ only); the split is named in the output beside each set.
   clinical/gum          GENTLE medical notes (few names: no public clinical de-identification set with
                         labelled names, other than the held-out ones and i2b2's, is on GitHub)
   other/gum             GUM/GENTLE academic, biography, essays, fiction, textbooks, travel, how-to...
+  other/re3d            Wikipedia (dstl/re3d)
   synthetic/presidio_synth  presidio-research synth_dataset_v2 (MIT), its own hash-split test part
 Each set's records with a labelled personal value are scored for leaks; its records with none are the
 person-free text of that domain (records altered).

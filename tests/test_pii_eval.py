@@ -139,6 +139,20 @@ def test_strip_titles(pc):
     assert text[slice(*pc.strip_titles(text, 17, 34))] == "A. B. Smith"
 
 
+def test_name_in_description(pc):
+    text = ("Russian Foreign Minister Sergei Lavrov met the Foreign Secretary, the President of the United "
+            "States and Minister for the Middle East Tobias Ellwood's aide. He left.")
+
+    def name(value):
+        a = text.index(value)
+        got = pc.name_in_description(text, a, a + len(value))
+        return got and text[got[0]:got[1]]
+    assert name("Russian Foreign Minister Sergei Lavrov") == "Sergei Lavrov"
+    assert name("Minister for the Middle East Tobias Ellwood's") == "Tobias Ellwood"
+    assert name("the Foreign Secretary") is None and name("President of the United States") is None
+    assert name("He") is None
+
+
 def _write_wnut(root):
     os.makedirs(root)
     body = ("I\tO\nmet\tO\nJohn\tB-person\nSmith\tI-person\nin\tO\nParis\tB-location\n\n"
