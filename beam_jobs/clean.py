@@ -25,11 +25,13 @@ from apache_beam.transforms.window import GlobalWindows
 
 from beam_jobs import io as bio
 from beam_jobs import pii as pii_lib
-from beam_jobs.dedupe import (CONTAIN_CHARS, BandBatcher, Contained, ExactCheck, Letters, NearDupConfig, band_keys,
-                              bucket_pairs, exact_key, group_bands, lsh_params, normalise, signature)
+from beam_jobs.dedupe import (CONTAIN_CHARS, BandBatcher, Contained, ExactCheck, Letters, NearDupConfig, WordNear,
+                              band_keys, bucket_pairs, decontam_match, exact_key, group_bands, lsh_params, normalise,
+                              signature)
 from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import PiiConfig, warm_filter
 from beam_jobs.readers import ReaderConfig, file_format, read_file
+from beam_jobs.stage import Stage, Tally, run_stage
 from eaglekit.checksums import file_sha256
 from eaglekit.config import ConfigError, config, setting
 
@@ -37,7 +39,7 @@ STAGE = "clean"
 STAGES = ("read", "extract", "exact_dedupe", "near_dedupe", "decontaminate", "pii")
 OutputFormat = Literal["parquet", "jsonl"]
 OUTPUT_FORMATS = get_args(OutputFormat)
-PII_STEP = "Pii"  # the transform whose workers the fork server starts with the PII engine loaded
+PII_STEP = "Pii/Filter"  # the transform whose workers the fork server starts with the PII engine loaded
 
 
 @config
@@ -212,17 +214,26 @@ def _eval_ref(p: dict) -> tuple:
 
 class EvalKeys(beam.DoFn):
     """Each evaluation prompt under each of its keys (Contained.keys): (key, (ref, normalised text)); and on
-    'index', (key, letters + 1 for a short prompt else 0) for eval_index."""
-    def __init__(self, chars: int, threshold: float):
-        self.chars, self.threshold = chars, threshold
+    'index', (key, letters + 1 for a short prompt else 0) for eval_index. With a `near` threshold, also under
+    its word keys (WordNear.keys: a prompt nearly holding it, one word changed, shares one)."""
+    def __init__(self, chars: int, threshold: float, near: float | None = None):
+        self.chars, self.threshold, self.near = chars, threshold, near
 
     def process(self, p):
         norm = normalise(_user_text(p))
         c = Contained(norm, self.chars)
         short = len(c.letters.stream) + 1 if c.short else 0
-        for key in np.array(c.keys(self.threshold), np.uint64).view(np.int64).tolist():
+        keys = np.array(c.keys(self.threshold), np.uint64)
+        if self.near is not None:
+            keys = np.union1d(keys, WordNear(norm, c.letters).keys())
+        for key in keys.view(np.int64).tolist():
             yield (key, (_eval_ref(p), norm))
             yield beam.pvalue.TaggedOutput("index", (key, short))
+
+
+def _near(cfg: CleanConfig) -> float | None:
+    """The word-similarity threshold of decontamination, None when it is off."""
+    return cfg.decontam_near_threshold if cfg.decontam_near else None
 
 
 def eval_index(entries: list) -> tuple[np.ndarray, int]:
@@ -234,11 +245,12 @@ def eval_index(entries: list) -> tuple[np.ndarray, int]:
 
 class ContainCheck(beam.DoFn):
     """Prompts and evaluation prompts that share a key -> (id, ('contam', (-score, eval file, record, turn,
-    detail))) for each pair whose containment reaches the threshold (exact, on the texts). Each pair's result
-    depends on the pair alone, so neither the order of a group nor a pair met under several keys changes the
-    decision: DecideNear keeps the highest score, then the first evaluation prompt."""
-    def __init__(self, chars: int, threshold: float, max_items: int = 100_000):
-        self.chars, self.threshold, self.max_items = chars, threshold, max_items
+    detail))) for each pair whose containment reaches the threshold, or else whose word similarity reaches
+    `near` (dedupe.decontam_match, exact, on the texts). Each pair's result depends on the pair alone, so
+    neither the order of a group nor a pair met under several keys changes the decision: DecideNear keeps the
+    highest score, then the first evaluation prompt."""
+    def __init__(self, chars: int, threshold: float, near: float | None = None, max_items: int = 100_000):
+        self.chars, self.threshold, self.near, self.max_items = chars, threshold, near, max_items
 
     def setup(self):
         self.evals: dict = {}
@@ -257,14 +269,21 @@ class ContainCheck(beam.DoFn):
         for _, pid, norm in joined["q"]:
             letters = self._memo(self.letters, pid, lambda: Letters.of(norm))
             for ref, enorm in evals:
-                contained = self._memo(self.evals, ref, lambda: Contained(enorm, self.chars))
-                score = contained.score(letters)
-                if score >= self.threshold:
-                    yield (pid, ("contam", (-score, *ref[:3], self._detail(ref, score, contained))))
+                contained, near = self._memo(self.evals, ref, lambda: self._eval(enorm))
+                match = decontam_match(contained, near, letters, self.threshold, self.near)
+                if match is not None:
+                    yield (pid, ("contam", (-match[1], *ref[:3], self._detail(ref, match[1], contained, match[0]))))
 
-    def _detail(self, ref, score: float, contained: Contained) -> str:
+    def _eval(self, norm: str) -> tuple[Contained, WordNear]:
+        contained = Contained(norm, self.chars)
+        return contained, WordNear(norm, contained.letters)
+
+    def _detail(self, ref, score: float, contained: Contained, kind: str = "contained") -> str:
         file, record, turn, sid = ref
         where = f"{file}:{record}" + (f" turn {turn}" if turn else "") + (f" (id {sid})" if sid is not None else "")
+        if kind == "near":
+            return (f"nearly holds evaluation prompt {where}: word similarity {score:.2f} >= {self.near} (weighted "
+                    f"share of its words found in order in a window here)")
         if contained.short:
             return (f"contains evaluation prompt {where} whole (containment 1.00; under {self.chars} letters, "
                     f"so it must appear whole)")
@@ -363,55 +382,135 @@ def _sum_events(kvs: Iterable[tuple[str, int]]) -> dict[str, int]:
     return out
 
 
+class ReadInputs(beam.PTransform):
+    """read -> extract: each input file's records (any reader format) as prompts with provenance; outputs
+    `prompts`, `dead`, `event`. Also used for the evaluation sets (Decontaminate)."""
+    def __init__(self, files: list[str], reader: ReaderConfig, checksums: dict[str, str], pii: PiiConfig | None = None):
+        super().__init__()
+        self.files, self.reader, self.checksums, self.pii = files, reader, checksums, pii
+
+    def expand(self, pbegin):
+        return (pbegin | "Files" >> beam.Create(self.files)
+                | "Records" >> beam.ParDo(ReadPrompts(self.reader, self.checksums, self.pii))
+                .with_outputs("dead", "event", main="prompts"))
+
+
+class EvalIndex(beam.PTransform):
+    """The evaluation sets' prompts keyed for containment (`keyed`) and the key index Dedupe's sketch looks
+    prompts up in (`index`, a singleton)."""
+    def __init__(self, files: list[str], cfg: CleanConfig):
+        super().__init__()
+        self.files, self.cfg = files, cfg
+
+    def expand(self, pbegin):
+        cfg = self.cfg
+        reader = dataclasses.replace(cfg.reader, all_user_turns=True, max_chars=10 ** 9)
+        evals = pbegin | "ReadEval" >> ReadInputs(self.files, reader, {})
+        keys = (evals.prompts | "EvalKeys" >> beam.ParDo(EvalKeys(cfg.decontam_chars, cfg.decontam_threshold, _near(cfg)))
+                .with_outputs("index", main="keyed"))
+        index = keys.index | "EvalKeyList" >> beam.combiners.ToList() | "Index" >> beam.Map(eval_index)
+        return {"keyed": keys.keyed, "index": index}
+
+
+class Dedupe(beam.PTransform):
+    """exact_dedupe (normalised text, earliest kept) -> near-dedupe candidates (MinHash LSH bands, grouped and
+    verified by exact Jaccard in each bucket). Outputs `keyed` (id, prompt), `marks` (near-duplicate
+    decisions), `contain` (prompts under the evaluation keys they may contain, when an index is given),
+    `dead` and `event`. The near-duplicate drops are applied by Decontaminate's decision step, which joins
+    them with the contamination marks in one shuffle."""
+    def __init__(self, cfg: CleanConfig, pii: PiiConfig | None, index=None):
+        super().__init__()
+        self.cfg, self.pii, self.index = cfg, pii, index
+
+    def expand(self, prompts):
+        cfg = self.cfg
+        exact = (prompts
+                 | "ExactKey" >> beam.Map(lambda pr: (exact_key(normalise(_user_text(pr))), pr))
+                 | "GroupExact" >> beam.GroupByKey()
+                 | "KeepFirst" >> beam.ParDo(KeepFirst(self.pii)).with_outputs("dead", "event", main="prompts"))
+        sketch = Sketch(cfg.near, cfg.near_dedupe, cfg.decontam_chars)
+        if self.index is not None:
+            sk = (exact.prompts | "Sketch" >> beam.ParDo(sketch, index=beam.pvalue.AsSingleton(self.index))
+                  .with_outputs("bands", "contain", main="keyed"))
+        else:
+            sk = exact.prompts | "Sketch" >> beam.ParDo(sketch).with_outputs("bands", main="keyed")
+        marks = sk.bands | "GroupBands" >> beam.GroupByKey() | "Buckets" >> beam.ParDo(Bucket(cfg.near))
+        out = {"keyed": sk.keyed, "marks": marks, "dead": exact.dead, "event": exact.event}
+        if self.index is not None:
+            out["contain"] = sk.contain
+        return out
+
+
+class Decontaminate(beam.PTransform):
+    """Prompts that contain an evaluation prompt (containment checked exactly on the texts that share a key),
+    then the decision per prompt: near duplicate, contaminated or kept (DecideNear). Input: Dedupe's
+    outputs; outputs `prompts`, `dead`, `event`."""
+    def __init__(self, cfg: CleanConfig, evals: dict | None):
+        super().__init__()
+        self.cfg, self.evals = cfg, evals
+
+    def expand(self, dedupe: dict):
+        cfg, marks = self.cfg, [dedupe["marks"]]
+        if self.evals is not None:
+            marks.append({"q": dedupe["contain"], "e": self.evals["keyed"]} | "JoinEvalKeys" >> beam.CoGroupByKey()
+                         | "Contained" >> beam.ParDo(ContainCheck(cfg.decontam_chars, cfg.decontam_threshold,
+                                                                  _near(cfg))))
+        marks = marks | "AllMarks" >> beam.Flatten()
+        return ({"prompt": dedupe["keyed"], "marks": marks} | "JoinMarks" >> beam.CoGroupByKey()
+                | "Decide" >> beam.ParDo(DecideNear()).with_outputs("dead", "event", main="prompts"))
+
+
+class FilterPii(beam.PTransform):
+    """PII found and redacted (or the prompt dropped, by policy) over batches of prompts."""
+    def __init__(self, cfg: CleanConfig):
+        super().__init__()
+        self.cfg = cfg
+
+    def expand(self, prompts):
+        cfg = self.cfg
+        return (prompts
+                | "Batch" >> beam.BatchElements(min_batch_size=min(32, cfg.pii_batch), max_batch_size=cfg.pii_batch)
+                | PII_STEP.split("/")[-1] >> beam.ParDo(PiiDoFn(cfg.pii, cfg.pii_enabled))
+                .with_outputs("dead", "event", main="prompts"))
+
+
+class WriteOutputs(beam.PTransform):
+    """The prompt records (Parquet or JSONL), every step's dead letters and count events into `staging`."""
+    def __init__(self, cfg: CleanConfig, staging: str, schema):
+        super().__init__()
+        self.cfg, self.staging, self.schema = cfg, staging, schema
+
+    def expand(self, outputs: dict):
+        """`outputs`: {"prompts": records, "dead<i>": each step's dead letters, "event<i>": its count events}."""
+        prefix = FileSystems.join(self.staging, "prompts")
+        if self.cfg.output_format == "parquet":
+            _ = outputs["prompts"] | "Prompts" >> beam.io.WriteToParquet(prefix, self.schema, file_name_suffix=".parquet")
+        else:
+            _ = (outputs["prompts"] | "PromptJson" >> beam.Map(lambda r: json.dumps(r, ensure_ascii=False, sort_keys=True))
+                 | "Prompts" >> beam.io.WriteToText(prefix, file_name_suffix=".jsonl"))
+        _ = ([v for k, v in sorted(outputs.items()) if k.startswith("dead")] | "AllDead" >> beam.Flatten()
+             | "DeadJson" >> beam.Map(lambda d: json.dumps(d, sort_keys=True))
+             | "DeadLetters" >> beam.io.WriteToText(FileSystems.join(self.staging, "dead_letters"), file_name_suffix=".jsonl"))
+        # A few per-bundle partial counts per worker: summed after the run (tally), which saves the pipeline
+        # two shuffles and the stages behind them
+        return ([v for k, v in sorted(outputs.items()) if k.startswith("event")] | "AllEvents" >> beam.Flatten()
+                | "EventJson" >> beam.Map(json.dumps)
+                | "Events" >> beam.io.WriteToText(FileSystems.join(self.staging, "_events"), file_name_suffix=".jsonl"))
+
+
 def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_files: list[str],
                    checksums: dict[str, str], staging: str, schema, prewarm_pii: bool = True) -> None:
+    """read -> extract -> dedupe -> decontaminate -> PII -> write, one named composite per step."""
     pii_cfg = cfg.pii if cfg.pii_enabled and prewarm_pii else None  # for the Prewarm DoFns
-    read = (p | "ListInputs" >> beam.Create(files)
-              | "Read" >> beam.ParDo(ReadPrompts(cfg.reader, checksums, pii_cfg)).with_outputs("dead", "event", main="prompts"))
-    exact = (read.prompts
-             | "ExactKey" >> beam.Map(lambda pr: (exact_key(normalise(_user_text(pr))), pr))
-             | "GroupExact" >> beam.GroupByKey()
-             | "KeepFirst" >> beam.ParDo(KeepFirst(pii_cfg)).with_outputs("dead", "event", main="prompts"))
-    sketch = Sketch(cfg.near, cfg.near_dedupe, cfg.decontam_chars)
-    contain_marks = []
-    if eval_files:
-        eval_reader = dataclasses.replace(cfg.reader, all_user_turns=True, max_chars=10 ** 9)
-        evals = (p | "ListEvalSets" >> beam.Create(eval_files)
-                   | "ReadEval" >> beam.ParDo(ReadPrompts(eval_reader, {})).with_outputs("dead", "event", main="prompts"))
-        eval_keys = (evals.prompts | "EvalKeys" >> beam.ParDo(EvalKeys(cfg.decontam_chars, cfg.decontam_threshold))
-                     .with_outputs("index", main="keyed"))
-        index = eval_keys.index | "EvalKeyList" >> beam.combiners.ToList() | "EvalIndex" >> beam.Map(eval_index)
-        sk = (exact.prompts | "Sketch" >> beam.ParDo(sketch, index=beam.pvalue.AsSingleton(index))
-              .with_outputs("bands", "contain", main="keyed"))
-        contain_marks = [{"q": sk.contain, "e": eval_keys.keyed} | "JoinEvalKeys" >> beam.CoGroupByKey()
-                         | "Contained" >> beam.ParDo(ContainCheck(cfg.decontam_chars, cfg.decontam_threshold))]
-    else:
-        sk = exact.prompts | "Sketch" >> beam.ParDo(sketch).with_outputs("bands", main="keyed")
-    near_marks = (sk.bands | "GroupBands" >> beam.GroupByKey()
-                  | "Buckets" >> beam.ParDo(Bucket(cfg.near)))
-    marks = [near_marks, *contain_marks] | "AllMarks" >> beam.Flatten()
-    near = ({"prompt": sk.keyed, "marks": marks} | "JoinMarks" >> beam.CoGroupByKey()
-            | "DecideNear" >> beam.ParDo(DecideNear()).with_outputs("dead", "event", main="prompts"))
-    pii = (near.prompts
-           | "Batch" >> beam.BatchElements(min_batch_size=min(32, cfg.pii_batch), max_batch_size=cfg.pii_batch)
-           | PII_STEP >> beam.ParDo(PiiDoFn(cfg.pii, cfg.pii_enabled)).with_outputs("dead", "event", main="prompts"))
-
-    prefix = FileSystems.join(staging, "prompts")
-    if cfg.output_format == "parquet":
-        _ = pii.prompts | "WritePrompts" >> beam.io.WriteToParquet(prefix, schema, file_name_suffix=".parquet")
-    else:
-        _ = (pii.prompts | "PromptJson" >> beam.Map(lambda r: json.dumps(r, ensure_ascii=False, sort_keys=True))
-             | "WritePrompts" >> beam.io.WriteToText(prefix, file_name_suffix=".jsonl"))
-    dead = [read.dead, exact.dead, near.dead, pii.dead]
-    _ = (dead | "AllDead" >> beam.Flatten()
-         | "DeadJson" >> beam.Map(lambda d: json.dumps(d, sort_keys=True))
-         | "WriteDead" >> beam.io.WriteToText(FileSystems.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
-    events = [read.event, exact.event, near.event, pii.event]
-    # A few per-bundle partial counts per worker: summed by run_clean after the run, which saves the
-    # pipeline two shuffles and the stages behind them
-    _ = (events | "AllEvents" >> beam.Flatten()
-         | "EventJson" >> beam.Map(json.dumps)
-         | "WriteEvents" >> beam.io.WriteToText(FileSystems.join(staging, "_events"), file_name_suffix=".jsonl"))
+    read = p | "Read" >> ReadInputs(files, cfg.reader, checksums, pii_cfg)
+    evals = p | "EvalSets" >> EvalIndex(eval_files, cfg) if eval_files else None
+    dedupe = read.prompts | "Dedupe" >> Dedupe(cfg, pii_cfg, evals["index"] if evals else None)
+    kept = dedupe | "Decontaminate" >> Decontaminate(cfg, evals)
+    pii = kept.prompts | "Pii" >> FilterPii(cfg)
+    outputs = {"prompts": pii.prompts}
+    for i, step in enumerate((read, dedupe, kept, pii)):
+        outputs[f"dead{i}"], outputs[f"event{i}"] = step["dead"], step["event"]
+    _ = outputs | "Write" >> WriteOutputs(cfg, staging, schema)
 
 
 def counts_from_events(events: dict[str, int]) -> tuple[dict, dict]:
@@ -491,8 +590,9 @@ def expand_flag(flag: str, patterns: Iterable[str]) -> list[str]:
     return sorted({_local_path(f) for f in files})
 
 
-def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> dict:
-    """Run the clean pipeline and return the manifest (also written to `<output>/manifest.json`)."""
+def prepare(cfg: CleanConfig, runner: str, beam_args) -> dict:
+    """Everything checked before any work: the PII model and policies, the inputs and evaluation sets
+    (present, known formats), and the inputs' checksums for the manifest."""
     from eaglekit import __version__
     from eaglekit.contract import arrow_schema
 
@@ -510,40 +610,55 @@ def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterabl
     eval_files = expand_flag("--decontaminate", cfg.decontaminate)
     for f in files + eval_files:
         file_format(f)  # unknown extensions stop the run here, naming the file
-    checksums = {f: file_sha256(f, FileSystems.open) for f in files}
-    schema = arrow_schema("prompt", {"eaglekit_version": __version__})
-    staging = bio.staging_path(cfg.output)
     # local multi-process workers are forked with Beam imported, and the PII step's from a process that
     # built the PII engine once (forkserver.py); their own loading in the background is then not needed
     warm = WarmWorkers(functools.partial(warm_filter, cfg.pii), (PII_STEP,)) if cfg.pii_enabled else WarmWorkers()
-    with bio.pipeline(runner, beam_args, warm_workers=warm) as p:
-        prewarm = not isinstance(p.runner, ForkingFnApiRunner)
-        build_pipeline(p, cfg, files, eval_files, checksums, staging, schema, prewarm_pii=prewarm)
+    return {"files": files, "eval_files": eval_files, "checksums": {f: file_sha256(f, FileSystems.open) for f in files},
+            "schema": arrow_schema("prompt", {"eaglekit_version": __version__}), "warm_workers": warm,
+            "options": _options(cfg)}
 
-    event_files = [m.path for r in FileSystems.match([FileSystems.join(staging, "_events*")]) for m in r.metadata_list]
+
+def _build(p, cfg: CleanConfig, prep: dict, staging: str) -> None:
+    build_pipeline(p, cfg, prep["files"], prep["eval_files"], prep["checksums"], staging, prep["schema"],
+                   prewarm_pii=not isinstance(p.runner, ForkingFnApiRunner))
+
+
+def tally(cfg: CleanConfig, prep: dict, staging: str, info) -> Tally:
+    """Per-step counts from the summed count events (then removed), and the manifest's clean keys."""
+    event_files = bio.list_files(FileSystems.join(staging, "_events*"))
     events = _sum_events(json.loads(line) for path in event_files for line in bio.read_text(path).splitlines() if line)
     FileSystems.delete(event_files)
     stages, pii = counts_from_events(events)
-    bio.check_counts(stages)
     for a, b in zip(STAGES, STAGES[1:]):
         if stages[a]["out"] != stages[b]["in"]:
             raise AssertionError(f"stage {b!r} saw {stages[b]['in']} prompts but {a!r} passed {stages[a]['out']}")
-    outputs = sorted(m.path for r in FileSystems.match([FileSystems.join(staging, "*")]) for m in r.metadata_list)
-    dropped = {}
-    for s in stages.values():
-        for reason, n in s["dropped"].items():
+    outputs = bio.list_files(FileSystems.join(staging, "*"))
+    dropped: dict[str, int] = {}
+    for c in stages.values():
+        for reason, n in c["dropped"].items():
             dropped[reason] = dropped.get(reason, 0) + n
-    errors = {r for s in ("read", "extract") for r in stages[s]["dropped"]}
-    bio.check_yield(STAGE, stages["read"]["in"], stages["pii"]["out"], dropped, cfg.max_dead_letter_share,
-                    count_reasons=errors, where=staging)
-    manifest = {
-        **bio.manifest_header(STAGE, _options(cfg), bio.runner_name(runner, beam_args)),
-        "inputs": [{"file": f, "sha256": checksums[f]} for f in files],
-        "decontaminate_sets": eval_files,
-        "counts": {"records_in": stages["read"]["in"], "prompts_in": stages["extract"]["in"],
-                   "prompts_out": stages["pii"]["out"], "dropped": dict(sorted(dropped.items()))},
-        "stages": stages,
-        "pii_entities": pii,
-        "files": [os.path.basename(o) for o in outputs],
-    }
-    return bio.finish(staging, cfg.output, manifest)
+    files = prep["files"]
+    return Tally(stages, stages["read"]["in"], stages["pii"]["out"], dropped,
+                 # only unreadable records count as errors: duplicates, contamination and PII drops are the
+                 # stage working
+                 count_reasons={r for s in ("read", "extract") for r in stages[s]["dropped"]},
+                 manifest={"inputs": [{"file": f, "sha256": prep["checksums"][f]} for f in files],
+                           "decontaminate_sets": prep["eval_files"],
+                           "counts": {"records_in": stages["read"]["in"], "prompts_in": stages["extract"]["in"],
+                                      "prompts_out": stages["pii"]["out"], "dropped": dict(sorted(dropped.items()))},
+                           "pii_entities": pii,
+                           "files": [os.path.basename(o) for o in outputs]})
+
+
+def _summary(m: dict) -> str:
+    c = m["counts"]
+    return (f"{c['records_in']} records, {c['prompts_in']} prompts in, {c['prompts_out']} out; "
+            f"dropped {json.dumps(c['dropped'])}")
+
+
+CLEAN = Stage(STAGE, "clean", CleanConfig, prepare, _build, tally, _summary)
+
+
+def run_clean(cfg: CleanConfig, runner: str = "DirectRunner", beam_args: Iterable[str] = ()) -> dict:
+    """Run the clean pipeline and return the manifest (also written to `<output>/manifest.json`)."""
+    return run_stage(CLEAN, cfg, runner, beam_args)
