@@ -458,28 +458,34 @@ def targets_of(figures: dict) -> dict:
 
 
 def print_table(figures: dict) -> None:
-    """The panel as a table on stderr: eaglekit | Presidio per set."""
+    """The panel as a table on stderr: eaglekit | plain Presidio, per set."""
     ek, pr = figures["eaglekit"]["sets"], figures.get("presidio", {}).get("sets", {})
-    cols = ("leak_free", "strict", "precision")
-    head = f"{'set (test split)':28} {'n':>5} " + " ".join(f"{c:>17}" for c in cols) + f" {'person-free altered':>22}"
-    print(head + "\n" + "-" * len(head), file=sys.stderr)
+    cols = ("leak_free", "strict", "person_recall", "precision", "altered")
+    head = f"{'set (test split)':26} {'n':>5} " + " ".join(f"{c:>17}" for c in cols) + "  person-free n"
+    print("eaglekit | plain Presidio\n" + head + "\n" + "-" * len(head), file=sys.stderr)
+
+    def val(row, c):
+        if not row:
+            return None
+        if c == "person_recall":
+            return row["recall"].get("PERSON")
+        if c == "altered":
+            return row["person_free"]["altered"]
+        return row[c]
     for k, v in ek.items():
         p = pr.get(k, {})
-
-        def pair(a, b):
+        cells = []
+        for c in cols:
+            a, b = val(v, c), val(p, c)
             fa = "-" if a is None else f"{a:.3f}"
             fb = "" if not p else ("-" if b is None else f"{b:.3f}")
-            return f"{fa:>8} |{fb:>7}"
-        pf = v["person_free"]
-        print(f"{k:28} {v['n']:>5} " + " ".join(f"{pair(v[c], p.get(c)):>17}" for c in cols)
-              + f" {pair(pf['altered'], p.get('person_free', {}).get('altered')):>17} (n={pf['n']})",
-              file=sys.stderr)
-    for key in ("spec_bench_mt_bench",):
-        if key in figures["eaglekit"]:
-            a = figures["eaglekit"][key]["damaged"]
-            b = figures.get("presidio", {}).get(key, {}).get("damaged")
-            print(f"{'spec_bench+mt_bench damage':28} {figures['eaglekit'][key]['n']:>5} "
-                  f"{a:>8.3f} |{'' if b is None else f'{b:7.3f}'}", file=sys.stderr)
+            cells.append(f"{fa:>8} |{fb:>7}")
+        print(f"{k:26} {v['n']:>5} " + " ".join(cells) + f"  {v['person_free']['n']:>5}", file=sys.stderr)
+    if "spec_bench_mt_bench" in figures["eaglekit"]:
+        a = figures["eaglekit"]["spec_bench_mt_bench"]["damaged"]
+        b = figures.get("presidio", {}).get("spec_bench_mt_bench", {}).get("damaged")
+        print(f"{'Spec-Bench+MT-bench: prompts with a non-name redaction':60} {a:.3f} |"
+              f"{'' if b is None else f'{b:7.3f}'}", file=sys.stderr)
 
 
 def main(argv=None) -> dict:

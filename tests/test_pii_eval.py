@@ -88,7 +88,7 @@ def test_redact_keeps_longest_of_overlapping_spans(ev):
 
 
 def _fig(leak, strict, prec, altered, n=30):
-    return {"n": n, "leak_free": leak, "strict": strict, "precision": prec,
+    return {"n": n, "leak_free": leak, "strict": strict, "precision": prec, "recall": {"PERSON": leak},
             "person_free": {"n": 10, "altered": altered}}
 
 
