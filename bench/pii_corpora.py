@@ -92,8 +92,9 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            "its 1,074 preambles and judgment sentences are hash split 60/10/30 by index and text",
            "spacy_docbin", hash_split=(0.6, 0.7), extra=("LICENSE", "README.md")),
     Corpus("re3d", "dstl/re3d", {"*": ["*/documents.json", "*/entities.json"]},
-           "per source folder: BBC Online CC BY-NC 3.0; UK Government OGL v3; US State Department, CENTCOM "
-           "public domain; EU Delegation to Syria, Australian DFAT, Wikipedia see their LICENSE",
+           "per source folder, on each record ('licence'): BBC Online CC BY-NC 3.0, UK Government OGL v3.0, "
+           "US State Department and CENTCOM public domain, Wikipedia CC BY-SA 3.0, Australian DFAT CC BY 3.0 AU, "
+           "EU Delegation to Syria EEAS legal notice",
            "official (government statements, military press releases), news (BBC), other (Wikipedia)",
            "Person entities with crowd confidence >= 0.5 holding a name: the capitalised words after the last "
            "title or role word ('Russian Foreign Minister Sergei Lavrov' -> 'Sergei Lavrov'); descriptions "
@@ -635,6 +636,12 @@ def _pack_paragraphs(doc_id: str, text: str, spans: list, other: list, domain: s
     return recs
 
 
+# re3d's folders carry their own licences: each record names its source and licence, so a training
+# recipe can keep out what it may not ship (BBC Online is non-commercial).
+RE3D_LICENCE = {"BBC Online": "CC BY-NC 3.0", "UK Government": "OGL v3.0", "US State Department": "public domain",
+                "CENTCOM": "public domain", "Wikipedia": "CC BY-SA 3.0",
+                "Delegation of the European Union to Syria": "EEAS legal notice (reuse with acknowledgement)",
+                "Australian Department of Foreign Affairs": "CC BY 3.0 AU"}
 _RE3D_OTHER = {"Location": "LOCATION", "Organisation": "ORGANIZATION", "Nationality": "NRP", "Temporal": "DATE_TIME",
                "CommsIdentifier": "USERNAME", "Url": "URL"}
 
@@ -668,7 +675,9 @@ def _read_re3d(c: Corpus, root: str, split: str) -> list[dict]:
                 elif en["type"] in _RE3D_OTHER:
                     other.append((_RE3D_OTHER[en["type"]], a, b))
             domain = GENRE_DOMAIN.get(source, "official")
-            out.extend(_pack_paragraphs(f"re3d-{d['_id']}", text, _dedupe(spans), _dedupe(other), domain))
+            for r in _pack_paragraphs(f"re3d-{d['_id']}", text, _dedupe(spans), _dedupe(other), domain):
+                r["source"], r["licence"] = source, RE3D_LICENCE.get(source, "see its LICENSE")
+                out.append(r)
     return out
 
 
