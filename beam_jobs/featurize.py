@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import asdict
 from typing import Literal, Sequence, get_args
 
 import apache_beam as beam
 import torch
 
+from beam_jobs.stage import Stage, Tally, run_stage
 from eaglekit import __version__
 from eaglekit.chat import join_turns
 from eaglekit.config import DTYPES, ConfigError, config, setting
@@ -407,23 +407,22 @@ def _read(path: str):
     yield from io.parquet_records(path, columns=["id", "source", "category", "turns"])
 
 
-def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
-    from beam_jobs import io
+def prepare(cfg: FeaturizeConfig, runner, beam_args) -> dict:
+    """The conversation files, checked against the contract and the target (tokenizer, template), their
+    row count, the features metadata and the model step."""
+    from beam_jobs.handlers import LoadOnceHandler
     from eaglekit.models import load_target
-
     files = conversation_files(cfg.input)
     target = load_target(cfg.target)
     meta = feature_meta(target, cfg)
     count_in = check_inputs(files, target.metadata())
     del target
-    staging = io.staging_path(cfg.output)
-    try:
-        return _run_featurize(cfg, runner, beam_args, files, meta, count_in, staging)
-    except io.YieldError:
-        raise  # the staging folder keeps the dead letters the message points at
-    except BaseException:
-        io.discard_staging(staging)
-        raise
+    handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64, namespace="eaglekit.featurize")
+    return {"files": files, "meta": meta, "count_in": count_in, "handler": handler}
+
+
+def _build(p, cfg: FeaturizeConfig, prep: dict, staging: str) -> None:
+    build_pipeline(p, cfg, prep["files"], prep["handler"], prep["meta"], staging)
 
 
 def build_pipeline(p, cfg: FeaturizeConfig, files: list[str], handler, meta: dict, staging: str) -> None:
@@ -448,29 +447,20 @@ def build_pipeline(p, cfg: FeaturizeConfig, files: list[str], handler, meta: dic
      | "WriteDead" >> beam.io.WriteToText(FileSystems.join(staging, "dead_letters"), file_name_suffix=".jsonl"))
 
 
-def _run_featurize(cfg: FeaturizeConfig, runner, beam_args, files, meta, count_in, staging) -> dict:
-    import sys
-    import time
-
+def tally(cfg: FeaturizeConfig, prep: dict, staging: str, info) -> Tally:
+    """The shards the bundles listed (shards of a failed bundle, and the lists, removed), the rows and
+    tokens in them, and the manifest's features keys (eaglekit.shards.build_manifest)."""
     from apache_beam.io.filesystems import FileSystems
 
     from beam_jobs import featurize_phases, io
-    from beam_jobs.handlers import LoadOnceHandler
     from eaglekit.shards import build_manifest
-
-    handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64,
-                              namespace="eaglekit.featurize")
-    started = time.perf_counter()
-    with io.pipeline(runner, beam_args) as p:
-        build_pipeline(p, cfg, files, handler, meta, staging)
-    seconds = time.perf_counter() - started
-    phases = featurize_phases.query(p.result) if getattr(p, "result", None) is not None else {}
+    phases = featurize_phases.query(info.result) if info.result is not None else {}
     shards, truncated = [], 0
     parts = io.list_files(FileSystems.join(staging, ".parts", "*.json"))
     for part in parts:
-        info = json.loads(io.read_text(part))
-        shards.extend(info["shards"])
-        truncated += info["truncated"]
+        part_info = json.loads(io.read_text(part))
+        shards.extend(part_info["shards"])
+        truncated += part_info["truncated"]
     listed = {s["file"] for s in shards}
     unlisted = [f for f in io.list_files(FileSystems.join(staging, "shard-*.arrow"))
                 + io.list_files(FileSystems.join(staging, ".tmp-shard-*")) if FileSystems.split(f)[1] not in listed]
@@ -480,18 +470,30 @@ def _run_featurize(cfg: FeaturizeConfig, runner, beam_args, files, meta, count_i
         shutil.rmtree(os.path.join(staging, ".parts"), ignore_errors=True)
     dropped = io.tally_dead_letters(staging)
     out = sum(s["rows"] for s in shards)
-    counts = {STAGE: io.stage_counts(count_in, out, dropped)}
-    io.check_counts(counts)
-    io.check_yield(STAGE, count_in, out, dropped, cfg.max_dead_letter_share,
-                   where=FileSystems.join(staging, "dead_letters-*.jsonl"))
+    counts = {STAGE: io.stage_counts(prep["count_in"], out, dropped)}
     files_out = [f[len(staging) + 1:] for f in io.list_files(FileSystems.join(staging, "*"))]
-    manifest = build_manifest(meta, shards, {**io.manifest_header(STAGE, asdict(cfg), io.runner_name(runner, beam_args)),
-                                             "stages": counts, "counts": counts, "truncated": truncated,
-                                             "files": files_out,
-                                             "throughput": throughput(sum(s["tokens"] for s in shards), seconds, phases)})
-    manifest = io.finish(staging, cfg.output, manifest)
+    return Tally(counts, prep["count_in"], out, dropped, manifest=build_manifest(prep["meta"], shards, {
+        "counts": counts, "truncated": truncated, "files": files_out,
+        "throughput": throughput(sum(s["tokens"] for s in shards), info.seconds, phases)}))
+
+
+def _summary(m: dict) -> str:
+    c = m["counts"][STAGE]
+    return (f"{c['in']} conversations -> {c['out']} rows, {m['num_tokens']} tokens in {len(m['shards'])} shard(s), "
+            f"dropped {c['dropped']}, truncated {m['truncated']}")
+
+
+def _done(manifest: dict) -> None:
+    import sys
     print(manifest["throughput"]["summary"], file=sys.stderr)
-    return manifest
+
+
+FEATURIZE = Stage(STAGE, "features", FeaturizeConfig, prepare, _build, tally, _summary, _done)
+
+
+def run_featurize(cfg: FeaturizeConfig, runner: str = "DirectRunner", beam_args=()) -> dict:
+    """Run the featurize job; return the features manifest (also `<output>/manifest.json`)."""
+    return run_stage(FEATURIZE, cfg, runner, beam_args)
 
 
 def throughput(tokens: int, seconds: float, phases: dict) -> dict:

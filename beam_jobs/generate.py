@@ -15,10 +15,10 @@ Every assistant turn is regenerated: for a multi-turn prompt the user turns are 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Literal, Sequence
 
 
+from beam_jobs.stage import Stage, Tally, run_stage
 from eaglekit import __version__
 from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
 from eaglekit.config import DTYPES, ConfigError, config, setting
@@ -476,26 +476,59 @@ def read_records(path: str):
     yield from io.parquet_records(path)
 
 
-def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=(), progress=None) -> dict:
-    """Run the generate job. `progress`: show a progress display (records, new tokens/s, ETA) when the run is
-    local and in-process; None: when stderr is a terminal; a rich Console: draw it there."""
+def prepare(cfg: GenerateConfig, runner, beam_args, progress=None) -> dict:
+    """The prompt files (checked against the prompt schema), the records to answer, the output schema with
+    the local target's provenance (tokenizer + template), the model step and, for a local in-process run,
+    the progress display."""
     from beam_jobs import io
+    from beam_jobs.handlers import LoadOnceHandler
+    from eaglekit.models import load_target
 
     files = prompt_files(cfg.input)
     n_in_files = sum(io.parquet_rows(f) for f in files)
-    # Provenance for the output schema comes from the local target (tokenizer + template).
-    from eaglekit.models import load_target
     local = load_target(cfg.target)
-    meta = {"eaglekit_version": __version__, **local.metadata()}
-    schema = arrow_schema("conversation", meta)
-    staging = io.staging_path(cfg.output)
-    try:
-        return _run_generate(cfg, runner, beam_args, files, n_in_files, schema, staging, progress)
-    except io.YieldError:
-        raise  # the staging folder keeps the dead letters the message points at
-    except BaseException:
-        io.discard_staging(staging)
-        raise
+    schema = arrow_schema("conversation", {"eaglekit_version": __version__, **local.metadata()})
+    step = cfg.records_per_step()
+    handler = LoadOnceHandler(cfg, load_backend, _run_handler, min_batch_size=step, max_batch_size=step,
+                              namespace=METRICS_NAMESPACE)
+    count_in = n_in_files if cfg.limit is None else min(cfg.limit, n_in_files)
+    display = None
+    if _show_progress(progress, runner, beam_args):
+        display = GenerateProgress(count_in, console=None if progress in (None, True) else progress)
+    return {"files": files, "schema": schema, "handler": handler, "count_in": count_in, "display": display}
+
+
+def _build(p, cfg: GenerateConfig, prep: dict, staging: str) -> None:
+    build_pipeline(p, cfg, prep["files"], prep["handler"], prep["schema"], staging)
+
+
+def tally(cfg: GenerateConfig, prep: dict, staging: str, info) -> Tally:
+    from apache_beam.io.filesystems import FileSystems
+
+    from beam_jobs import io
+    metrics = _metrics(info.result) if info.result is not None else {}
+    out = sum(io.parquet_rows(f) for f in io.list_files(FileSystems.join(staging, "conversations-*.parquet")))
+    dropped = io.tally_dead_letters(staging)
+    counts = {STAGE: io.stage_counts(prep["count_in"], out, dropped)}
+    files_out = [f[len(staging) + 1:] for f in io.list_files(FileSystems.join(staging, "*"))]
+    return Tally(counts, prep["count_in"], out, dropped, manifest={
+        "counts": counts, "files": files_out,
+        "throughput": {"seconds": round(info.seconds, 3), **metrics,
+                       "new_tokens_per_s": round(metrics.get("new_tokens", 0) / max(info.seconds, 1e-9), 2)}})
+
+
+def _summary(m: dict) -> str:
+    c = m["counts"][STAGE]
+    return f"{c['in']} prompts -> {c['out']} conversations, dropped {c['dropped']}"
+
+
+GENERATE = Stage(STAGE, "generate", GenerateConfig, prepare, _build, tally, _summary)
+
+
+def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=(), progress=None) -> dict:
+    """Run the generate job. `progress`: show a progress display (records, new tokens/s, ETA) when the run is
+    local and in-process; None: when stderr is a terminal; a rich Console: draw it there."""
+    return run_stage(GENERATE, cfg, runner, beam_args, progress=progress)
 
 
 def _show_progress(progress, runner, beam_args) -> bool:
@@ -523,45 +556,6 @@ def _metrics(result) -> dict:
         value = c.committed if c.committed is not None else c.attempted
         out[c.key.metric.name] = out.get(c.key.metric.name, 0) + int(value or 0)
     return out
-
-
-def _run_generate(cfg: GenerateConfig, runner, beam_args, files, n_in_files, schema, staging,
-                  progress=None) -> dict:
-    import contextlib
-    import time
-
-    from apache_beam.io.filesystems import FileSystems
-
-    from beam_jobs import io
-    from beam_jobs.handlers import LoadOnceHandler
-    limit = cfg.limit
-
-    step = cfg.records_per_step()
-    handler = LoadOnceHandler(cfg, load_backend, _run_handler, min_batch_size=step, max_batch_size=step,
-                              namespace=METRICS_NAMESPACE)
-    count_in = n_in_files if limit is None else min(limit, n_in_files)
-    display = contextlib.nullcontext()
-    if _show_progress(progress, runner, beam_args):
-        display = GenerateProgress(count_in, console=None if progress in (None, True) else progress)
-    started = time.perf_counter()
-    with display:
-        with io.pipeline(runner, beam_args) as p:
-            build_pipeline(p, cfg, files, handler, schema, staging)
-    seconds = time.perf_counter() - started
-    metrics = _metrics(getattr(p, "result", None)) if getattr(p, "result", None) is not None else {}
-    convs = io.list_files(FileSystems.join(staging, "conversations-*.parquet"))
-    out = sum(io.parquet_rows(f) for f in convs)
-    dropped = io.tally_dead_letters(staging)
-    counts = {STAGE: io.stage_counts(count_in, out, dropped)}
-    io.check_counts(counts)
-    io.check_yield(STAGE, count_in, out, dropped, cfg.max_dead_letter_share,
-                   where=FileSystems.join(staging, "dead_letters-*.jsonl"))
-    files_out = [p[len(staging) + 1:] for p in io.list_files(FileSystems.join(staging, "*"))]
-    manifest = {**io.manifest_header(STAGE, asdict(cfg), io.runner_name(runner, beam_args)), "stages": counts,
-                "counts": counts, "files": files_out,
-                "throughput": {"seconds": round(seconds, 3), **metrics,
-                               "new_tokens_per_s": round(metrics.get("new_tokens", 0) / max(seconds, 1e-9), 2)}}
-    return io.finish(staging, cfg.output, manifest)
 
 
 def build_pipeline(p, cfg: GenerateConfig, files: list[str], handler, schema, staging: str) -> None:

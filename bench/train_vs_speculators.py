@@ -211,14 +211,11 @@ def cache_root() -> Path:
 
 def make_quickstart_data(work: Path) -> tuple[Path, Path]:
     """eaglekit's clean -> generate -> featurize on the shipped prompts (the quickstart's stages), reused."""
-    from eaglekit.cli.quickstart import STAGES, QuickstartConfig, _done, _valid
-    cfg = QuickstartConfig(workdir=str(work))
-    for name, fn, folder, marker in STAGES[:3]:
-        if not (_done(work / folder, marker) and _valid(name, work / folder)):
-            t0 = time.perf_counter()
-            fn(cfg, work)
-            print(f"[data] {name}: {time.perf_counter() - t0:.0f}s -> {work / folder}", file=sys.stderr)
-    return work / "generate", work / "features"
+    from beam_jobs.pipeline import STAGES, run_steps, stage_steps
+    from eaglekit.cli.quickstart import QuickstartConfig, run_config
+    run = run_config(QuickstartConfig(workdir=str(work)))
+    run_steps(stage_steps(run), run.workdir, resume=True, echo=lambda m: print(f"[data] {m}", file=sys.stderr))
+    return work / STAGES["generate"].folder, work / STAGES["featurize"].folder
 
 
 def read_feature_rows(features: Path) -> tuple[list[dict], dict]:

@@ -10,18 +10,17 @@ from typing import Iterable
 import click
 
 from beam_jobs import pii as pii_lib
-from beam_jobs.clean import CleanConfig, run_clean
-from beam_jobs.featurize import FeaturizeConfig, run_featurize
-from beam_jobs.generate import GenerateConfig, run_generate
-from beam_jobs.io import YieldError
+from beam_jobs.clean import CLEAN
+from beam_jobs.featurize import FEATURIZE
+from beam_jobs.generate import GENERATE
 from beam_jobs.pii_policy import EXEMPTION_NAMES
-from beam_jobs.pipeline import build_stage_configs, describe_config, load_run_config, run_pipeline
+from beam_jobs.pipeline import STAGES, build_stage_configs, describe_config, load_run_config, run_pipeline, run_schema
+from beam_jobs.stage import Stage, run_stage
 from eaglekit.cli.options import build, config_options
 from eaglekit.config import ConfigError
-from eaglekit.contract import ContractError
 
 # stage -> (click command attribute, one-line help)
-STAGES = {
+STAGE_COMMANDS = {
     "clean": ("clean_command", "Dedupe, decontaminate and PII-filter prompt sets."),
     "generate": ("generate_command", "Write target responses as exact token ids."),
     "featurize": ("featurize_command", "Capture aux hidden states into Arrow shards."),
@@ -90,7 +89,7 @@ def beam_flags(ctx: click.Context) -> tuple[str, ...]:
 class StageGroup(click.Group):
     def parse_args(self, ctx, args):
         # `eaglekit beam run --config run.yaml ...` runs every stage: route it to the config command.
-        if args and args[0] not in STAGES and any(a == "--config" or a.startswith("--config=") for a in args):
+        if args and args[0] not in STAGE_COMMANDS and any(a == "--config" or a.startswith("--config=") for a in args):
             args = ["config", *args]
         return super().parse_args(ctx, args)
 
@@ -106,15 +105,15 @@ class StageGroup(click.Group):
             formatter.write_dl(rows)
 
     def list_commands(self, ctx):
-        return list(STAGES)
+        return list(STAGE_COMMANDS)
 
     def get_command(self, ctx, name):
         if name == "config":
             return config_command
-        return globals()[STAGES[name][0]] if name in STAGES else None
+        return globals()[STAGE_COMMANDS[name][0]] if name in STAGE_COMMANDS else None
 
     def format_commands(self, ctx, formatter):
-        rows = [(s, STAGES[s][1]) for s in self.list_commands(ctx)]
+        rows = [(s, STAGE_COMMANDS[s][1]) for s in self.list_commands(ctx)]
         if rows:  # click refuses an empty definition list
             with formatter.section("Stages"):
                 formatter.write_dl(rows)
@@ -170,6 +169,35 @@ def _name_exemptions(spec: str) -> tuple[str, ...]:
     return names
 
 
+def _stage_command(stage: Stage, doc: str, nested=None, options=(), overrides=lambda extra: {}) -> click.Command:
+    """`eaglekit beam run STAGE`: the stage's options from its config (plus `options`, [(name, click option)],
+    whose values `overrides` turns into config keys), run through the one stage runner."""
+    @click.command(stage.name, help=doc, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @config_options(stage.config, nested=nested)
+    @click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
+    @click.pass_context
+    def command(ctx, runner, **values):
+        extra = {name: values.pop(name) for name, _ in options}
+        cfg = build(stage.config, ctx, values, stage.name, overrides(extra))
+        try:
+            manifest = run_stage(stage, cfg, runner=runner, beam_args=beam_flags(ctx))
+        except ConfigError as err:
+            raise click.UsageError(str(err), ctx) from err
+        except (FileNotFoundError, ValueError) as err:  # ContractError and YieldError included
+            raise click.ClickException(str(err)) from None
+        click.echo(f"{stage.name}: {stage.summary(manifest)} -> {cfg.output}")
+    for _, option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _pii_policy(extra: dict) -> dict:
+    if not extra.get("pii_policy"):
+        return {}
+    policies, keep = _parse_policies(extra["pii_policy"])
+    return {"pii.policies": policies, "pii_keep": keep}
+
+
 # clean's flags for fields of its sections (reader, near, pii); the rest come from CleanConfig's own fields
 CLEAN_SECTION_FLAGS = {
     "reader.all_user_turns": "--all-turns", "reader.prompt_fields": "--prompt-field",
@@ -180,54 +208,13 @@ CLEAN_SECTION_FLAGS = {
     "pii.name_exemptions": ("--pii-keep-names-in", _name_exemptions),
 }
 
-
-@click.command("clean", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@config_options(CleanConfig, nested=CLEAN_SECTION_FLAGS)
-@click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding the safe defaults (repeatable).")
-@click.option("--runner", default="DirectRunner", show_default=True, help="DirectRunner | DataflowRunner | ...")
-@click.pass_context
-def clean_command(ctx, runner, pii_policy, **values):
-    """Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam."""
-    overrides = {}
-    if pii_policy:
-        policies, keep = _parse_policies(pii_policy)
-        overrides = {"pii.policies": policies, "pii_keep": keep}
-    cfg = build(CleanConfig, ctx, values, "clean", overrides)
-    try:
-        manifest = run_clean(cfg, runner=runner, beam_args=beam_flags(ctx))
-    except (FileNotFoundError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
-    c = manifest["counts"]
-    click.echo(f"clean: {c['records_in']} records, {c['prompts_in']} prompts in, {c['prompts_out']} out; "
-               f"dropped {json.dumps(c['dropped'])}; wrote {cfg.output}")
-
-
-# ---------------------------------------------------------------------------------------------
-# generate and featurize: the model stages, their options generated from their configs
-
-def _model_stage(name: str, cls, run, summary, doc: str) -> click.Command:
-    @click.command(name, help=doc, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-    @config_options(cls)
-    @click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
-    @click.pass_context
-    def command(ctx, runner, **values):
-        cfg = build(cls, ctx, values, name)
-        try:
-            manifest = run(cfg, runner=runner, beam_args=beam_flags(ctx))
-        except (ContractError, YieldError) as err:
-            raise click.ClickException(str(err)) from err
-        c = manifest["counts"][name]
-        click.echo(f"{name}: {summary(c, manifest)}, dropped {c['dropped']}{', truncated ' + str(manifest['truncated']) if 'truncated' in manifest else ''} -> {cfg.output}")
-    return command
-
-
-generate_command = _model_stage(
-    "generate", GenerateConfig, run_generate, lambda c, m: f"{c['in']} prompts -> {c['out']} conversations",
-    "Answer clean prompts with the target itself; store exact token ids.")
-featurize_command = _model_stage(
-    "featurize", FeaturizeConfig, run_featurize,
-    lambda c, m: f"{c['in']} conversations -> {c['out']} rows, {m['num_tokens']} tokens in {len(m['shards'])} shard(s)",
-    "Capture aux hidden states and the teacher into Arrow shards.")
+clean_command = _stage_command(
+    CLEAN, "Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam.",
+    nested=CLEAN_SECTION_FLAGS, overrides=_pii_policy,
+    options=[("pii_policy", click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding "
+                                                                             "the safe defaults (repeatable)."))])
+generate_command = _stage_command(GENERATE, "Answer clean prompts with the target itself; store exact token ids.")
+featurize_command = _stage_command(FEATURIZE, "Capture aux hidden states and the teacher into Arrow shards.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,8 +227,9 @@ featurize_command = _model_stage(
 @click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
 @click.option("--workdir", default=None, help="Override the config's workdir.")
 @click.option("--check", is_flag=True, help="Only validate the config and print the resolved stage configs.")
+@click.option("--resume", is_flag=True, help="Skip stages whose output is already complete (manifest present).")
 @click.pass_context
-def config_command(ctx, config_path, runner, workdir, check):
+def config_command(ctx, config_path, runner, workdir, check, resume):
     """Run clean -> generate -> featurize from one config file."""
     beam_args = beam_flags(ctx)  # a mistyped flag (`--chek`) stops here, before any stage runs
     try:
@@ -252,6 +240,13 @@ def config_command(ctx, config_path, runner, workdir, check):
     if check:
         click.echo(json.dumps({s: asdict(c) for s, c in configs.items()}, indent=1, default=str))
         return
-    manifests = run_pipeline(run, runner=runner, beam_args=beam_args, echo=click.echo)
+    manifests = run_pipeline(run, runner=runner, beam_args=beam_args, echo=click.echo, resume=resume)
     for stage, m in manifests.items():
-        click.echo(f"{stage}: {json.dumps(m.get('counts', {}).get(stage, m.get('counts', {})))[:300]}")
+        click.echo(f"{stage}: {STAGES[stage].summary(m)}")
+
+
+@beam.command("schema")
+def schema_command():
+    """Print the JSON schema of a run file (eaglekit beam run --config run.yaml): every key, its type,
+    default, choices, range and meaning."""
+    click.echo(json.dumps(run_schema(), indent=1))

@@ -2,66 +2,59 @@
 SmolLM2 target, CPU): clean -> generate -> featurize -> train -> export -> bench, on the prompt set
 shipped in eaglekit/data, ending with a short report.
 
-It is an orchestrator in the CLI layer: it calls the Beam stages (beam_jobs/), the library's training
-and export, and serving/'s bench. It is resumable: a stage whose output is complete (manifest or summary present and valid) is skipped.
+It declares its run and hands it to the run's one runner (beam_jobs.pipeline.run_steps): the Beam stages
+as `eaglekit beam run --config` runs them, then training, export and the bench. It is resumable: a step
+whose output is complete (manifest or summary present and valid) is skipped.
 """
 from __future__ import annotations
 
 import json
 import logging
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from eaglekit.cli.options import build, config_options
+from eaglekit.config import config, setting
+
 PROMPTS = Path(__file__).resolve().parents[1] / "data" / "prompts.jsonl"
+DRAFT, HEAD, BENCH = "draft", "head-sglang", "bench"  # the folders of the steps after the data stages
 
 
-@dataclass
+@config
 class QuickstartConfig:
-    workdir: str = "runs/quickstart"
-    prompts: int | None = None        # use the first N records of the shipped prompt set (None: all)
-    target: str = "embedded"
-    max_new_tokens: int = 96          # per response; SmolLM2 on 2 CPU cores writes ~15-60 tok/s
-    train_steps: int = 300
-    seq_len: int = 512
-    ttt_steps: int = 3
-    bench_prompts: int = 8
-    bench_tokens: int = 48
-    runner: str = "DirectRunner"
+    workdir: str = setting("runs/quickstart", "Where every artefact goes.")
+    prompts: int | None = setting(None, "Use only the first N records of the shipped prompt set.", ge=1)
+    target: str = setting("embedded", "Target spec (embedded, tiny, folder, ...).")
+    max_new_tokens: int = setting(96, "Tokens per response (SmolLM2 on 2 CPU cores writes ~15-60 tok/s).", ge=1)
+    train_steps: int = setting(300, "Training steps.", ge=1)
+    seq_len: int = setting(512, "Tokens per packed training row.", ge=1)
+    ttt_steps: int = setting(3, "Training-time-test unroll length.", ge=1)
+    bench_prompts: int = setting(8, "Prompts the bench measures.", ge=1)
+    bench_tokens: int = setting(48, "Tokens per bench prompt.", ge=1)
+    runner: str = setting("DirectRunner", "Beam runner of the data stages.", cli=False)
 
 
-def _done(path: Path, marker: str) -> bool:
-    return (path / marker).is_file()
-
-
-def stage_clean(cfg: QuickstartConfig, work: Path) -> dict:
-    from beam_jobs.clean import CleanConfig, run_clean
+def run_config(cfg: QuickstartConfig):
+    """The data stages' run (beam_jobs.pipeline.RunConfig), on the shipped prompts or their first N."""
+    from beam_jobs.pipeline import RunConfig
+    work = Path(cfg.workdir)
     src = PROMPTS
     if cfg.prompts is not None:
         lines = PROMPTS.read_text(encoding="utf-8").splitlines(keepends=True)[: cfg.prompts]
         src = work / "inputs" / "prompts.jsonl"
         src.parent.mkdir(parents=True, exist_ok=True)
         src.write_text("".join(lines), encoding="utf-8")
-    return run_clean(CleanConfig(inputs=[str(src)], output=str(work / "clean")), runner=cfg.runner)
-
-
-def stage_generate(cfg: QuickstartConfig, work: Path) -> dict:
-    from beam_jobs.generate import GenerateConfig, run_generate
-    return run_generate(GenerateConfig(input=str(work / "clean"), output=str(work / "generate"), target=cfg.target,
-                                       max_new_tokens=cfg.max_new_tokens, batch_size=8), runner=cfg.runner)
-
-
-def stage_featurize(cfg: QuickstartConfig, work: Path) -> dict:
-    from beam_jobs.featurize import FeaturizeConfig, run_featurize
-    return run_featurize(FeaturizeConfig(input=str(work / "generate"), output=str(work / "features"),
-                                         target=cfg.target), runner=cfg.runner)
+    return RunConfig(workdir=str(work), clean={"inputs": [str(src)]},
+                     generate={"target": cfg.target, "max_new_tokens": cfg.max_new_tokens, "batch_size": 8},
+                     featurize={"target": cfg.target})
 
 
 def stage_train(cfg: QuickstartConfig, work: Path) -> dict:
+    from beam_jobs.pipeline import STAGES
     from eaglekit.train import TrainConfig, train
-    return train(TrainConfig(data=str(work / "features"), target=cfg.target, out=str(work / "draft"),
+    return train(TrainConfig(data=str(work / STAGES["featurize"].folder), target=cfg.target, out=str(work / DRAFT),
                              max_steps=cfg.train_steps, seq_len=cfg.seq_len, ttt_steps=cfg.ttt_steps, lr=1e-3,
                              eval_every=max(cfg.train_steps // 3, 1), save_every=max(cfg.train_steps // 3, 1),
                              log_every=25, progress=False))
@@ -69,9 +62,9 @@ def stage_train(cfg: QuickstartConfig, work: Path) -> dict:
 
 def stage_export(cfg: QuickstartConfig, work: Path) -> dict:
     from eaglekit.export import export_head
-    summary = json.loads((work / "draft" / "summary.json").read_text())
+    summary = json.loads((work / DRAFT / "summary.json").read_text())
     ckpt = summary["best_checkpoint"]
-    path = export_head(ckpt, work / "head-sglang", fmt="sglang")
+    path = export_head(ckpt, work / HEAD, fmt="sglang")
     return {"head": str(path), "checkpoint": ckpt}
 
 
@@ -83,60 +76,37 @@ def stage_bench(cfg: QuickstartConfig, work: Path) -> dict:
         return run_bench(BenchConfig(model=cfg.target, head=str(head), num_prompts=cfg.bench_prompts,
                                      max_tokens=cfg.bench_tokens, settings=[(3, 1, 4), (4, 2, 6)],
                                      output=str(output), random_head_ok=False), echo=lambda *_: None)
-    report = bench(work / "head-sglang", work / "bench")
+    report = bench(work / HEAD, work / BENCH)
     shipped = builtin_head(cfg.target)
     if shipped is not None:  # the head the package ships for this target, on the same prompts: yours vs it
-        report["builtin"] = bench(shipped, work / "bench" / "builtin")
-        (work / "bench" / "report.json").write_text(json.dumps(report, indent=1, default=str))
+        report["builtin"] = bench(shipped, work / BENCH / "builtin")
+        (work / BENCH / "report.json").write_text(json.dumps(report, indent=1, default=str))
     return report
 
 
-# (name, function, folder, completion marker)
-STAGES = [
-    ("clean", stage_clean, "clean", "manifest.json"),
-    ("generate", stage_generate, "generate", "manifest.json"),
-    ("featurize", stage_featurize, "features", "manifest.json"),
-    ("train", stage_train, "draft", "summary.json"),
-    ("export", stage_export, "head-sglang", "config.json"),
-    ("bench", stage_bench, "bench", "report.json"),
-]
+def steps(cfg: QuickstartConfig) -> list:
+    """The quickstart's steps: the data stages of its run, then train, export and bench."""
+    from beam_jobs.pipeline import Step, stage_steps
+    work = Path(cfg.workdir)
+    return [*stage_steps(run_config(cfg), cfg.runner),
+            Step("train", DRAFT, "summary.json", lambda: stage_train(cfg, work)),
+            Step("export", HEAD, "config.json", lambda: stage_export(cfg, work),
+                 recorded=lambda out: {"head": str(out)}),
+            Step("bench", BENCH, "report.json", lambda: stage_bench(cfg, work))]
 
 
 def run_quickstart(cfg: QuickstartConfig, console) -> dict:
-    work = Path(cfg.workdir)
-    work.mkdir(parents=True, exist_ok=True)
-    results, timings = {}, {}
-    for name, fn, folder, marker in STAGES:
-        out = work / folder
-        if _done(out, marker) and _valid(name, out):
-            console.print(f"[dim]{name:<10} skipped: {out} is complete[/]")
-            results[name] = {"head": str(out)} if name == "export" else json.loads((out / marker).read_text())
-            timings[name] = 0.0
-            continue
-        start = time.time()
-        with console.status(f"[bold]{name}[/] running ..."):
-            results[name] = fn(cfg, work)
-        timings[name] = time.time() - start
-        console.print(f"[green]{name:<10} done[/] in {timings[name]:.0f}s -> {out}")
+    from beam_jobs.pipeline import run_steps
+    Path(cfg.workdir).mkdir(parents=True, exist_ok=True)
+    results, timings = run_steps(steps(cfg), cfg.workdir, resume=True, echo=console.print,
+                                 status=lambda name: console.status(f"[bold]{name}[/] running ..."))
     return {"results": results, "timings": timings}
 
 
-def _valid(name: str, out: Path) -> bool:
-    if name == "featurize":
-        from eaglekit.shards import ContractError, open_features
-        try:
-            open_features(str(out))
-        except (ContractError, OSError, ValueError):
-            return False
-    return True
-
-
 @click.command()
-@click.option("--workdir", default=QuickstartConfig.workdir, show_default=True, help="Where every artefact goes.")
-@click.option("--prompts", type=int, default=None, help="Use only the first N records of the shipped prompt set.")
-@click.option("--train-steps", type=int, default=QuickstartConfig.train_steps, show_default=True)
-@click.option("--target", default="embedded", show_default=True, help="Target spec (embedded, tiny, folder, ...).")
-def quickstart(workdir, prompts, train_steps, target):
+@config_options(QuickstartConfig)
+@click.pass_context
+def quickstart(ctx, **values):
     """Run clean -> generate -> featurize -> train -> bench on embedded defaults and report."""
     from rich.console import Console
     from transformers.utils import logging as hf_logging
@@ -145,11 +115,11 @@ def quickstart(workdir, prompts, train_steps, target):
     hf_logging.set_verbosity_error()
     logging.getLogger().setLevel(logging.ERROR)
     console = Console()
-    cfg = QuickstartConfig(workdir=workdir, prompts=prompts, train_steps=train_steps, target=target)
+    cfg = build(QuickstartConfig, ctx, values, "quickstart")
     start = time.time()
     out = run_quickstart(cfg, console)
     out["total_s"] = time.time() - start
-    (Path(workdir) / "quickstart-report.json").write_text(json.dumps(out, indent=1, default=str))
+    (Path(cfg.workdir) / "quickstart-report.json").write_text(json.dumps(out, indent=1, default=str))
     print_report(cfg, out, console)
 
 
@@ -200,11 +170,14 @@ def print_report(cfg: QuickstartConfig, out: dict, console) -> None:
         if r.get("setting") != "baseline":
             console.print(f"  the shipped head (--draft builtin) {tuple(r['setting'])}: {r['output_tok_s']:.1f} tok/s, "
                           f"acceptance length {r.get('accept_length', 0):.2f}, speed-up {r.get('speedup', 0):.2f}x")
-    console.print(f"\nArtefacts under {work}/: clean/ generate/ features/ draft/ head-sglang/ bench/ "
+    from beam_jobs.pipeline import STAGES
+    folders = [s.folder for s in STAGES.values()] + [DRAFT, HEAD, BENCH]
+    features = work / STAGES["featurize"].folder
+    console.print(f"\nArtefacts under {work}/: {' '.join(f + '/' for f in folders)} "
                   f"(total {out['total_s'] / 60:.1f} min; report: {work / 'quickstart-report.json'})")
     console.print("Next:\n"
-                  f"  eaglekit data inspect {work / 'features'}\n"
-                  f"  eaglekit serve --model embedded --draft {work / 'head-sglang'} --backend embedded\n"
+                  f"  eaglekit data inspect {features}\n"
+                  f"  eaglekit serve --model embedded --draft {work / HEAD} --backend embedded\n"
                   "  eaglekit beam run --config eaglekit/data/run.yaml --runner DataflowRunner --project P --region R "
                   "--temp_location gs://B/tmp --setup_file ./setup.py   (GPU workers: accelerator in run.yaml)\n"
                   "  eaglekit serve --model meta-llama/Llama-3.1-8B-Instruct --draft HEAD --backend sglang  (on a GPU)")
