@@ -241,13 +241,13 @@ def config_error(err: ValidationError, cls, values: Mapping | None = None, where
     dotted key (`where.section.key: ...`)."""
     e = err.errors(include_url=False)[0]
     loc, kind = e["loc"], e["type"]
-    path, hint, cur, value = [], None, cls, values if values is not None else {}
+    path, hint, cur, owner, value = [], None, cls, cls, values if values is not None else {}
     for part in loc:
         if not (isinstance(part, str) and isinstance(cur, type) and is_dataclass(cur)
                 and part in {f.name for f in fields(cur)}):
             break
         path.append(part)
-        hint = hints_of(cur)[part]
+        owner, hint = cur, hints_of(cur)[part]
         cur = base_type(hint)[0]
         value = value.get(part, MISSING) if isinstance(value, Mapping) else getattr(value, part, MISSING)
 
@@ -275,12 +275,8 @@ def config_error(err: ValidationError, cls, values: Mapping | None = None, where
         return ConfigError(f"{key}: must be one of {', '.join(map(str, choices))}; got {got!r}", key=".".join(path))
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         bounds = {k: v for k, v in (e.get("ctx") or {}).items() if k in _RANGE_KEYS}
-        if hint is not None:  # both ends of the declared range, not only the one broken
-            info = cls.__pydantic_fields__.get(path[0]) if len(path) == 1 else None
-            for m in getattr(info, "metadata", []) or []:
-                for k in _RANGE_KEYS:
-                    if getattr(m, k, None) is not None:
-                        bounds[k] = getattr(m, k)
+        if path:  # both ends of the declared range, not only the one broken
+            bounds.update(next((s.bounds for s in settings_of(owner) if s.name == path[-1]), {}))
         return ConfigError(f"{key}: must be {_range_text(bounds)}, got {got!r}", key=".".join(path))
     if hint is not None and any(t in kind for t in _TYPE_ERRORS):
         return ConfigError(f"{key}: expected {type_name(hint)}, got {got!r}", key=".".join(path))
