@@ -22,10 +22,15 @@ only); the split is named in the output beside each set.
 Each set's records with a labelled personal value are scored for leaks; its records with none are the
 person-free text of that domain (records altered).
 
-Ordinary prompts (read from --data-dir, ~/.cache/eaglekit/bench-data): Spec-Bench data/spec_bench/question.jsonl
-(480 first turns; its first 80 are MT-bench), GSM8K test, self-instruct seed tasks. On Spec-Bench + MT-bench
-a redaction is damage unless it covers a real person's name or a contact detail listed in
-bench/pii_eval_prompt_names.json (our own annotation of those prompts: prompt id + span text).
+Ordinary prompts, read from --data-dir (~/.cache/eaglekit/bench-data) under these names:
+  spec_bench_question.jsonl       hemingkx/Spec-Bench data/spec_bench/question.jsonl (480 first turns; its
+                                  question ids 81-160 are MT-bench)
+  gsm8k_test.jsonl                openai/grade-school-math grade_school_math/data/test.jsonl
+  self_instruct_seed_tasks.jsonl  yizhongw/self-instruct data/seed_tasks.jsonl
+On Spec-Bench + MT-bench a redaction is damage unless it covers a person's name (a real one, or a character's
+in a story or word problem, which no filter can tell apart) or a contact detail listed in
+bench/pii_eval_prompt_names.json: our own reviewed annotation of those prompts (prompt id + span text).
+GSM8K and self-instruct give the share of ordinary prompts left untouched (no target).
 
 Figures per set and system:
   leak_free   records where no labelled personal value survives verbatim
@@ -42,7 +47,11 @@ handles count (a redacted date or city would make every comparison trivial).
     python bench/pii_eval.py [--quick] [--data-dir DIR] [--corpora-dir DIR] [--show-leaks 20] [--model M]
                              [--keep-names-in none] [--no-presidio] [--compare-ner [MODEL_OR_FOLDER ...]]
 
-The last line of output is one JSON line: {"bench": "pii_eval", "targets": {...}, "figures": {...}}.
+Targets (issue 28), eaglekit at its defaults, over the real-text sets with at least MIN_N labelled records:
+leak-free >= 0.95 on each and above plain Presidio's on each, strict >= 0.90, precision >= 0.90, person-free
+records altered (pooled over the real sets) no more often than by Presidio; leak-free >= 0.99 on the
+synthetic set; Spec-Bench + MT-bench prompts with a non-name redaction <= 1%. The table goes to stderr; the
+last line of stdout is one JSON line: {"bench": "pii_eval", "targets": {...}, "figures": {...}}.
 """
 from __future__ import annotations
 
