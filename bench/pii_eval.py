@@ -70,7 +70,6 @@ sys.path.insert(0, HERE)
 
 NINE = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_DRIVER_LICENSE", "IP_ADDRESS",
         "PERSON", "STREET_ADDRESS")
-CONTACT = ("EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "IP_ADDRESS")
 PROMPT_LABELS = os.path.join(HERE, "pii_eval_prompt_names.json")
 # A set enters the targets only with this many labelled records (below it one record moves a rate by more
 # than 10 points); smaller sets are printed all the same.
