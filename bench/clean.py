@@ -133,7 +133,11 @@ def main(argv=None):
     ap.add_argument("--baseline-n", type=int, default=None, help="prompts the baseline rate is measured on")
     ap.add_argument("--beam-args", default=DEFAULT_BEAM_ARGS,
                     help="Beam flags for the pipeline run (default: what a user runs on a 2-core box)")
+    ap.add_argument("-v", "--verbose", action="count", default=0,
+                    help="also show the libraries' warnings (Beam's worker WARN lines, transformers' bars)")
     args = ap.parse_args(argv)
+    from eaglekit.cli import quiet
+    quiet(args.verbose)
     n = args.n or (1500 if args.quick else 5000)
     bn = min(n, args.baseline_n or (300 if args.quick else 1500))
     import logging

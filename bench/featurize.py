@@ -142,7 +142,11 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--dtype", default="float32", help="model dtype (bfloat16 on a GPU)")
     ap.add_argument("--batch-tokens", type=int, default=FeaturizeConfig.batch_tokens)
+    ap.add_argument("-v", "--verbose", action="count", default=0,
+                    help="also show the libraries' warnings (Beam's worker WARN lines, transformers' bars)")
     args = ap.parse_args()
+    from eaglekit.cli import quiet
+    quiet(args.verbose)
     # full: 8k tokens a pass (two forward batches at the default budget, so the writer overlaps one);
     # five passes a repeat (two bare forwards, three featurize paths): ~12 min on one busy 2 GHz core
     n_rows, length, repeats = (4, 64, 2) if args.quick else (16, 512, 3)

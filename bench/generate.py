@@ -98,7 +98,11 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--dtype", default="float32")
+    ap.add_argument("-v", "--verbose", action="count", default=0,
+                    help="also show the libraries' warnings (Beam's worker WARN lines, transformers' bars)")
     args = ap.parse_args()
+    from eaglekit.cli import quiet
+    quiet(args.verbose)
     records = args.records or (96 if args.quick else 512)
     new_tokens = args.max_new_tokens or (48 if args.quick else 96)
     tmp = Path(tempfile.mkdtemp(prefix="bench-generate-"))

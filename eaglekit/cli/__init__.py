@@ -81,16 +81,52 @@ def quiet_beam(verbose: int) -> None:
     logging.getLogger("apache_beam").setLevel(logging.WARNING if verbose else logging.ERROR)
 
 
+class _NotOurs(logging.Filter):
+    """Drops the lines libraries log straight to the root logger that say nothing a user can act on."""
+    LINES = ("Resource module is not available",)  # Beam's RunInference, once per batch where its extra is absent
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(line in record.getMessage() for line in self.LINES)
+
+
+_ROOT_FILTER = _NotOurs()
+
+
+def quiet(verbose: int) -> None:
+    """Output that is not ours to show, hidden unless -v: Beam's warnings and worker WARN lines,
+    transformers' progress bars ("Loading weights") and advisories (the `past_key_values` deprecation),
+    Beam's "Resource module is not available". The environment variables reach Beam's worker processes
+    and a transformers imported later; a transformers already imported is set directly."""
+    import os
+    import sys
+    import warnings
+    quiet_beam(verbose)
+    root = logging.getLogger()
+    if verbose:
+        root.removeFilter(_ROOT_FILTER)
+        return
+    root.addFilter(_ROOT_FILTER)
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    warnings.filterwarnings("ignore", message=".*past_key_values.*", category=FutureWarning)
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as hf_logging
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="eaglekit")
-@click.option("-v", "--verbose", count=True, help="Also show Beam's warnings (worker logs of multi-process runs).")
+@click.option("-v", "--verbose", count=True, help="Also show the libraries' own warnings and progress bars (Beam's "
+                                                 "worker logs, transformers' weight loading).")
 def main(verbose):
     """eaglekit: compliant synthetic data, training and serving for EAGLE-3 draft heads.
 
     The loop: clean -> generate -> featurize (eaglekit beam run ...), inspect (eaglekit data inspect),
     train (eaglekit train), serve (eaglekit serve) and bench (eaglekit bench).
     """
-    quiet_beam(verbose)
+    quiet(verbose)
 
 
 @main.group()

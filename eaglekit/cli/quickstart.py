@@ -109,11 +109,12 @@ def run_quickstart(cfg: QuickstartConfig, console) -> dict:
 def quickstart(ctx, **values):
     """Run clean -> generate -> featurize -> train -> bench on embedded defaults and report."""
     from rich.console import Console
-    from transformers.utils import logging as hf_logging
-    # The report is the output: keep library chatter (weight-loading bars, Beam's GCP notices) out of it.
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()
-    logging.getLogger().setLevel(logging.ERROR)
+
+    from eaglekit.cli import quiet
+    verbose = ctx.find_root().params.get("verbose", 0)
+    quiet(verbose)  # the report is the output: library chatter only with -v
+    if not verbose:
+        logging.getLogger().setLevel(logging.ERROR)
     console = Console()
     cfg = build(QuickstartConfig, ctx, values, "quickstart")
     start = time.time()
