@@ -32,7 +32,11 @@ _HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}
 _GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{_GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*[,!]+[ \t]*$")
 _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{_CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*|[ \t]+)"
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
-_TITLE_ANY_CASE = re.compile(rf"(?i)\b(?:mr|mrs|ms|miss|dr|prof|rn|np|pa)\.?[ \t]+((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
+# Titles and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
+# "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of")
+_TITLE_WORDS = (r"mr|mrs|ms|miss|mx|dr|prof|rn|np|sri|shri|smt|kum|adv|justice|judge|inspector|constable|sergeant|"
+                r"sgt|det|capt|rev|[sdwc]/o")
+_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{_TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{_TITLE_WORDS})[.\s])((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
 _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,3})(?=[\s,;:)]|$)")
 
@@ -129,7 +133,9 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:")),
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
              finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
-                    ("Mr A. B. Harrington appeared.", ["A. B. Harrington"])),
+                    ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]),
+                    ("By Advs. Sri.K.Venugopalan, Smt.Anjali Menon", ["K.Venugopalan", "Anjali"]),
+                    ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"])),
              leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.")),
     NameRule("initials", "initials glued to a surname, and dotted initials alone", _initials_names,
              finds=(("Counsel: E.Varadarajan and A.J.Mathew", ["E.Varadarajan", "A.J.Mathew"]),

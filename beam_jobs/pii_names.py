@@ -203,7 +203,8 @@ _KIN_POSSESSOR = re.compile(
     r"named|lives|lived|works|worked)\b))")
 
 
-def structural_names(text: str, contact_details: bool, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def structural_names(text: str, contact_details: bool, found: list[tuple[int, int]],
+                     vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
     """Names found by where they stand, not by the NER: first name, initial and surname; the name line of a
     contact block (a line of 2-4 capitalised words in a text with contact details); speakers of a dialogue
     (two or more different 'Name:' line starts that are not ordinary labels); who a sentence says is a person
@@ -235,8 +236,13 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
-    words = {re.sub(r"['’]s\Z", "", w) for s, e in known for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e])
-             if w[0].isupper()}  # without a possessive: "Edi Živković's Tales" ... "early Živković"
+    # a word of a found name repeats as the name only when it could be nothing else: no function word, no
+    # dictionary word ("The", "Tower", "New" of one misread span would otherwise go everywhere)
+    words = {w for s, e in known for w in (re.sub(r"['’]s\Z", "", x) for x in
+                                           re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e]))
+             if w[0].isupper() and w.lower() not in _STOP and not _NEVER_A_NAME.match(w)
+             and not in_vocabulary(w, vocabulary)}  # without a possessive: "Edi Živković's Tales" ... "early Živković"
+    words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     if words:
         alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         spans += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w'’\-])(?:{alt})(?![\w\-])", text)]
@@ -339,8 +345,13 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                     _in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)):
                 ner.append((s, e))
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
-    if cased_doc is None:  # in normally cased text, a lower-case "name" is a word the NER misread ("anna")
-        ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()]
+    if cased_doc is None:
+        # in normally cased text a lower-case PERSON of the trained model stands (it learnt lower-case names
+        # from real text: "seen by dr smith"); any other lower-case candidate is a word misread ("anna")
+        lower_people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON"
+                        and ent.text[:1].islower() and "\n" not in ent.text
+                        and not all(t.is_stop for t in ent)]
+        ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()] + lower_people
         # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
         if ner:
             lower = {w for w in _WORD.findall(text) if w.islower()}
@@ -355,18 +366,35 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
     cued += rule_names(text, lambda w: w.lower() in _STOP or in_vocabulary(w, vocabulary))
-    ner += structural_names(view, bool(contact_details), ner + titled + cued)
+    ner += structural_names(view, bool(contact_details), ner + titled + cued, vocabulary)
     if ner and langid is not None:
         foreign = non_english_ranges(text, langid)
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
     return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
 
 
+# Words that are never a name, whatever found them: interjections and laughter of chat text ("lol",
+# "Hahaha", "Ugh", "Awwww"), titles and offices standing alone ("Mr", "Hon'ble", "Secretary"), and the
+# abbreviations of court documents ("Ors", "Anr", "Advs"); measured on the dev splits of the panel's corpora.
+_NEVER_A_NAME = re.compile(
+    r"(?i)^(?:l+o+l+z?|l+m+f*a+o+|r+o+f+l+|o+m+g+|w+t+f+|h+a+(?:h+a+)+h*|h+e+h+e+|h+m+|u+g+h+|e+w+|y+e+a+h*|y+e+p+|"
+    r"y+a+y+|w+o+w+|w+o+h+o+o+|a+w+h*|a+h+|o+h+|u+h+|h+u+h+|h+e+y+|o+o+p+s+|y+i+k+e+s+|h+u+r+r+a+y+|y+e+s+|n+o+p+e+|"
+    r"mr|mrs|ms|miss|mx|dr|prof|sir|madam|sri|shri|smt|adv|advs|advocate|hon'?ble|honourable|honorable|justice|"
+    r"judge|secretary|president|speaker|senator|senators|emperor|prince|princess|king|queen|chief|minister|"
+    r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|"
+    r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey)$")
+
+
+def _never_a_name(span: str) -> bool:
+    words = re.findall(r"[^\W\d_][\w'’]*", span)
+    return bool(words) and all(_NEVER_A_NAME.match(w) for w in words)
+
+
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Merged spans without a weekday alone (a date the NER misread: "police said Sunday") or initials only
-    ("the father of B. B is": letters)."""
+    """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
+    ("the father of B. B is": letters), or words that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
-            and not _INITIALS_ONLY.fullmatch(text[s:e])]
+            and not _INITIALS_ONLY.fullmatch(text[s:e]) and not _never_a_name(text[s:e])]
 
 
 def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list[tuple[int, int]]:

@@ -6,9 +6,11 @@ labelled corpora, in one command:
 What it does:
 1. reads the TRAIN and DEV splits of the corpora in bench/pii_corpora.py (fetched beforehand into the cache
    that module names; test splits are never read, and the held-out sets it lists are never fetched);
-2. labels each text's other entities (places, organisations, dates...) with the base model itself (silver
-   labels), so fine-tuning for names does not teach the model that a place is nothing; the corpora's
-   person spans (gold) win wherever the two overlap;
+2. labels each text's other entities (places, organisations, dates...) with spaCy's en_core_web_md (silver
+   labels; the base model where md is not installed), so fine-tuning for names does not teach the model
+   that a place is nothing; the corpora's person spans (gold) win wherever the two overlap; and adds
+   ordinary prompts (GSM8K's train split, MIT: word problems, whose characters are names) labelled whole
+   by md, so the model keeps reading ordinary prompts as it did;
 3. adds augmented records for the classes small NER models miss on real text: names in capitals and in
    lower case, "Last, First" e-mail headers, a first name alone as a greeting or signature, surnames alone
    in lists and score lines, titles with initials, clinical-note phrasing; names come from Faker's
@@ -265,7 +267,7 @@ def corpus_records(splits=("train", "dev"), limit: int | None = None) -> tuple[l
 
 
 def add_silver(nlp, records: list[dict]) -> None:
-    """Give each record the base model's non-person entities that overlap no gold name."""
+    """Give each record the silver model's non-person entities that overlap no gold name."""
     texts = [r["text"] for r in records]
     for r, doc in zip(records, nlp.pipe(texts, batch_size=64)):
         gold = [(s, e) for s, e, _ in r["ents"]]
@@ -274,6 +276,33 @@ def add_silver(nlp, records: list[dict]) -> None:
                 continue
             if not any(ent.start_char < e and s < ent.end_char for s, e in gold):
                 r["ents"].append((ent.start_char, ent.end_char, ent.label_))
+
+
+REHEARSAL = os.path.expanduser("~/.cache/eaglekit/pii-corpora/gsm8k/train.jsonl")  # openai/grade-school-math
+
+
+def rehearsal_records(nlp, path: str, n: int, rng: random.Random) -> list[dict]:
+    """`n` ordinary prompts (GSM8K train questions) with every entity the silver model finds, names included."""
+    if not os.path.exists(path):
+        print(f"name_model_recipe: no rehearsal prompts at {path} (grade_school_math/data/train.jsonl of "
+              "openai/grade-school-math); trained without them", file=sys.stderr)
+        return []
+    texts = [json.loads(line)["question"] for line in open(path, encoding="utf-8")]
+    rng.shuffle(texts)
+    out = []
+    for text, doc in zip(texts[:n], nlp.pipe(texts[:n], batch_size=64)):
+        out.append({"text": text, "ents": [(e.start_char, e.end_char, e.label_) for e in doc.ents],
+                    "corpus": "gsm8k", "split": "train"})
+    return out
+
+
+def silver_model():
+    """en_core_web_md where installed (better places and organisations than sm), else the base model."""
+    import spacy
+    from beam_jobs.pii import MD_MODEL, _installed, spacy_model
+    if _installed(MD_MODEL):
+        return spacy.load(spacy_model(MD_MODEL), exclude=["tagger", "parser", "attribute_ruler", "lemmatizer", "senter"]), "en_core_web_md"
+    return spacy.load(BASE, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "senter", "lemmatizer"]), BASE
 
 
 def to_example(nlp, rec: dict):
@@ -316,7 +345,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--augment", type=int, default=6000, help="augmented records")
+    ap.add_argument("--augment", type=int, default=4000, help="augmented records")
+    ap.add_argument("--rehearsal", default=REHEARSAL, help="ordinary prompts (GSM8K train jsonl) labelled by the silver model")
+    ap.add_argument("--rehearsal-n", type=int, default=3000)
     ap.add_argument("--case-share", type=float, default=0.12, help="share of real records added again case-changed")
     ap.add_argument("--dev-size", type=int, default=1500, help="dev records held back to pick the best epoch")
     ap.add_argument("--max-chars", type=int, default=1500, help="records are cut into paragraphs of at most this")
@@ -324,7 +355,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="a small run (200 records a corpus, 1 epoch)")
     args = ap.parse_args(argv)
     if args.quick:
-        args.epochs, args.augment, args.dev_size = 1, 300, 200
+        args.epochs, args.augment, args.dev_size, args.rehearsal_n = 1, 300, 200, 300
     import spacy
     from spacy.util import minibatch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -341,8 +372,11 @@ def main(argv=None) -> int:
     dev_ids = {id(r) for r in dev}
     train = [r for r in records if id(r) not in dev_ids]
     nlp = spacy.load(BASE, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "senter"], disable=["lemmatizer"])
-    add_silver(nlp, train)
-    add_silver(nlp, dev)
+    silver, silver_name = silver_model()
+    add_silver(silver, train)
+    add_silver(silver, dev)
+    rehearsal = rehearsal_records(silver, args.rehearsal, args.rehearsal_n, rng)
+    del silver
     base_dev = person_scores(nlp, dev)
     print(f"records: train {len(train)} dev {len(dev)}; base model on dev {base_dev} ({time.time() - t0:.0f} s)", flush=True)
     bodies = [r["text"] for r in train if not any(lb == "PERSON" for _, _, lb in r["ents"]) and 40 < len(r["text"]) < 400]
@@ -350,9 +384,10 @@ def main(argv=None) -> int:
     augmented = [rng.choice(AUGMENTERS)(rng, names, bodies) for _ in range(args.augment)]
     with_names = [r for r in train if any(lb == "PERSON" for _, _, lb in r["ents"])]
     cased = [case_variant(rng, rng.choice(with_names)) for _ in range(int(args.case_share * len(train)))] if with_names else []
-    train_all = train + augmented + cased
+    train_all = train + augmented + cased + rehearsal
     examples = [to_example(nlp, r) for r in train_all]
-    print(f"examples: {len(train)} real + {len(augmented)} augmented + {len(cased)} case variants", flush=True)
+    print(f"examples: {len(train)} real + {len(augmented)} augmented + {len(cased)} case variants + "
+          f"{len(rehearsal)} rehearsal", flush=True)
     with nlp.select_pipes(enable=["ner"]):
         optimizer = nlp.resume_training()
         best, best_bytes, history = None, None, []
@@ -375,8 +410,12 @@ def main(argv=None) -> int:
     nlp.meta["license"] = "MIT (base model); see training.json for the corpora and their licences"
     os.makedirs(args.out, exist_ok=True)
     nlp.to_disk(args.out)
+    if rehearsal:
+        sources.append({"corpus": "gsm8k train (rehearsal)", "repo": "openai/grade-school-math", "licence": "MIT",
+                        "records": len(rehearsal), "genres": None})
     summary = {"base": BASE, "corpora": sources, "train_records": len(train), "augmented": len(augmented),
-               "case_variants": len(cased), "dev_records": len(dev), "dev_base": base_dev, "dev_best": best,
+               "case_variants": len(cased), "rehearsal": len(rehearsal), "silver_model": silver_name,
+               "dev_records": len(dev), "dev_base": base_dev, "dev_best": best,
                "epochs": history, "seconds": round(time.time() - t0), "seed": args.seed,
                "command": "python bench/name_model_recipe.py " + " ".join(argv or sys.argv[1:])}
     with open(os.path.join(args.out, "training.json"), "w") as f:
