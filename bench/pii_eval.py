@@ -18,6 +18,8 @@ only); the split is named in the output beside each set.
                         labelled names, other than the held-out ones and i2b2's, is on GitHub)
   other/gum             GUM/GENTLE academic, biography, essays, fiction, textbooks, travel, how-to...
   other/re3d            Wikipedia (dstl/re3d)
+  long_docs/gum, long_docs/re3d  the same GUM/GENTLE and re3d test documents whole (up to 4,000 characters):
+                        long texts are where a genre exemption once kept every name
   synthetic/presidio_synth  presidio-research synth_dataset_v2 (MIT), its own hash-split test part
 Each set's records with a labelled personal value are scored for leaks; its records with none are the
 person-free text of that domain (records altered).
@@ -99,6 +101,11 @@ def panel_sets(corpora_dir: str | None = None, quick: bool = False) -> dict[str,
             s = sets.setdefault(f"{domain}/{group}", {"split": set(), "labelled": [], "person_free": []})
             s["split"].add(f"{name}:test")
             (s["labelled"] if rec["spans"] else s["person_free"]).append(rec)
+        if group in ("gum", "re3d"):
+            s = sets.setdefault(f"long_docs/{group}", {"split": set(), "labelled": [], "person_free": []})
+            s["split"].add(f"{name}:test")
+            for rec in whole_documents(pc.load(name, "test", cache)):
+                (s["labelled"] if rec["spans"] else s["person_free"]).append(rec)
     for s in sets.values():
         s["split"] = "+".join(sorted(s["split"]))
         if quick:
@@ -106,6 +113,30 @@ def panel_sets(corpora_dir: str | None = None, quick: bool = False) -> dict[str,
                 if len(s[kind]) > QUICK_N:
                     s[kind] = random.Random(0).sample(s[kind], QUICK_N)
     return dict(sorted(sets.items()))
+
+
+LONG_CHARS = 4000
+
+
+def whole_documents(records: list[dict], max_chars: int = LONG_CHARS) -> list[dict]:
+    """A corpus's paragraph records put back together into documents of up to `max_chars` (consecutive
+    records of one document id, joined by a blank line): the long texts on which a genre exemption once
+    kept every name."""
+    out: list[dict] = []
+    prev_doc = None
+    for rec in records:
+        doc = rec["id"].rsplit("#", 1)[0]
+        cur = out[-1] if out else None
+        if cur is not None and doc == prev_doc and len(cur["text"]) + 2 + len(rec["text"]) <= max_chars:
+            off = len(cur["text"]) + 2
+            cur["text"] += "\n\n" + rec["text"]
+            for key in ("spans", "other_spans"):
+                cur[key] = cur[key] + [(t, a + off, b + off) for t, a, b in rec.get(key, ())]
+        else:
+            out.append(dict(rec, id=doc + "#whole" + str(len(out)), domain="long_docs",
+                            spans=list(rec["spans"]), other_spans=list(rec.get("other_spans", ()))))
+        prev_doc = doc
+    return out
 
 
 def load_prompts(data_dir: str, quick: bool) -> dict[str, list[dict]]:
@@ -393,7 +424,7 @@ def compare_ner(panel: dict, prompts: dict, extra: list[str]) -> list[dict]:
     PERSON spans (all test sets pooled, and per domain), CPU ms per Spec-Bench/MT-bench prompt."""
     from beam_jobs.pii import ner_models
     models = list(ner_models()) + [(m, m) for m in extra]
-    records = [r for s in panel.values() for r in s["labelled"] + s["person_free"]]
+    records = [r for k, s in panel.items() if not k.startswith("long_docs/") for r in s["labelled"] + s["person_free"]]
     ordinary = [p["text"] for p in prompts.get("spec_bench", [])]
     rows = []
     for label, model in models:
@@ -447,12 +478,10 @@ def targets_of(figures: dict) -> dict:
                 "value": round(min(ek[k]["leak_free"] - pr[k]["leak_free"] for k in real if k in pr), 4),
                 "op": ">", "goal": 0}
     if pr:
-        # pooled over every real set: most person-free sets are too small to compare one by one
-        def pooled(fig):
-            n = sum(v["person_free"]["n"] for k, v in fig.items() if not k.startswith("synthetic/"))
-            a = sum(v["person_free"]["altered"] * v["person_free"]["n"] for k, v in fig.items()
-                    if not k.startswith("synthetic/"))
-            return a / max(1, n)
+        # pooled over the real sets: most person-free sets are too small to compare one by one
+        def pooled(fig):  # whole documents repeat their paragraphs' text: counted once, as paragraphs
+            rows = [v["person_free"] for k, v in fig.items() if not k.startswith(("synthetic/", "long_docs/"))]
+            return sum(r["altered"] * r["n"] for r in rows) / max(1, sum(r["n"] for r in rows))
         t["person_free_altered_minus_presidio"] = {"value": round(pooled(ek) - pooled(pr), 4), "op": "<=",
                                                    "goal": 0}
     syn = ek.get("synthetic/presidio_synth")

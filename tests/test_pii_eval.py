@@ -82,6 +82,19 @@ def test_prompt_damage_counts_only_unlabelled_redactions(ev):
     assert [v for _, _, v in got["examples"]] == ["New Zealand", "Werbung"]
 
 
+def test_whole_documents_rejoin_paragraph_records(ev):
+    recs = [{"id": "D#0", "text": "Ann met Bo.", "spans": [("PERSON", 0, 3), ("PERSON", 8, 10)], "other_spans": []},
+            {"id": "D#1", "text": "Bo left.", "spans": [("PERSON", 0, 2)], "other_spans": [("LOCATION", 3, 7)]},
+            {"id": "E#0", "text": "No one.", "spans": [], "other_spans": []}]
+    docs = ev.whole_documents(recs)
+    assert [d["text"] for d in docs] == ["Ann met Bo.\n\nBo left.", "No one."]
+    d = docs[0]
+    assert [d["text"][s:e] for _, s, e in d["spans"]] == ["Ann", "Bo", "Bo"]
+    assert [d["text"][s:e] for _, s, e in d["other_spans"]] == ["left"]
+    assert recs[0]["spans"] == [("PERSON", 0, 3), ("PERSON", 8, 10)]  # the paragraph records are untouched
+    assert len(ev.whole_documents(recs, max_chars=12)) == 3
+
+
 def test_redact_keeps_longest_of_overlapping_spans(ev):
     r = ev.redact("Mr Ann Lee, 1 Main St", [("PERSON", 3, 6), ("PERSON", 3, 10), ("STREET_ADDRESS", 12, 21)])
     assert r.text == "Mr <PERSON>, <STREET_ADDRESS>" and r.spans == [("PERSON", 3, 10), ("STREET_ADDRESS", 12, 21)]
@@ -95,10 +108,12 @@ def _fig(leak, strict, prec, altered, n=30):
 def test_targets_and_the_json_line(ev, capsys):
     figures = {"eaglekit": {"sets": {"legal/x": _fig(0.97, 0.92, 0.95, 0.1), "news/y": _fig(0.9, 0.85, 0.8, 0.3),
                                      "chat/tiny": _fig(0.0, 0.0, 0.0, 1.0, n=3),
+                                     "long_docs/y": _fig(0.96, 0.95, 0.95, 1.0),
                                      "synthetic/presidio_synth": _fig(0.995, 0.98, 0.97, 0.0)},
                             "spec_bench_mt_bench": {"n": 480, "damaged": 0.004}},
                "presidio": {"sets": {"legal/x": _fig(0.9, 0.8, 0.5, 0.2), "news/y": _fig(0.95, 0.9, 0.6, 0.1),
                                      "chat/tiny": _fig(0.5, 0.5, 0.5, 0.0, n=3),
+                                     "long_docs/y": _fig(0.9, 0.9, 0.9, 0.0),
                                      "synthetic/presidio_synth": _fig(0.8, 0.6, 0.9, 0.1)},
                             "spec_bench_mt_bench": {"n": 480, "damaged": 0.2}}}
     t = ev.targets_of(figures)
@@ -108,7 +123,7 @@ def test_targets_and_the_json_line(ev, capsys):
     assert t["min_leak_free_margin_over_presidio"]["value"] == -0.05
     assert t["leak_free_synthetic"]["value"] == 0.995
     assert t["spec_bench_mt_bench_non_person_redactions"] == {"value": 0.004, "op": "<=", "goal": 0.01}
-    # pooled person-free altered over the real sets: (1+3+10)/30 vs (2+1+0)/30
+    # pooled person-free altered over the real paragraph sets (whole documents repeat them): (1+3+10)/30 vs 3/30
     assert t["person_free_altered_minus_presidio"]["value"] == round(14 / 30 - 3 / 30, 4)
     line = json.loads(json.dumps({"bench": "pii_eval", "targets": t, "figures": figures}))
     assert line["bench"] == "pii_eval" and all({"value", "op", "goal"} <= set(v) for v in line["targets"].values())
@@ -251,7 +266,7 @@ def test_presidio_reader_keeps_personal_types(pc, tmp_path):
 def test_panel_sets_split_labelled_and_person_free(ev, tmp_path, capsys):
     _write_wnut(tmp_path / "wnut17")
     panel = ev.panel_sets(str(tmp_path))
-    assert list(panel) == ["chat_forum/wnut17"]
+    assert list(panel) == ["chat_forum/wnut17"]  # whole documents only for the multi-paragraph corpora
     s = panel["chat_forum/wnut17"]
     assert s["split"] == "wnut17:test" and len(s["labelled"]) == 1 and len(s["person_free"]) == 2
     assert "skipped" in capsys.readouterr().err  # the corpora not in the cache are named
