@@ -270,3 +270,22 @@ def test_panel_sets_split_labelled_and_person_free(ev, tmp_path, capsys):
     s = panel["chat_forum/wnut17"]
     assert s["split"] == "wnut17:test" and len(s["labelled"]) == 1 and len(s["person_free"]) == 2
     assert "skipped" in capsys.readouterr().err  # the corpora not in the cache are named
+
+
+def test_compare_ner_reads_a_model_folder(ev, tmp_path, monkeypatch):
+    spacy = pytest.importorskip("spacy")
+    import beam_jobs.pii as pii
+    nlp = spacy.blank("en")
+    # a rule-based 'NER' saved as a folder stands in for a trained person-name model
+    ruler = nlp.add_pipe("entity_ruler", name="ner")
+    ruler.add_patterns([{"label": "PERSON", "pattern": "Ann Lee"}, {"label": "PERSON", "pattern": "Paris"}])
+    nlp.to_disk(tmp_path / "model")
+    monkeypatch.setattr(pii, "ner_models", lambda: [])
+    panel = {"x/y": {"labelled": [{"text": "I met Ann Lee and Bo Ray in Paris.", "domain": "x",
+                                   "spans": [("PERSON", 6, 13), ("PERSON", 18, 24)]}],
+                     "person_free": [{"text": "Nothing here.", "spans": [], "domain": "x"}]}}
+    rows = ev.compare_ner(panel, {"spec_bench": [{"id": "1", "text": "Hello Ann Lee"}]},
+                          [str(tmp_path / "model"), str(tmp_path / "absent")])
+    got, missing = rows
+    assert got["person_recall"] == 0.5 and got["person_precision"] == 0.5 and got["cpu_ms_per_prompt"] >= 0
+    assert "error" in missing
