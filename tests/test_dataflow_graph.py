@@ -1,6 +1,7 @@
 """The job graphs DataflowRunner would submit, built without a cloud account: each stage's pipeline is
 constructed under DataflowRunner options and translated to the portable proto the way DataflowRunner does
-it (default Docker environment, then its environment merging), without submitting (gs:// paths resolve through tests/fake_gcs.py). Only the model steps
+it (default Docker environment, then its environment merging), without submitting (gs:// paths resolve through
+Beam's GCSFileSystem against the GCS emulator, tests/gcs_emulator.py). Only the model steps
 (generate's `Generate`, featurize's `Forward`) carry the GPU resource hint; clean carries none."""
 import apache_beam as beam
 import pytest
@@ -8,7 +9,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.pipeline_utils import merge_common_environments, merge_superset_dep_environments
 from apache_beam.transforms import environments
 
-from tests.fake_gcs import fake_gcs
+from tests.gcs_emulator import gcs_backend
 
 ACCELERATOR = "type:nvidia-l4;count:1;install-nvidia-driver"
 ACCELERATOR_URN = "beam:resources:accelerator:v1"
@@ -20,7 +21,7 @@ def job_graph(build) -> dict[str, dict[str, bytes]]:
     """{leaf transform name: its environment's resource hints} of the pipeline `build(p)` makes."""
     options = PipelineOptions(DATAFLOW)
     p = beam.Pipeline(runner="DirectRunner", options=options)  # the graph only: nothing runs
-    with fake_gcs():  # gs:// paths resolve without the gcp extra; nothing is read or written
+    with gcs_backend():  # gs:// paths resolve; nothing is read or written
         build(p)
     env = environments.DockerEnvironment.from_container_image(
         "apache/beam_python3.11_sdk", resource_hints=environments.resource_hints_from_options(options))
