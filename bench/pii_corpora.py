@@ -105,8 +105,8 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
 
 # GUM/GENTLE genre -> panel domain. Spoken genres are their own domain: transcribed talk, close to chat.
 GENRE_DOMAIN = {
-    "court": "legal", "legal": "legal", "threat": "legal",
-    "letter": "email_letters",
+    "court": "legal", "legal": "legal",
+    "letter": "email_letters", "threat": "email_letters",  # GENTLE's threat letters: private senders, greetings
     "news": "news", "interview": "news",
     "medical": "clinical",
     "conversation": "spoken", "podcast": "spoken", "vlog": "spoken", "speech": "spoken",

@@ -5,17 +5,18 @@ Panel (bench/pii_corpora.py loads and documents each corpus; fetched into ~/.cac
 never committed): every figure is on the corpus's TEST split (the person-name model trains on train+dev
 only); the split is named in the output beside each set.
   legal/inlegalner      Indian court judgments, preambles and sentences (Legal-NLP-EkStep/legal_NER)
-  legal/gum             GUM court transcripts + GENTLE legal/threat documents (amir-zeldes/gum)
+  legal/gum             GUM court transcripts + GENTLE legal documents (amir-zeldes/gum)
   official/re3d         UK, US, EU, Australian government statements and military press releases (dstl/re3d)
-  email_letters/gum     GUM letters
+  email_letters/gum     GUM letters + GENTLE threat letters (no usable public e-mail set with labelled names
+                        was found)
   news/gum              GUM news and interviews
   news/re3d             BBC news (dstl/re3d)
   spoken/gum            GUM conversations, podcasts, vlogs, speeches
   chat_forum/wnut17     Twitter, Reddit, YouTube, StackExchange posts (leondz/emerging_entities_17)
   chat_forum/btc        tweets (GateNLP/broad_twitter_corpus)
   chat_forum/gum        GENTLE e-sports commentary
-  clinical/gum          GENTLE medical notes (few names: no public clinical de-identification set with
-                        labelled names, other than the held-out ones and i2b2's, is on GitHub)
+  clinical/gum          GENTLE medical notes (few names: no usable public clinical set with labelled names
+                        was found)
   other/gum             GUM/GENTLE academic, biography, essays, fiction, textbooks, travel, how-to...
   other/re3d            Wikipedia (dstl/re3d)
   long_docs/gum, long_docs/re3d  the same GUM/GENTLE and re3d test documents whole (up to 4,000 characters):
