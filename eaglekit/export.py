@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
+from eaglekit.config import config, setting
 from eaglekit.contract import hf_to_sglang, sglang_to_hf
 from eaglekit.draft import DraftConfig, Eagle3Draft, read_rope
 
@@ -37,11 +38,12 @@ class ExportError(ValueError):
     """A head cannot be exported or loaded as asked; the message says why and what to do."""
 
 
-@dataclass
+@config
 class ExportOptions:
-    dtype: str = "bfloat16"
-    speculative_tokens: int | None = None   # speculators only (SGLang takes --speculative-num-steps at launch)
-    verifier: str | None = None             # speculators only: target name_or_path (default: the trained target)
+    dtype: Literal["bfloat16", "float16", "float32"] = setting("bfloat16", "Weights' dtype in the exported head.")
+    speculative_tokens: int | None = setting(None, "speculators only: proposal length (SGLang takes "
+                                                   "--speculative-num-steps at launch).", ge=1)
+    verifier: str | None = setting(None, "speculators only: target name or path (default: the trained target).")
 
 
 def expected_tensors(cfg: DraftConfig, fmt: str) -> dict[str, tuple[tuple[int, ...], str]]:

@@ -23,12 +23,14 @@ def _configs():
     from eaglekit.train import TrainConfig
     from serving.bench import BenchConfig
     from serving.launch import ServeConfig
+    from eaglekit.cli.train import export_cmd
+    from eaglekit.export import ExportOptions
     return [(CleanConfig, clean_command), (GenerateConfig, generate_command), (FeaturizeConfig, featurize_command),
             (TrainConfig, train), (ServeConfig, serve), (BenchConfig, bench), (QuickstartConfig, quickstart),
-            (SynthConfig, synth_prompts_command)]
+            (SynthConfig, synth_prompts_command), (ExportOptions, export_cmd)]
 
 
-@pytest.mark.parametrize("index", range(8))
+@pytest.mark.parametrize("index", range(9))
 def test_cli_options_are_the_config_fields(index):
     from eaglekit.config import settings_of
     cls, command = _configs()[index]
@@ -55,6 +57,7 @@ BAD = [
     ("eaglekit.cli.quickstart.QuickstartConfig", {}, None, ("train_steps", 0)),
     ("eaglekit.synth_prompts.SynthConfig", {}, ("dtype", "int8"), ("top_p", 1.5)),
     ("beam_jobs.readers.ReaderConfig", {}, None, ("max_chars", 0)),
+    ("eaglekit.export.ExportOptions", {}, ("dtype", "int8"), ("speculative_tokens", 0)),
     ("beam_jobs.pipeline.RunConfig", {}, None, None),
 ]
 

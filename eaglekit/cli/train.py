@@ -11,6 +11,7 @@ import sys
 import click
 
 from eaglekit.cli.options import CONFIG_FILE, build, config_options, given, load_yaml
+from eaglekit.export import ExportOptions
 from eaglekit.train import TrainConfig
 
 
@@ -68,16 +69,16 @@ def _final_eval(cfg: TrainConfig, summary: dict) -> dict:
 @train.command("export")
 @click.argument("checkpoint", type=click.Path(exists=True, file_okay=False))
 @click.argument("out", type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["sglang", "speculators"]), default="sglang", show_default=True)
-@click.option("--dtype", type=click.Choice(["bfloat16", "float16", "float32"]), default="bfloat16", show_default=True)
-@click.option("--speculative-tokens", type=int, default=None, help="speculators only: proposal length.")
-@click.option("--verifier", default=None, help="speculators only: target name or path (default: the trained target).")
-def export_cmd(checkpoint, out, fmt, dtype, speculative_tokens, verifier):
+@click.option("--format", "fmt", type=click.Choice(["sglang", "speculators"]), default="sglang", show_default=True,
+              help="SGLang's LlamaForCausalLMEagle3 layout, or vLLM's speculators layout.")
+@config_options(ExportOptions)
+@click.pass_context
+def export_cmd(ctx, checkpoint, out, fmt, **values):
     """Export CHECKPOINT (a run dir, its best/ or a step dir) to OUT in SGLang or speculators format,
     then reload it and check every tensor against what the loader consumes."""
-    from eaglekit.export import ExportError, ExportOptions, export_head
+    from eaglekit.export import ExportError, export_head
     try:
-        path = export_head(checkpoint, out, fmt, ExportOptions(dtype, speculative_tokens, verifier),
+        path = export_head(checkpoint, out, fmt, build(ExportOptions, ctx, values, "export"),
                            echo=lambda msg: click.echo(msg, err=True))
     except ExportError as err:
         raise click.ClickException(str(err)) from err
