@@ -23,7 +23,8 @@ only); the split is named in the output beside each set.
                         long texts are where a genre exemption once kept every name
   synthetic/presidio_synth  presidio-research synth_dataset_v2 (MIT), its own hash-split test part
 Each set's records with a labelled personal value are scored for leaks; its records with none are the
-person-free text of that domain (records altered).
+person-free text of that domain (records altered). A test record whose text also stands in the corpus's train
+or dev split is left out.
 
 Ordinary prompts, read from --data-dir (~/.cache/eaglekit/bench-data) under these names:
   spec_bench_question.jsonl       hemingkx/Spec-Bench data/spec_bench/question.jsonl (480 first turns; its
@@ -97,7 +98,10 @@ def panel_sets(corpora_dir: str | None = None, quick: bool = False) -> dict[str,
             print(f"pii_eval: skipped, {msg}", file=sys.stderr)
             continue
         group = "gum" if name in ("gum", "gentle") else name
-        for rec in pc.load(name, "test", cache):
+        # a test text that also stands in train or dev (a repeated tweet, a synthetic template) is left out
+        fitted = {r["text"] for sp in ("train", "dev") for r in pc.load(name, sp, cache)}
+        test = [r for r in pc.load(name, "test", cache) if r["text"] not in fitted]
+        for rec in test:
             domain = rec["domain"].split(":")[0]
             s = sets.setdefault(f"{domain}/{group}", {"split": set(), "labelled": [], "person_free": []})
             s["split"].add(f"{name}:test")
@@ -105,7 +109,7 @@ def panel_sets(corpora_dir: str | None = None, quick: bool = False) -> dict[str,
         if group in ("gum", "re3d"):
             s = sets.setdefault(f"long_docs/{group}", {"split": set(), "labelled": [], "person_free": []})
             s["split"].add(f"{name}:test")
-            for rec in whole_documents(pc.load(name, "test", cache)):
+            for rec in whole_documents(test):
                 (s["labelled"] if rec["spans"] else s["person_free"]).append(rec)
     for s in sets.values():
         s["split"] = "+".join(sorted(s["split"]))
