@@ -541,7 +541,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--compare-ner", nargs="*", default=None, metavar="MODEL",
                     help="person recall, precision and CPU ms per prompt of each installed NER model, plus "
                          "any spaCy model packages or folders named here")
-    ap.add_argument("--model", default=None, help="spaCy model or folder for eaglekit's filter (default: the package's)")
+    ap.add_argument("--model", default=None,
+                    help="spaCy model or folder for eaglekit's filter (default: the package's)")
     ap.add_argument("--keep-names-in", default=None,
                     help="the filter's name exemptions (as clean --pii-keep-names-in; default: the package's)")
     ap.add_argument("--show-leaks", type=int, default=0, help="print up to N leaks and wrong redactions per set")
