@@ -24,7 +24,6 @@ the `--help` text (`describe`) and a JSON schema (`json_schema`).
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import re
@@ -33,7 +32,7 @@ import typing
 from dataclasses import MISSING, Field, field, fields, is_dataclass
 from typing import Annotated, Any, Literal, Mapping, NamedTuple, Sequence
 
-import pydantic
+import pydantic.dataclasses
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Strict, TypeAdapter, ValidationError
 
 
@@ -286,25 +285,10 @@ def config_error(err: ValidationError, cls, values: Mapping | None = None, where
 # ---------------------------------------------------------------------------------------------
 # Mappings (a YAML run config) -> typed configs, every key and value checked
 
-def _plain(cls, values: Mapping[str, Any], where: str):
-    """Build a plain (non-@config) dataclass section from a mapping through pydantic, then its declared checks."""
-    try:
-        return check_section(TypeAdapter(cls, config=ConfigDict(extra="forbid")).validate_python(dict(values)))
-    except ValidationError as err:
-        raise config_error(err, cls, values, where) from None
-
-
 def from_mapping(cls, values: Mapping[str, Any] | None, where: str = ""):
-    """Build config `cls` from a mapping (a YAML section), naming any unknown key, mistyped value, value
-    outside its choices or number out of range as `where.key` in a ConfigError."""
+    """Build config `cls` (a `@config` class) from a mapping (a YAML section), naming any unknown key,
+    mistyped value, value outside its choices or number out of range as `where.key` in a ConfigError."""
     values = dict(values or {})
-    if not is_config(cls):
-        try:
-            return _plain(cls, values, where)
-        except ConfigError as err:
-            if err.key and not str(err).startswith(where):
-                raise ConfigError(f"{'.'.join(p for p in (where, err.key) if p)}: {err}", err.key) from None
-            raise
     try:
         return cls.__pydantic_validator__.validate_python(values)
     except ValidationError as err:
