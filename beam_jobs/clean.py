@@ -61,6 +61,13 @@ class CleanConfig:
     decontam_threshold: float = setting(0.8, "containment (share of an evaluation prompt's n-letter grams in a "
                                               "prompt) at or above which the prompt is dropped", gt=0.0, le=1.0)
     decontam_chars: int = setting(CONTAIN_CHARS, "containment n-gram length, in letters and digits", ge=1, cli=False)
+    # Word similarity (dedupe.WordNear: weighted share of an evaluation prompt's words in a window of the prompt),
+    # for what containment misses: a short or medium prompt with one word substituted, inserted or deleted, or a
+    # clause moved. bench/decontam.py measures the threshold against planted edits and ordinary prompts.
+    decontam_near: bool = setting(True, "also drop prompts that nearly hold an evaluation prompt (word similarity)")
+    decontam_near_threshold: float = setting(0.72, "word similarity (weighted share of an evaluation prompt's words "
+                                                   "found in a window of the prompt) at or above which the prompt "
+                                                   "is dropped", gt=0.0, le=1.0)
     pii: PiiConfig = setting(factory=PiiConfig)
     pii_enabled: bool = setting(True, "find and redact / drop PII (see pii); --no-pii: skip it (not recommended)",
                                 flag="--pii")

@@ -12,7 +12,9 @@ Decontamination is not symmetric: a training prompt that holds an evaluation pro
 own has a low Jaccard similarity with it, yet carries the whole benchmark item. It scores instead how much
 of the evaluation prompt the candidate contains (as GPT-3's and Llama 2's decontamination do), on the
 "letter stream" (letters and digits only, case-folded), so whitespace, case and punctuation edits change
-nothing: see `Contained`.
+nothing: see `Contained`. Containment misses a short or medium evaluation prompt with one word changed (one
+edited letter costs up to 25 grams), so a second score, `WordNear`, counts the weighted share of the
+evaluation prompt's words that a window of the candidate holds in order; `decontam_match` applies both.
 """
 from __future__ import annotations
 
@@ -349,6 +351,13 @@ class Letters:
         i = np.arange(len(self.stream) - n + 1)
         return self.codes(i, i + n)
 
+    def gram_set(self, n: int = CONTAIN_CHARS) -> np.ndarray:
+        """The distinct codes of gram_codes(n), computed once per text."""
+        cached = getattr(self, "_gram_set", None)
+        if cached is None or cached[0] != n:
+            cached = self._gram_set = (n, np.unique(self.gram_codes(n)))
+        return cached[1]
+
     def span_codes(self, n: int = CONTAIN_CHARS) -> np.ndarray:
         """Codes of every run of whole words shorter than n letters (what a short evaluation prompt is
         matched against: it must appear whole, starting and ending at word boundaries)."""
@@ -362,13 +371,15 @@ class Letters:
         offset = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
         return self.codes(starts[first], ends[first + offset])
 
-    def candidate_codes(self, n: int = CONTAIN_CHARS, short: int | None = None) -> np.ndarray:
+    def candidate_codes(self, n: int = CONTAIN_CHARS, short: int | None = None, words: bool = True) -> np.ndarray:
         """Every code under which this text may meet an evaluation prompt it contains (sorted, distinct):
-        its n-letter grams, and its word runs shorter than `short` letters (default n; 0: none, when no
-        evaluation prompt is short)."""
+        its n-letter grams, its word runs shorter than `short` letters (default n; 0: none, when no
+        evaluation prompt is short), and with `words` its word keys (candidate_word_codes: what finds an
+        evaluation prompt it nearly holds, one word changed)."""
         short = n if short is None else short
         spans = self.span_codes(short) if short > 0 else np.zeros(0, np.uint64)
-        return np.unique(np.concatenate([self.gram_codes(n), spans]))
+        word_keys = candidate_word_codes(self) if words else np.zeros(0, np.uint64)
+        return np.unique(np.concatenate([self.gram_set(n), spans, word_keys]))
 
     def holds_words(self, other: str) -> bool:
         """Whether `other` (a letter stream) occurs here starting at a word start and ending at a word end."""
@@ -425,5 +436,285 @@ class Contained:
             return 0.0
         if self.short:
             return 1.0 if candidate.holds_words(self.letters.stream) else 0.0
-        text = candidate.stream
-        return sum(g in text for g in self.grams) / len(self.grams)
+        # the distinct grams' codes against the candidate's (both cached): the same share as testing each gram
+        # string in the candidate's stream, vectorised (a word key brings long evaluation prompts to many pairs)
+        mine = getattr(self, "_codes", None)
+        if mine is None:
+            mine = self._codes = np.unique(self.letters.gram_codes(self.n))
+        return float(in_sorted(mine, candidate.gram_set(self.n)).mean())
+
+
+# --- decontamination: near-duplicate similarity on words ---------------------------------------------
+#
+# Letter-gram containment misses a short or medium evaluation prompt with one word changed: each edited
+# letter costs up to 25 grams, so one synonym in a 12-word question removes about half of them. The word
+# score below counts instead how much of the evaluation prompt's *words* a window of the candidate holds,
+# each word weighted by how much it says (function words little, short common words less than long ones),
+# so that one changed word costs one word's weight, while an ordinary prompt that shares "what is the ...
+# of" with an evaluation prompt but none of its subject matter scores low.
+
+# Closed-class English words: they carry little of what makes a prompt a particular benchmark item (one place
+# for the list; the letters-only forms `normalise` gives), and the scaffolding of task prompts ("answer the
+# following question", which thousands of prompts share). Instruction verbs (write, explain, use, tell) are
+# not in it: on the bench, counting them as content dropped fewer ordinary prompts and missed fewer edits.
+FUNCTION_WORDS = frozenset("""
+a about above after again against all also am an and any are as at be been before being below between both
+but by can could did do does doing done down during each either else ever every few for from further had has
+have having he her here hers herself him himself his how however i if in into is it its itself just least
+less let like many may me might more most much must my myself neither no nor not now of off often on once
+one only or other others our ours ourselves out over own per please rather same shall she should since so
+some such than that the their theirs them themselves then there these they this those through thus to too
+under until up upon us very via was we were what whatever when where whether which while who whom whose why
+will with within without would yet you your yours yourself yourselves s t d ll m re ve don doesn didn isn
+aren wasn weren won wouldn shouldn couldn can cannot
+following given above below question questions answer answers
+""".split())
+# Question words weigh more than other function words: "What is the largest ocean?" is not "the largest
+# ocean ..." in a passage that states it, though no content word differs.
+QUESTION_WORDS = frozenset("what how why who whom whose where when which".split())
+LIGHT_WEIGHT = 0.2      # a function word's weight
+QUESTION_WEIGHT = 0.5   # a question word's
+FULL_LETTERS = 7        # a content word of this many letters or more weighs 1, a shorter one less (CONTENT_BASE)
+NEAR_MIN_CONTENT = 1.0  # an evaluation prompt whose content words weigh less is matched by containment only
+NEAR_MAX_WORDS = 100    # ... and one of more words too: one edited word costs it under 20% of its letter grams
+ROTATE_MAX_WORDS = 40   # prompts up to this many words may be read rotated at any word (WordNear)
+CONTENT_BASE = 0.5      # a content word weighs CONTENT_BASE + (1 - CONTENT_BASE) * min(1, letters / FULL_LETTERS)
+_PAIR_SALT = np.uint64(0x632BE59BD9B4E019)    # keeps word keys apart from letter-gram and whole-span codes
+_MIXED_SALT = np.uint64(0xA0761D6478BD642F)
+
+
+@lru_cache(maxsize=2)
+def _word_codes(words: frozenset) -> np.ndarray:
+    letters = Letters.of(" ".join(sorted(words)))
+    return np.unique(letters.codes(letters.starts, letters.ends))
+
+
+@dataclass
+class Words:
+    """A text's words (letters-and-digits runs of its normalised form) as 64-bit codes, with weights and a
+    flag for content words (the ones not in FUNCTION_WORDS), all numpy arrays in text order."""
+    codes: np.ndarray
+    weights: np.ndarray
+    content: np.ndarray
+
+    @classmethod
+    def of(cls, letters: Letters) -> Words:
+        cached = getattr(letters, "_words", None)
+        if cached is not None:
+            return cached
+        if not len(letters.starts):
+            words = cls(np.zeros(0, np.uint64), np.zeros(0), np.zeros(0, bool))
+        else:
+            codes = letters.codes(letters.starts, letters.ends)
+            length = (letters.ends - letters.starts).astype(float)
+            # words of one or two characters ("x", "10", "th") are as common as function words: no keys from them
+            content = ~np.isin(codes, _word_codes(FUNCTION_WORDS | QUESTION_WORDS)) & (length >= 3)
+            light = np.where(np.isin(codes, _word_codes(QUESTION_WORDS)), QUESTION_WEIGHT, LIGHT_WEIGHT)
+            weights = np.where(content, CONTENT_BASE + (1 - CONTENT_BASE) * np.minimum(1.0, length / FULL_LETTERS),
+                               light)
+            words = cls(codes, weights, content)
+        letters._words = words
+        return words
+
+    def keys(self, content_only: bool) -> np.ndarray:
+        """Retrieval codes: the unordered pairs of words at most two apart, either in the sequence of content
+        words alone (`content_only`), or in the whole text with at least one content word in the pair. One
+        word substituted, inserted or deleted leaves a prompt of three or more content words one pair of the
+        first kind, and a prompt of three or more words one of the second (see WordNear.keys)."""
+        if content_only:
+            c, salt = self.codes[self.content], _PAIR_SALT
+            keep = lambda gap: slice(None)  # noqa: E731
+        else:
+            c, salt = self.codes, _MIXED_SALT
+            keep = lambda gap: self.content[:-gap] | self.content[gap:]  # noqa: E731
+        out = []
+        with np.errstate(over="ignore"):
+            for gap in (1, 2):
+                if len(c) > gap:
+                    lo, hi = np.minimum(c[:-gap], c[gap:]), np.maximum(c[:-gap], c[gap:])
+                    out.append(_mix64(_mix64(lo ^ salt) + hi)[keep(gap)])
+        return np.unique(np.concatenate(out)) if out else np.zeros(0, np.uint64)
+
+
+def candidate_word_codes(letters: Letters) -> np.ndarray:
+    """Every word key under which a candidate may meet an evaluation prompt it nearly holds (sorted,
+    distinct): both kinds of Words.keys."""
+    words = Words.of(letters)
+    return np.union1d(words.keys(True), words.keys(False))
+
+
+class WordNear:
+    """One evaluation prompt, ready to score candidates by word similarity: the largest weighted share of its
+    words that a window of the candidate `len(words) + slack` words long (slack = 1 + words // 10: room for an
+    inserted word or a few) holds *in the prompt's order* (a weighted longest common subsequence), where the
+    prompt may also be read rotated at one of its clause boundaries (a comma, colon, semicolon or sentence end:
+    "In 1990, who won?" read as "who won? In 1990"). A substituted or deleted word costs its weight; an
+    inserted word, text around the window, case and punctuation cost nothing. Order matters because a bag of
+    words lets a passage match a short question whose words it scatters ("the Indian Ocean is the third
+    largest of the world" is not "What is the largest ocean in the world?").
+
+    The weighted share of the prompt's words in the window taken as a bag bounds the ordered one from above,
+    so it is computed first, for every window at once (prefix sums), and only the few best windows reaching
+    the threshold are aligned.
+
+    Keys: a prompt with three or more content words is found through the unordered pairs of content words
+    at most two apart (one edit breaks at most the pairs through one word, or the adjacencies at one place;
+    a moved clause breaks three adjacencies: the prompt needs five content words for a pair to survive
+    that); a prompt with fewer through the pairs of any words at most two apart that hold a content word. A prompt whose content words
+    weigh under NEAR_MIN_CONTENT ("What is it?") or longer than NEAR_MAX_WORDS has no word key and scores 0:
+    only containment can match it."""
+    ALIGN_WINDOWS = 4   # windows aligned per candidate (the best by the bag bound)
+
+    def __init__(self, norm: str, letters: Letters | None = None):
+        letters = Letters.of(norm) if letters is None else letters
+        self.words = Words.of(letters)
+        codes, weights = self.words.codes, self.words.weights
+        self.m = len(codes)
+        self.total = float(weights.sum())
+        self.types, inverse, self.counts = np.unique(codes, return_inverse=True, return_counts=True)
+        self.type_weights = np.zeros(len(self.types))
+        np.maximum.at(self.type_weights, inverse, weights)
+        self.window = self.m + 1 + self.m // 10
+        self.content = int(self.words.content.sum())
+        self.applies = (self.m <= NEAR_MAX_WORDS
+                        and float(self.words.weights[self.words.content].sum()) >= NEAR_MIN_CONTENT)
+        # the prompt's readings: as written, and rotated at each clause boundary (the word after , ; : . ? !)
+        cuts = sorted({len(_ALNUM.findall(norm[:m.end()])) for m in _CLAUSE_END.finditer(norm)} - {0, self.m})
+        seq = list(zip(codes.tolist(), weights.tolist()))
+        # (reading, cost): free at a clause boundary; a short prompt may also be read rotated at any word, for
+        # the cost of a question word (a clause moved without punctuation, "at home, how do I ..." for "how
+        # do I ... at home"), which a scattered match of a few of its words cannot pay
+        self.readings = [(seq, 0.0)] + [(seq[c:] + seq[:c], 0.0) for c in cuts]
+        if self.m <= ROTATE_MAX_WORDS:
+            self.readings += [(seq[c:] + seq[:c], QUESTION_WEIGHT) for c in range(1, self.m) if c not in cuts]
+
+    def keys(self) -> np.ndarray:
+        if not self.applies:
+            return np.zeros(0, np.uint64)
+        # a prompt with few content words: pairs with a function word too ("metabolism work", "does _ work"
+        # for "How does metabolism work?"), not each content word alone, which half the prompts hold
+        return self.words.keys(content_only=self.content >= 3)
+
+    def score(self, candidate: Letters, threshold: float = 0.0) -> float:
+        """The weighted share of this prompt's words that the best window of the candidate holds in order
+        (0..1); 0 for a prompt the word score does not apply to. Windows whose bag share is under `threshold`
+        are not aligned: with a threshold the result is exact at or above it, and below it a lower bound."""
+        if not self.applies:
+            return 0.0
+        cw = Words.of(candidate).codes
+        if not len(cw):
+            return 0.0
+        pos = np.searchsorted(self.types, cw)
+        pos[pos >= len(self.types)] = 0
+        hit = self.types[pos] == cw
+        if not hit.any():
+            return 0.0
+        present, t_of = np.unique(pos[hit], return_inverse=True)
+        w, k = self.type_weights[present], self.counts[present]
+        # bag bound for the whole candidate as one window first: most candidates stop here
+        totals = np.bincount(t_of, minlength=len(present))
+        if float((w * np.minimum(k, totals)).sum()) < threshold * self.total:
+            return 0.0
+        n = len(cw)
+        if n <= self.window:
+            starts = np.zeros(1, np.int64)
+        else:
+            where = np.nonzero(hit)[0]
+            # counts of each present type in every window [s, s + window): prefix sums over the hit positions
+            onehot = np.zeros((len(present), n + 1), np.int32)
+            onehot[t_of, where + 1] = 1
+            prefix = np.cumsum(onehot, axis=1)
+            inside = prefix[:, self.window:] - prefix[:, :n + 1 - self.window]
+            bag = (w[:, None] * np.minimum(k[:, None], inside)).sum(axis=0)
+            order = np.argsort(-bag, kind="stable")[:self.ALIGN_WINDOWS]
+            starts = order[bag[order] >= threshold * self.total]
+        cand = cw.tolist()
+        best = 0.0
+        for s0 in starts.tolist():
+            win = cand[s0:s0 + self.window]
+            for reading, cost in self.readings:
+                best = max(best, _ordered_weight(reading, win) - cost)
+        return best / self.total
+
+
+_CLAUSE_END = re.compile(r"[,;:.?!](?=\s)")
+
+
+def _ordered_weight(seq: list[tuple[int, float]], window: list[int]) -> float:
+    """The largest total weight of a subsequence of `seq` ((code, weight) pairs) that is also a subsequence of
+    `window` (codes): a weighted longest common subsequence, one row at a time."""
+    prev = [0.0] * (len(window) + 1)
+    for code, weight in seq:
+        cur = [0.0]
+        for j, c in enumerate(window):
+            best = prev[j] + weight if c == code else 0.0
+            if prev[j + 1] > best:
+                best = prev[j + 1]
+            if cur[j] > best:
+                best = cur[j]
+            cur.append(best)
+        prev = cur
+    return prev[-1]
+
+
+def decontam_match(contained: Contained, near: WordNear, candidate: Letters, threshold: float,
+                   near_threshold: float | None) -> tuple[str, float] | None:
+    """Whether a candidate carries an evaluation prompt: ("contained", containment) when the share of the
+    prompt's letter grams it holds reaches `threshold` (for a prompt under n letters: "whole", it appears
+    whole), else ("near", similarity) when the word similarity (WordNear) reaches `near_threshold`
+    (None: off), else None."""
+    score = contained.score(candidate)
+    if score >= threshold:
+        return ("whole" if contained.short else "contained"), score
+    if near_threshold is not None:
+        sim = near.score(candidate, near_threshold)
+        if sim >= near_threshold:
+            return "near", sim
+    return None
+
+
+def in_sorted(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Which of `codes` are in the sorted array `keys`: a binary search per code (intersect1d would sort the
+    whole index again for every prompt)."""
+    if not len(keys):
+        return np.zeros(len(codes), bool)
+    return keys[np.minimum(np.searchsorted(keys, codes), len(keys) - 1)] == codes
+
+
+class EvalIndex:
+    """Evaluation prompts in memory, indexed by their containment and word keys: what the clean pipeline
+    does with a shuffle (Sketch, EvalKeys, ContainCheck), for the bench and the tests. `match(text)` gives
+    (eval index, kind, score) of the best match (highest score, then first prompt), or None."""
+    def __init__(self, texts: list[str], threshold: float = 0.8, near_threshold: float | None = 0.72,
+                 chars: int = CONTAIN_CHARS):
+        self.threshold, self.near_threshold, self.chars = threshold, near_threshold, chars
+        self.evals = []
+        self.index: dict[int, list[int]] = {}
+        self.short = 0
+        for i, text in enumerate(texts):
+            c = Contained(normalise(text), chars)
+            near = WordNear(normalise(text), c.letters)
+            self.evals.append((c, near))
+            if c.short:
+                self.short = max(self.short, len(c.letters.stream) + 1)
+            keys = np.array(c.keys(threshold), np.uint64)
+            if near_threshold is not None:
+                keys = np.union1d(keys, near.keys())
+            for key in keys.tolist():
+                self.index.setdefault(key, []).append(i)
+        self.keys = np.array(sorted(self.index), np.uint64)
+
+    def candidates(self, letters: Letters) -> list[int]:
+        codes = letters.candidate_codes(self.chars, short=self.short, words=self.near_threshold is not None)
+        found = codes[in_sorted(codes, self.keys)].tolist()
+        return sorted({i for key in found for i in self.index[key]})
+
+    def match(self, text: str) -> tuple[int, str, float] | None:
+        letters = Letters.of(normalise(text))
+        best = None
+        for i in self.candidates(letters):
+            c, near = self.evals[i]
+            m = decontam_match(c, near, letters, self.threshold, self.near_threshold)
+            if m is not None and (best is None or m[1] > best[2]):
+                best = (i, *m)
+        return best
