@@ -1,12 +1,14 @@
 """`eaglekit beam run clean`: raw prompt sets -> clean, deduplicated, decontaminated, PII-filtered prompt
 records (schemas/prompt.json), with dead letters and a manifest whose counts add up.
 
-Chain: read -> extract -> exact_dedupe -> near_dedupe -> decontaminate -> pii -> write. Near dedupe is
-symmetric (shingle Jaccard between input prompts); decontamination scores how much of an evaluation prompt a
-prompt contains (dedupe.Contained), so a benchmark item with a sentence added still counts. Every drop is a
-dead letter (id + reason, never text) and a count; survivors are chosen by provenance order (file,
-record, turn), so the output is the same whatever the runner or worker count. The run writes into a
-staging directory and publishes it atomically; manifest.json is written last.
+The pipeline is one named composite per step (build_pipeline): Read (read -> extract: records to prompts
+with provenance) -> Dedupe (exact_dedupe, then near-duplicate candidates) -> Decontaminate (containment
+of the evaluation sets' prompts, read by EvalSets, and the decision per prompt) -> Pii -> Write. Near
+dedupe is symmetric (shingle Jaccard between input prompts); decontamination scores how much of an
+evaluation prompt a prompt contains (dedupe.Contained), so a benchmark item with a sentence added still
+counts. Every drop is a dead letter (id + reason, never text) and a count; survivors are chosen by
+provenance order (file, record, turn), so the output is the same whatever the runner or worker count. The
+stage runner (beam_jobs.stage) stages, checks the counts, writes the manifest last and publishes.
 """
 from __future__ import annotations
 
