@@ -26,6 +26,7 @@ from typing import Literal, Sequence, get_args
 import apache_beam as beam
 import torch
 
+from beam_jobs import io as bio
 from beam_jobs.stage import Stage, Tally, run_stage
 from eaglekit import __version__
 from eaglekit.chat import join_turns
@@ -78,17 +79,16 @@ class FeaturizeConfig:
 
 def conversation_row(rec: dict, max_length: int, overflow: str) -> dict:
     """{"row": {...ids, mask, truncated}} or {"dead": reason/detail} for one conversation record."""
-    from beam_jobs.io import dead_letter
     turns = rec.get("turns") or []
     r = join_turns([t["prompt_ids"] for t in turns], [t["response_ids"] for t in turns])
     ids, mask, truncated = r.input_ids, r.loss_mask, False
     if len(ids) > max_length:
         if overflow == "drop":
-            return {"dead": dead_letter(STAGE, "too_long", rec.get("id"), detail=f"{len(ids)} tokens > "
+            return {"dead": bio.dead_letter(STAGE, "too_long", rec.get("id"), detail=f"{len(ids)} tokens > "
                                         f"--max-length {max_length} (use --overflow truncate to keep a prefix)")}
         ids, mask, truncated = ids[:max_length], mask[:max_length], True
     if not any(mask):
-        return {"dead": dead_letter(STAGE, "no_supervised_tokens", rec.get("id"),
+        return {"dead": bio.dead_letter(STAGE, "no_supervised_tokens", rec.get("id"),
                                     detail=f"{len(ids)} tokens, none from a response (after truncation)")}
     return {"row": {"id": rec["id"], "source": rec["source"], "category": rec.get("category"),
                     "input_ids": ids, "loss_mask": mask, "truncated": truncated}}
@@ -304,18 +304,17 @@ def _run_extractor(batch, extractor: FeatureExtractor, cfg):
     """The model step: storage rows, or dead letters (the whole batch on a forward error, a row with
     NaN/Inf in its captured states); each phase's time goes to the Beam metrics."""
     from beam_jobs import featurize_phases
-    from beam_jobs.io import dead_letter
     clock = featurize_phases.PhaseClock(extractor.device)
     try:
         rows = extractor.encoded(batch, clock)
     except Exception as err:  # noqa: BLE001 - the batch's records become dead letters with the reason
-        return [{"dead": dead_letter(STAGE, "forward_error", r["id"], detail=f"{type(err).__name__}: {err}")}
+        return [{"dead": bio.dead_letter(STAGE, "forward_error", r["id"], detail=f"{type(err).__name__}: {err}")}
                 for r in batch]
     featurize_phases.publish("model", clock.settle(), tokens=sum(len(r["input_ids"]) for r in rows))
     out = []
     for row in rows:
         bad = row.pop("nonfinite")
-        out.append({"dead": dead_letter(STAGE, "nonfinite_hidden", row["id"], detail=f"NaN/Inf in {bad}")}
+        out.append({"dead": bio.dead_letter(STAGE, "nonfinite_hidden", row["id"], detail=f"NaN/Inf in {bad}")}
                    if bad else {"row": row})
     return out
 
@@ -340,9 +339,8 @@ class WriteShardsFn(beam.DoFn):
         import tempfile
 
         from beam_jobs.featurize_writer import BackgroundShardWriter
-        from beam_jobs.io import is_local
         from eaglekit.shards import ShardWriter
-        self.local_dir = self.staging if is_local(self.staging) else tempfile.mkdtemp(prefix="eaglekit-shards-")
+        self.local_dir = self.staging if bio.is_local(self.staging) else tempfile.mkdtemp(prefix="eaglekit-shards-")
         self.writer = BackgroundShardWriter(
             ShardWriter(self.local_dir, self.meta, self.max_shard_tokens, compression=self.compression),
             self.max_pending_tokens)
@@ -357,7 +355,7 @@ class WriteShardsFn(beam.DoFn):
 
         from apache_beam.io.filesystems import FileSystems
 
-        from beam_jobs import featurize_phases, io
+        from beam_jobs import featurize_phases
         writer, self.writer = self.writer, None
         shards = writer.close()
         written = sum(s["rows"] for s in shards)
@@ -372,7 +370,7 @@ class WriteShardsFn(beam.DoFn):
             shutil.rmtree(self.local_dir, ignore_errors=True)
         featurize_phases.publish("writer", {**writer.seconds, "upload": time.perf_counter() - t0})
         featurize_phases.publish("model", {"wait": writer.wait_s})
-        io.write_json(FileSystems.join(self.staging, ".parts", f"{writer.writer.tag}.json"),
+        bio.write_json(FileSystems.join(self.staging, ".parts", f"{writer.writer.tag}.json"),
                       {"shards": shards, "truncated": self.truncated})
 
     def teardown(self):
@@ -382,8 +380,7 @@ class WriteShardsFn(beam.DoFn):
 
 
 def conversation_files(path: str) -> list[str]:
-    from beam_jobs import io
-    files = io.stage_files(path, "conversations-*.parquet")
+    files = bio.stage_files(path, "conversations-*.parquet")
     if not files:
         raise ConfigError(f"no conversations-*.parquet under {path!r}: point --input at a generate "
                           f"output dir (eaglekit beam run generate --output DIR)")
@@ -392,19 +389,17 @@ def conversation_files(path: str) -> list[str]:
 
 def check_inputs(files: list[str], target_meta: dict) -> int:
     """Validate each conversation file against the contract and the target; return the row count."""
-    from beam_jobs import io
     n = 0
     for f in files:
-        meta = validate_schema(io.parquet_schema(f), "conversation", where=f)
+        meta = validate_schema(bio.parquet_schema(f), "conversation", where=f)
         require_same(target_meta, meta, ("tokenizer_hash", "chat_template_hash"), where=f,
                      fix="featurize with the target (and tokenizer) that generated these conversations (--target)")
-        n += io.parquet_rows(f)
+        n += bio.parquet_rows(f)
     return n
 
 
 def _read(path: str):
-    from beam_jobs import io
-    yield from io.parquet_records(path, columns=["id", "source", "category", "turns"])
+    yield from bio.parquet_records(path, columns=["id", "source", "category", "turns"])
 
 
 def prepare(cfg: FeaturizeConfig, runner, beam_args) -> dict:
@@ -452,26 +447,26 @@ def tally(cfg: FeaturizeConfig, prep: dict, staging: str, info) -> Tally:
     tokens in them, and the manifest's features keys (eaglekit.shards.build_manifest)."""
     from apache_beam.io.filesystems import FileSystems
 
-    from beam_jobs import featurize_phases, io
+    from beam_jobs import featurize_phases
     from eaglekit.shards import build_manifest
     phases = featurize_phases.query(info.result) if info.result is not None else {}
     shards, truncated = [], 0
-    parts = io.list_files(FileSystems.join(staging, ".parts", "*.json"))
+    parts = bio.list_files(FileSystems.join(staging, ".parts", "*.json"))
     for part in parts:
-        part_info = json.loads(io.read_text(part))
+        part_info = json.loads(bio.read_text(part))
         shards.extend(part_info["shards"])
         truncated += part_info["truncated"]
     listed = {s["file"] for s in shards}
-    unlisted = [f for f in io.list_files(FileSystems.join(staging, "shard-*.arrow"))
-                + io.list_files(FileSystems.join(staging, ".tmp-shard-*")) if FileSystems.split(f)[1] not in listed]
+    unlisted = [f for f in bio.list_files(FileSystems.join(staging, "shard-*.arrow"))
+                + bio.list_files(FileSystems.join(staging, ".tmp-shard-*")) if FileSystems.split(f)[1] not in listed]
     if unlisted or parts:  # shards of a failed bundle are never part of the output; nor are the bundle lists
         FileSystems.delete(unlisted + parts)
-    if io.is_local(staging):
+    if bio.is_local(staging):
         shutil.rmtree(os.path.join(staging, ".parts"), ignore_errors=True)
-    dropped = io.tally_dead_letters(staging)
+    dropped = bio.tally_dead_letters(staging)
     out = sum(s["rows"] for s in shards)
-    counts = {STAGE: io.stage_counts(prep["count_in"], out, dropped)}
-    files_out = [f[len(staging) + 1:] for f in io.list_files(FileSystems.join(staging, "*"))]
+    counts = {STAGE: bio.stage_counts(prep["count_in"], out, dropped)}
+    files_out = [f[len(staging) + 1:] for f in bio.list_files(FileSystems.join(staging, "*"))]
     return Tally(counts, prep["count_in"], out, dropped, manifest=build_manifest(prep["meta"], shards, {
         "counts": counts, "truncated": truncated, "files": files_out,
         "throughput": throughput(sum(s["tokens"] for s in shards), info.seconds, phases)}))

@@ -18,6 +18,7 @@ import json
 from typing import Literal, Sequence
 
 
+from beam_jobs import io as bio
 from beam_jobs.stage import Stage, Tally, run_stage
 from eaglekit import __version__
 from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
@@ -308,9 +309,8 @@ def load_backend(cfg: GenerateConfig):
 # Conversations
 
 def _dead(reason: str, rec: dict, detail: str) -> dict:
-    from beam_jobs.io import dead_letter
     prov = rec.get("provenance") or {}
-    return {"dead": dead_letter(STAGE, reason, rec.get("id"), prov.get("file"), prov.get("record"), detail)}
+    return {"dead": bio.dead_letter(STAGE, reason, rec.get("id"), prov.get("file"), prov.get("record"), detail)}
 
 
 def generate_batch(records: Sequence[dict], backend, cfg: GenerateConfig, stats: dict | None = None) -> list[dict]:
@@ -461,31 +461,28 @@ class GenerateProgress:
 # Pipeline
 
 def prompt_files(path: str) -> list[str]:
-    from beam_jobs import io
-    files = io.stage_files(path, "prompts-*.parquet")
+    files = bio.stage_files(path, "prompts-*.parquet")
     if not files:
         raise ConfigError(f"no prompts-*.parquet under {path!r}: point --input at a clean output dir "
                           f"(eaglekit beam run clean --output DIR)")
     for f in files:
-        validate_schema(io.parquet_schema(f), "prompt", where=f)
+        validate_schema(bio.parquet_schema(f), "prompt", where=f)
     return files
 
 
 def read_records(path: str):
-    from beam_jobs import io
-    yield from io.parquet_records(path)
+    yield from bio.parquet_records(path)
 
 
 def prepare(cfg: GenerateConfig, runner, beam_args, progress=None) -> dict:
     """The prompt files (checked against the prompt schema), the records to answer, the output schema with
     the local target's provenance (tokenizer + template), the model step and, for a local in-process run,
     the progress display."""
-    from beam_jobs import io
     from beam_jobs.handlers import LoadOnceHandler
     from eaglekit.models import load_target
 
     files = prompt_files(cfg.input)
-    n_in_files = sum(io.parquet_rows(f) for f in files)
+    n_in_files = sum(bio.parquet_rows(f) for f in files)
     local = load_target(cfg.target)
     schema = arrow_schema("conversation", {"eaglekit_version": __version__, **local.metadata()})
     step = cfg.records_per_step()
@@ -505,12 +502,11 @@ def _build(p, cfg: GenerateConfig, prep: dict, staging: str) -> None:
 def tally(cfg: GenerateConfig, prep: dict, staging: str, info) -> Tally:
     from apache_beam.io.filesystems import FileSystems
 
-    from beam_jobs import io
     metrics = _metrics(info.result) if info.result is not None else {}
-    out = sum(io.parquet_rows(f) for f in io.list_files(FileSystems.join(staging, "conversations-*.parquet")))
-    dropped = io.tally_dead_letters(staging)
-    counts = {STAGE: io.stage_counts(prep["count_in"], out, dropped)}
-    files_out = [f[len(staging) + 1:] for f in io.list_files(FileSystems.join(staging, "*"))]
+    out = sum(bio.parquet_rows(f) for f in bio.list_files(FileSystems.join(staging, "conversations-*.parquet")))
+    dropped = bio.tally_dead_letters(staging)
+    counts = {STAGE: bio.stage_counts(prep["count_in"], out, dropped)}
+    files_out = [f[len(staging) + 1:] for f in bio.list_files(FileSystems.join(staging, "*"))]
     return Tally(counts, prep["count_in"], out, dropped, manifest={
         "counts": counts, "files": files_out,
         "throughput": {"seconds": round(info.seconds, 3), **metrics,
@@ -534,11 +530,9 @@ def run_generate(cfg: GenerateConfig, runner: str = "DirectRunner", beam_args=()
 def _show_progress(progress, runner, beam_args) -> bool:
     import sys
 
-    from beam_jobs import io
-    from beam_jobs.io import DirectOptions
-    options = io.pipeline_options(runner, beam_args)
-    in_process = io.runs_locally(options) and \
-        options.view_as(DirectOptions).direct_running_mode in ("in_memory", "multi_threading")
+    options = bio.pipeline_options(runner, beam_args)
+    in_process = bio.runs_locally(options) and \
+        options.view_as(bio.DirectOptions).direct_running_mode in ("in_memory", "multi_threading")
     if progress is None:
         return in_process and sys.stderr.isatty()
     return in_process and progress is not False

@@ -12,7 +12,7 @@ import json
 import os
 from typing import Any, Iterator
 
-from beam_jobs.io import dead_letter
+from beam_jobs import io as bio
 from eaglekit.config import config, setting
 
 STAGE_READ = "read"
@@ -93,7 +93,7 @@ def extract_prompts(rec: Any, file: str, record: int, sha: str | None, cfg: Read
     """('prompt', dict) / ('dead', dead letter) / ('event', (key, n)) items for one parsed record."""
     def dead(stage, reason, detail, turn=None):
         rid = prompt_id(file, record, turn if turn is not None else -1)
-        yield "dead", dead_letter(stage, reason, rid, file, record, detail)
+        yield "dead", bio.dead_letter(stage, reason, rid, file, record, detail)
         yield "event", (f"{stage}/dropped/{reason}", 1)
 
     yield "event", (f"{STAGE_READ}/in", 1)
@@ -200,7 +200,7 @@ def read_file(path: str, sha: str | None, cfg: ReaderConfig) -> Iterator[tuple[s
 def _file_dead(path: str, reason: str, detail: str):
     yield "event", (f"{STAGE_READ}/in", 1)
     yield "event", (f"{STAGE_READ}/dropped/{reason}", 1)
-    yield "dead", dead_letter(STAGE_READ, reason, prompt_id(path, -1, -1), path, None, detail)
+    yield "dead", bio.dead_letter(STAGE_READ, reason, prompt_id(path, -1, -1), path, None, detail)
 
 
 def _read_jsonl(path, sha, cfg):
@@ -213,7 +213,7 @@ def _read_jsonl(path, sha, cfg):
             except UnicodeDecodeError as e:
                 yield "event", (f"{STAGE_READ}/in", 1)
                 yield "event", (f"{STAGE_READ}/dropped/invalid_utf8", 1)
-                yield "dead", dead_letter(STAGE_READ, "invalid_utf8", prompt_id(path, i, -1), path, i,
+                yield "dead", bio.dead_letter(STAGE_READ, "invalid_utf8", prompt_id(path, i, -1), path, i,
                                           f"line {i + 1} is not valid UTF-8 at byte {e.start}")
                 continue
             try:
@@ -221,7 +221,7 @@ def _read_jsonl(path, sha, cfg):
             except json.JSONDecodeError as e:
                 yield "event", (f"{STAGE_READ}/in", 1)
                 yield "event", (f"{STAGE_READ}/dropped/malformed_json", 1)
-                yield "dead", dead_letter(STAGE_READ, "malformed_json", prompt_id(path, i, -1), path, i,
+                yield "dead", bio.dead_letter(STAGE_READ, "malformed_json", prompt_id(path, i, -1), path, i,
                                           f"line {i + 1}: {e.msg} at column {e.colno}")
                 continue
             yield from extract_prompts(rec, path, i, sha, cfg)
@@ -244,7 +244,7 @@ def _read_parquet(path, sha, cfg):
             for _ in range(batch.num_rows):
                 yield "event", (f"{STAGE_READ}/in", 1)
                 yield "event", (f"{STAGE_READ}/dropped/invalid_utf8", 1)
-                yield "dead", dead_letter(STAGE_READ, "invalid_utf8", prompt_id(path, row, -1), path, row, str(e)[:200])
+                yield "dead", bio.dead_letter(STAGE_READ, "invalid_utf8", prompt_id(path, row, -1), path, row, str(e)[:200])
                 row += 1
             continue
         for rec in records:

@@ -17,13 +17,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from beam_jobs import io
+from beam_jobs import io as bio
 
 
 @dataclass
 class Tally:
     """What a finished pipeline wrote, as the runner checks and records it."""
-    stages: dict[str, dict]            # per step: {in, out, dropped{reason: n}} (io.stage_counts)
+    stages: dict[str, dict]            # per step: {in, out, dropped{reason: n}} (bio.stage_counts)
     n_in: int                          # records into the stage
     n_out: int                         # records out of it
     dropped: dict[str, int]            # dead letters per reason, all steps
@@ -55,27 +55,27 @@ def run_stage(stage: Stage, cfg, runner: str = "DirectRunner", beam_args: Iterab
     """Run `stage` with config `cfg`; return its manifest (also `<cfg.output>/manifest.json`)."""
     beam_args = list(beam_args)
     prepared = stage.prepare(cfg, runner, beam_args, **options)
-    staging = io.staging_path(cfg.output)
+    staging = bio.staging_path(cfg.output)
     try:
         started = time.perf_counter()
         with prepared.get("display") or contextlib.nullcontext(), \
-                io.pipeline(runner, beam_args, warm_workers=prepared.get("warm_workers")) as p:
+                bio.pipeline(runner, beam_args, warm_workers=prepared.get("warm_workers")) as p:
             stage.build(p, cfg, prepared, staging)
         info = RunInfo(getattr(p, "result", None), time.perf_counter() - started)
         tally = stage.tally(cfg, prepared, staging, info)
-        io.check_counts(tally.stages)
-        io.check_yield(stage.name, tally.n_in, tally.n_out, tally.dropped, cfg.max_dead_letter_share,
+        bio.check_counts(tally.stages)
+        bio.check_yield(stage.name, tally.n_in, tally.n_out, tally.dropped, cfg.max_dead_letter_share,
                        count_reasons=tally.count_reasons,
-                       where=io.FileSystems.join(staging, "dead_letters-*.jsonl"))
+                       where=bio.FileSystems.join(staging, "dead_letters-*.jsonl"))
         options_seen = prepared.get("options")
-        manifest = {**io.manifest_header(stage.name, options_seen if options_seen is not None else _asdict(cfg),
-                                         io.runner_name(runner, beam_args)),
+        manifest = {**bio.manifest_header(stage.name, options_seen if options_seen is not None else _asdict(cfg),
+                                         bio.runner_name(runner, beam_args)),
                     "stages": tally.stages, **tally.manifest}
-        manifest = io.finish(staging, cfg.output, manifest)
-    except io.YieldError:
+        manifest = bio.finish(staging, cfg.output, manifest)
+    except bio.YieldError:
         raise  # the staging folder keeps the dead letters the message points at
     except BaseException:
-        io.discard_staging(staging)
+        bio.discard_staging(staging)
         raise
     stage.done(manifest)
     return manifest

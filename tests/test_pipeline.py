@@ -76,3 +76,30 @@ def test_direct_runner_runs_on_fn_api_runner_with_worker_flags():
     assert p.options.view_as(DirectOptions).direct_num_workers == 2
     other = bio.pipeline("DirectRunner", ["--runner=BundleBasedDirectRunner"])  # a user's --runner wins
     assert not isinstance(other.runner, FnApiRunner)
+
+
+def test_one_runner_runs_steps_in_order_and_resumes_past_complete_ones(tmp_path):
+    """beam_jobs.pipeline.run_steps: what `beam run --config` and the quickstart both run their steps with."""
+    import json
+
+    from beam_jobs.pipeline import STAGES, Step, run_steps, stage_dirs
+    ran = []
+
+    def make(name):
+        def run():
+            ran.append(name)
+            (tmp_path / name).mkdir(exist_ok=True)
+            (tmp_path / name / "done.json").write_text(json.dumps({"step": name}))
+            return {"step": name}
+        return run
+    steps = [Step(n, n, "done.json", make(n)) for n in ("a", "b")] + \
+        [Step("c", "c", "done.json", make("c"), recorded=lambda out: {"from": str(out)})]
+    results, timings = run_steps(steps, str(tmp_path), echo=lambda m: None)
+    assert ran == ["a", "b", "c"] and results["b"] == {"step": "b"} and set(timings) == {"a", "b", "c"}
+    (tmp_path / "b" / "done.json").unlink()  # b incomplete: only b runs again
+    results, timings = run_steps(steps, str(tmp_path), resume=True, echo=lambda m: None)
+    assert ran == ["a", "b", "c", "b"] and results["a"] == {"step": "a"} and timings["a"] == 0.0
+    assert results["c"] == {"from": str(tmp_path / "c")}
+    # each stage's folder is its own declaration, used by the run and the quickstart alike
+    assert stage_dirs("w") == {name: f"w/{s.folder}" for name, s in STAGES.items()}
+    assert stage_dirs("w")["featurize"] == "w/features"
