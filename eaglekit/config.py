@@ -138,10 +138,19 @@ def settings_of(cls) -> list[Setting]:
 
 
 def type_name(hint) -> str:
+    """A type as a user reads it: `int | None`, `list[str]`, `str` for a choice of strings."""
     while typing.get_origin(hint) is Annotated:
         hint = typing.get_args(hint)[0]
-    text = re.sub(r"typing\.|<class '([^']+)'>", r"\1", str(hint))
-    return re.sub(r"(\w+\.)+(\w+)", r"\2", text)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Literal:
+        return " | ".join(sorted({type(a).__name__ for a in args}))
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(dict.fromkeys(type_name(a) for a in args))
+    if origin is not None and args:
+        return f"{origin.__name__}[{', '.join('...' if a is Ellipsis else type_name(a) for a in args)}]"
+    if hint is type(None):
+        return "None"
+    return hint.__name__ if isinstance(hint, type) else str(hint)
 
 
 def _range_text(bounds: dict) -> str:
