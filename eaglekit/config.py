@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import types
 import typing
 from dataclasses import MISSING, Field, field, fields, is_dataclass
