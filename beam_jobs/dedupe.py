@@ -492,7 +492,8 @@ def _word_codes(words: frozenset) -> np.ndarray:
 @dataclass
 class Words:
     """A text's words (letters-and-digits runs of its normalised form) as 64-bit codes, with weights and a
-    flag for content words (the ones not in FUNCTION_WORDS), all numpy arrays in text order."""
+    flag for content words (three characters or more, not in FUNCTION_WORDS or QUESTION_WORDS), all numpy
+    arrays in text order."""
     codes: np.ndarray
     weights: np.ndarray
     content: np.ndarray
