@@ -13,11 +13,13 @@ from beam_jobs import pii as pii_lib
 from beam_jobs.clean import CLEAN
 from beam_jobs.featurize import FEATURIZE
 from beam_jobs.generate import GENERATE
+from beam_jobs.io import YieldError
 from beam_jobs.pii_policy import EXEMPTION_NAMES
 from beam_jobs.pipeline import STAGES, build_stage_configs, describe_config, load_run_config, run_pipeline, run_schema
 from beam_jobs.stage import Stage, run_stage
 from eaglekit.cli.options import build, config_options
 from eaglekit.config import ConfigError
+from eaglekit.contract import ContractError
 
 # stage -> (click command attribute, one-line help)
 STAGE_COMMANDS = {
@@ -169,9 +171,11 @@ def _name_exemptions(spec: str) -> tuple[str, ...]:
     return names
 
 
-def _stage_command(stage: Stage, doc: str, nested=None, options=(), overrides=lambda extra: {}) -> click.Command:
+def _stage_command(stage: Stage, doc: str, nested=None, options=(), overrides=lambda extra: {},
+                   user_errors: tuple = (ContractError, YieldError)) -> click.Command:
     """`eaglekit beam run STAGE`: the stage's options from its config (plus `options`, [(name, click option)],
-    whose values `overrides` turns into config keys), run through the one stage runner."""
+    whose values `overrides` turns into config keys), run through the one stage runner. `user_errors`: the
+    errors shown as one line (others reach the CLI's own handler)."""
     @click.command(stage.name, help=doc, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
     @config_options(stage.config, nested=nested)
     @click.option("--runner", default="DirectRunner", show_default=True, help="Beam runner (DirectRunner, DataflowRunner).")
@@ -183,7 +187,7 @@ def _stage_command(stage: Stage, doc: str, nested=None, options=(), overrides=la
             manifest = run_stage(stage, cfg, runner=runner, beam_args=beam_flags(ctx))
         except ConfigError as err:
             raise click.UsageError(str(err), ctx) from err
-        except (FileNotFoundError, ValueError) as err:  # ContractError and YieldError included
+        except user_errors as err:  # a message naming the problem, not a traceback
             raise click.ClickException(str(err)) from None
         click.echo(f"{stage.name}: {stage.summary(manifest)} -> {cfg.output}")
     for _, option in reversed(options):
@@ -210,7 +214,7 @@ CLEAN_SECTION_FLAGS = {
 
 clean_command = _stage_command(
     CLEAN, "Dedupe, decontaminate and PII-filter prompt sets into prompt records. Unknown --flags go to Beam.",
-    nested=CLEAN_SECTION_FLAGS, overrides=_pii_policy,
+    nested=CLEAN_SECTION_FLAGS, overrides=_pii_policy, user_errors=(FileNotFoundError, ValueError),
     options=[("pii_policy", click.option("--pii-policy", multiple=True, help="ENTITY=drop|redact|keep, overriding "
                                                                              "the safe defaults (repeatable)."))])
 generate_command = _stage_command(GENERATE, "Answer clean prompts with the target itself; store exact token ids.")
