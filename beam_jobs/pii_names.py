@@ -37,11 +37,11 @@ whom whose when where why how not no yes so too very just also please thanks tha
 all any some every each both either neither one two three first last new old good great same other""".split())
 # Person slots around an entity spaCy labelled as something else
 _SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|named|dear|hi|hello|thanks|thank[ \t]+you|"
-                          r"contact|ask|call|email|told|tell|met|meet|married|said[ \t]+to|add|"
+                          r"contact|ask|call|email|tell|met|meet|married|said[ \t]+to|add|"
                           r"customer|client|patient|employee|colleague|friend|wife|husband|son|daughter|mother|"
                           r"father|brother|sister|partner|guardian|beneficiary)))[ \t,]*\Z")
-_SLOT_AFTER = re.compile(r"^(?:[ \t]+(?:said|says|told|asked|replied|wrote|from|is[ \t]+the|was[ \t]+born|"
-                         r"had[ \t]+given|lives|works|flew|began)\b|[ \t]*:[ \t]*\")")
+_SLOT_AFTER = re.compile(r"^(?:[ \t]+(?:said|says|told|asked|replied|wrote|was[ \t]+born|had[ \t]+given|lives|works)\b|"
+                         r"[ \t]*:[ \t]*\")")
 _OTHER_LABELS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART"}  # not NORP/LANGUAGE: "English", "Dutch"
 _QUANTITY = re.compile(r"(?i)\b(?:how[ \t]+(?:many|much|long|far|old|fast|often)|what[ \t]+(?:is|was|will|would)[ \t]+"
                        r"the[ \t]+(?:total|sum|number|cost|price|average|difference|percentage|area|value|amount)|"
@@ -341,8 +341,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line
             s, e = ent.start_char, ent.end_char
             e = min(e, s + text[s:e].find("\n")) if "\n" in text[s:e] else e
-            if ent.label_ in ("PERSON", "PER") or ent.label_ in _OTHER_LABELS and (
-                    _in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)):
+            if ent.label_ in ("PERSON", "PER") and not _common_word_alone(ent, vocabulary) \
+                    or ent.label_ in _OTHER_LABELS and (_in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)):
                 ner.append((s, e))
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
     if cased_doc is None:
@@ -405,9 +405,33 @@ def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list
     return [(s, e) for s, e in ner if text[s:e] not in kept and not set(text[s:e].split()) <= words]
 
 
+def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
+    """A one-word PERSON that is more likely a capitalised common word: a dictionary word opening its sentence
+    or line ("Embark on a journey", "Embrace the role"), right after a field label ("Loc: Beijing"), or alone
+    on its line (a list item: "Burpees"), and written nowhere else in the text inside a longer entity (the
+    "Smith" of an earlier "Anna Smith" stays a name)."""
+    if len(ent) != 1 or not vocabulary or not in_vocabulary(ent.text, vocabulary):
+        return False
+    text, s, e = ent.doc.text, ent.start_char, ent.end_char
+    line_start = text.rfind("\n", 0, s) + 1
+    line_end = text.find("\n", e)
+    line = text[line_start:len(text) if line_end < 0 else line_end]
+    opening = _is_sentence_start(text, s) or re.search(r":[ \t]*\Z", text[line_start:s]) is not None
+    alone = _LIST_MARK.sub("", line).strip(" \t.,;!?)]") == ent.text
+    if not (opening or alone):
+        return False
+    return not any(len(other) > 1 and ent.text in other.text.split() for other in ent.doc.ents)
+
+
 def _in_person_slot(text: str, s: int, e: int) -> bool:
+    """An organisation or place entity standing where a person stands ("Mrs. Ivy", "Chen said"); never one
+    with an acronym ("CNN said"), an organisation or place word ("Staffordshire Police said") or "The"
+    before it ("The Interior Ministry said"): in news those are sources, not people."""
     words = text[s:e].split()
     if not 1 <= len(words) <= 4 or not all(w[:1].isupper() for w in words):
+        return False
+    if any(_acronym(w.rstrip(".,")) or _NOT_A_NAME_WORD.match(w.rstrip(".,")) for w in words) \
+            or re.search(r"(?i)\bthe[ \t]+\Z", text[max(0, s - 5):s]):
         return False
     return bool(_SLOT_BEFORE.search(text[max(0, s - 30):s]) or _SLOT_AFTER.match(text[e:e + 20]))
 
@@ -417,11 +441,22 @@ def _in_person_slot(text: str, s: int, e: int) -> bool:
 _NOT_A_NAME_WORD = re.compile(
     r"(?i)^(?:inc|ltd|llc|plc|corp|co|gmbh|ag|sa|company|group|bank|university|college|institute|school|academy|"
     r"hospital|clinic|church|museum|club|association|society|foundation|party|council|committee|ministry|"
-    r"department|agency|office|court|union|league|team|fc|records|studios?|press|airlines?|airways|motors|"
+    r"department|agency|office|court|union|league|team|fc|records|police|administration|army|navy|force|forces|"
+    r"patrol|guard|airport|station|online|daily|post|herald|tribune|radio|tv|channel|studios?|press|airlines?|airways|motors|"
     r"systems|technologies|tech|labs?|solutions|services|partners|holdings|capital|media|news|times|journal|"
     r"network|hotel|restaurant|cafe|café|bar|shop|store|market|park|street|road|avenue|square|bridge|river|lake|"
     r"mountains?|island|islands|valley|city|county|state|republic|kingdom|center|centre|international|"
     r"national|global|of|the|and|for|in|on|at|to|de|del|des|du|la|le|les|el|los|las|der|die|das|von|van)$")
+
+
+# Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
+# a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand
+KNOWN_PRODUCTS = frozenset("""facebook instagram twitter youtube tiktok whatsapp telegram google gmail microsoft
+iphone ipad ipod macbook android xbox playstation nintendo netflix spotify linkedin reddit wikipedia snapchat
+pinterest tumblr photoshop javascript typescript github gitlab bitcoin ethereum blockchain uber airbnb tesla
+samsung huawei skype slack chatgpt openai ebay paypal covid coronavirus wifi bluetooth linux ubuntu kubernetes
+docker tensorflow pytorch numpy pandas matlab excel powerpoint hashtag emoji selfie podcast vlog blogger
+wordpress shopify etsy twitch discord minecraft fortnite pokemon""".split())
 
 
 @lru_cache(maxsize=4)  # per pipeline: the analyzer's address recognizer and the PII filter share one
@@ -461,10 +496,10 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     places and people: "Oranges", "Britain", "Amazon"). Without a dictionary nothing is taken."""
     if not vocabulary or ent.label_ == "WORK_OF_ART":
         return False
-    words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s")]
+    words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s") and not t.is_digit]
     return 1 <= len(words) <= 3 and all(
         w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) and not _NOT_A_NAME_WORD.match(w)
-        and not in_vocabulary(w, vocabulary) for w in words)
+        and not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS for w in words)
 
 
 _NUMERIC_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"}
@@ -496,7 +531,8 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
         e = s + len(w)
         if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 or _acronym(w) \
                 or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
-                or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary):
+                or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
+                or w.lower() in KNOWN_PRODUCTS:
             continue
         if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e):
             continue
