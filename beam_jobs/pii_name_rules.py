@@ -37,6 +37,11 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{_CLOSINGS})[ \t]*[,!.\-�
 _TITLE_WORDS = (r"mr|mrs|ms|miss|mx|dr|prof|rn|np|sri|shri|smt|kum|adv|justice|judge|inspector|constable|sergeant|"
                 r"sgt|det|capt|rev|[sdwc]/o")
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{_TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{_TITLE_WORDS})[.\s])((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
+# Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside")
+_KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad|sister|brother|partner|fianc[ée]e?|"
+                  r"girlfriend|boyfriend|nephew|niece|aunt|uncle|grandson|granddaughter|grandmother|grandfather|"
+                  r"neighbou?r|friend|roommate|caregiver|pcp|attending|nurse)(?:['’]s)?[ \t]*,?[ \t]+([^\W\d_][\w'’\-]+)")
+_LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
 _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,3})(?=[\s,;:)]|$)")
 
@@ -122,6 +127,28 @@ def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
+    when no dictionary holds it ("called daughter ingrid")."""
+    out = []
+    for m in _KIN.finditer(text):
+        w = m.group(1)
+        if w.lower() in _SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or w.isupper() and len(w) <= 3:
+            continue
+        if w[:1].isupper() and not (w.isupper() and is_word(w)) or not is_word(w):
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A message's last line, set apart by a blank line, of one or two capitalised words that are no
+    dictionary words: its signature ("...\n\nVaclav")."""
+    m = _LAST_LINE.search(text)
+    if m and not all(is_word(w) for w in m.group(1).split()):
+        return [(m.start(1), m.end(1))]
+    return []
+
+
 NAME_RULES: tuple[NameRule, ...] = (
     NameRule("header", "'Last, First' and 'First Last' in e-mail From/To/Cc lines", _header_names,
              finds=(("From: Okafor, Chidi\nTo: Lindqvist, Maja A.; Brennan, Tom", ["Okafor, Chidi", "Lindqvist, Maja A.", "Brennan, Tom"]),
@@ -142,6 +169,17 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("The report was signed by Ms T. Okoye.", ["T. Okoye"]),
                     ("a witness, K.T., who had worked there", ["K.T."])),
              leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "We chose plan B. Then it rained.")),
+)
+
+
+NAME_RULES += (
+    NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
+             finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
+                    ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"])),
+             leaves=("My sister is a nurse at the clinic.", "His daughter called twice.")),
+    NameRule("signature", "a message's signature on its last line", _signature_names,
+             finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),),
+             leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion")),
 )
 
 
