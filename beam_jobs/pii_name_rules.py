@@ -11,32 +11,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
+                                 SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, country_names)
+
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 _INITIAL = r"[A-Z]\.?"
-# What a closing line or a greeting word is, never the name itself
-_CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regards|kind[ \t]+regards|regards|"
-             r"warm[ \t]+regards|sincerely|yours[ \t]+(?:truly|sincerely)|love|take[ \t]+care|talk[ \t]+soon|"
-             r"all[ \t]+the[ \t]+best|thx|ta|rgds|br")
-_GREETINGS = r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo"
-# Words that take a greeting's or a closing's place but are nobody's name
-NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
-again both y'all ya mate ok okay yes no so well sure note please update""".split())
-# Dotted abbreviations that are not initials of a person
-DOTTED_NOT_INITIALS = frozenset("""U.S. U.K. E.U. U.N. A.M. P.M. D.C. B.C. A.D. N.Y. L.A. U.S.A. U.A.E. U.S.S.R.
-E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St.""".split())
-
 HEADER = re.compile(r"(?im)^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)[ \t]*:[ \t]*(.+)$")
 _HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}(?:[ \t]+{_INITIAL})?|"
                             rf"{_CAPWORD}(?:[ \t]+{_INITIAL})?(?:[ \t]+{_CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$))")
-_GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{_GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*[,!]+[ \t]*$")
-_CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{_CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*|[ \t]+)"
+_GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*[,!]+[ \t]*$")
+_CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*|[ \t]+)"
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
-# Titles and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
-# "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of")
-_TITLE_WORDS = (r"mr|mrs|ms|miss|mx|dr|prof|rn|np|sri|shri|smt|kum|adv|justice|judge|inspector|constable|sergeant|"
-                r"sgt|det|capt|rev|[sdwc]/o")
-_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{_TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{_TITLE_WORDS})[.\s])((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
+_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside")
 _KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad|sister|brother|partner|fianc[ée]e?|"
                   r"girlfriend|boyfriend|nephew|niece|aunt|uncle|grandson|granddaughter|grandmother|grandfather|"
@@ -89,7 +76,7 @@ def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", _CLOSINGS).split("|"))
+_CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
 
 
 def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
@@ -103,10 +90,7 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_SENTENCE_STARTERS = frozenset("""the then this that these those it its in on at a an we they he she i but and so
-however there here also after before when while if as for to of our my your his her their no yes what who
-whom whose which why how where is are was were do does did can could would will should shall may might must
-let please now next finally first second third note see""".split())
+
 
 
 def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -117,7 +101,7 @@ def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in _INITIALS_SURNAME.finditer(text):
         initials, word = re.match(r"((?:[A-Z]\.[ \t]?)+)(.*)", m.group(1)).groups()
         dots = initials.replace(" ", "").replace("\t", "")
-        if dots in DOTTED_NOT_INITIALS or word.lower() in _SENTENCE_STARTERS or word.isupper() and len(word) > 1:
+        if dots in DOTTED_NOT_INITIALS or word.lower() in SENTENCE_STARTERS or word.isupper() and len(word) > 1:
             continue
         if len(dots) == 2 and initials.endswith((" ", "\t")) and not text[:m.start(1)].strip(" \t").endswith(
                 tuple("abcdefghijklmnopqrstuvwxyz,;:(")):
@@ -127,13 +111,40 @@ def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A case's parties: "Wade v. Jacobs", "SMITH v. THE UNITED KINGDOM", "in Brown against the United States"
+_PARTY = rf"((?:{_CAPWORD}[ \t]+){{0,2}}{_CAPWORD})"
+_CASE = re.compile(rf"{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
+                   rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}")
+
+
+
+def _case_parties(text: str, is_word) -> list[tuple[int, int]]:
+    """The parties named in a case's title or citation, except the state and public bodies."""
+    countries = {c.lower() for c in country_names()}
+    out = []
+    for m in _CASE.finditer(text):
+        for g in range(1, 5):
+            if m.group(g) is None:
+                continue
+            words = list(re.finditer(r"\S+", m.group(g)))
+            while words and words[0].group(0).lower() in PARTY_NOISE | SENTENCE_STARTERS:
+                words = words[1:]  # "In Wade v. ...", "CASE OF SMITH v. ..."
+            if not words:
+                continue
+            name = m.group(g)[words[0].start():]
+            if name.lower() in countries or all(w.group(0).lower().strip(".,") in STATE_PARTIES for w in words):
+                continue
+            out.append((m.start(g) + words[0].start(), m.end(g)))
+    return out
+
+
 def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
     when no dictionary holds it ("called daughter ingrid")."""
     out = []
     for m in _KIN.finditer(text):
         w = m.group(1)
-        if w.lower() in _SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or w.isupper() and len(w) <= 3:
+        if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or w.isupper() and len(w) <= 3:
             continue
         if w[:1].isupper() and not (w.isupper() and is_word(w)) or not is_word(w):
             out.append((m.start(1), m.end(1)))
@@ -177,6 +188,11 @@ NAME_RULES += (
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"])),
              leaves=("My sister is a nurse at the clinic.", "His daughter called twice.")),
+    NameRule("case_parties", "the private parties of a case's title or citation", _case_parties,
+             finds=(("In Okoro v. Lindqvist the court held", ["Okoro", "Lindqvist"]),
+                    ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),
+                    ("as in Hurst against the United States", ["Hurst"])),
+             leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion")),

@@ -18,9 +18,11 @@ beam_jobs/pii_policy.py decides which are redacted (by default all of them).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
+from beam_jobs.pii_words import KNOWN_PRODUCTS, NEVER_A_NAME
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
@@ -50,6 +52,16 @@ _EN_FUNCTION = frozenset("""the of and to a an in is it that for on with as was 
 he she they we you i his her their our your my its him them me us has have had will would can could do does did
 so if then than there what which who when where how why all any some no only just also about into over after
 before up out very more most such these those here were being""".split())
+
+
+@dataclass
+class NameCandidates:
+    """Person-name candidates of one text, by how they were found. `ner`: the NER model, the dictionary
+    backstop and the structural rules; `titled`: after a title ("Mrs. Wallace"); `cued`: after a naming cue
+    ("my name is ..."), which no exemption ever keeps."""
+    ner: list[tuple[int, int]]
+    titled: list[tuple[int, int]]
+    cued: list[tuple[int, int]]
 
 
 def union_spans(spans) -> list[tuple[int, int]]:
@@ -240,7 +252,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # dictionary word ("The", "Tower", "New" of one misread span would otherwise go everywhere)
     words = {w for s, e in known for w in (re.sub(r"['’]s\Z", "", x) for x in
                                            re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e]))
-             if w[0].isupper() and w.lower() not in _STOP and not _NEVER_A_NAME.match(w)
+             if w[0].isupper() and w.lower() not in _STOP and not NEVER_A_NAME.match(w)
              and not in_vocabulary(w, vocabulary)}  # without a possessive: "Edi Živković's Tales" ... "early Živković"
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     if words:
@@ -325,14 +337,13 @@ _WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 
 def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc=None,
                vocabulary: frozenset[str] = frozenset(), langid=None):
-    """Every person-name candidate of `text`, by how it was found (a pii_policy.NameCandidates). `doc` is
+    """Every person-name candidate of `text`, by how it was found (NameCandidates). `doc` is
     spaCy's parse of `text`; `cased_doc` its parse of `capitalised_copy(text)` when the text is all lower
     case; `contact_details` the spans where a pattern recognizer found an email, phone, address or ID
     number; `vocabulary` the lower-case words of an English dictionary (`english_vocabulary`), which tells
     a mislabelled name from a place or a brand; `langid(str) -> code` tells the passages in another
     language, where the English NER and dictionary read common nouns as names ("Ruhe", "Zweifel"): there
     only names after a title or a naming cue are found (a detector's limit, measured in the README)."""
-    from beam_jobs.pii_policy import NameCandidates
     ner: list[tuple[int, int]] = []
     for d in (doc, cased_doc):
         if d is None:
@@ -373,21 +384,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
 
 
-# Words that are never a name, whatever found them: interjections and laughter of chat text ("lol",
-# "Hahaha", "Ugh", "Awwww"), titles and offices standing alone ("Mr", "Hon'ble", "Secretary"), and the
-# abbreviations of court documents ("Ors", "Anr", "Advs"); measured on the dev splits of the panel's corpora.
-_NEVER_A_NAME = re.compile(
-    r"(?i)^(?:l+o+l+z?|l+m+f*a+o+|r+o+f+l+|o+m+g+|w+t+f+|h+a+(?:h+a+)+h*|h+e+h+e+|h+m+|u+g+h+|e+w+|y+e+a+h*|y+e+p+|"
-    r"y+a+y+|w+o+w+|w+o+h+o+o+|a+w+h*|a+h+|o+h+|u+h+|h+u+h+|h+e+y+|o+o+p+s+|y+i+k+e+s+|h+u+r+r+a+y+|y+e+s+|n+o+p+e+|"
-    r"mr|mrs|ms|miss|mx|dr|prof|sir|madam|sri|shri|smt|adv|advs|advocate|hon'?ble|honourable|honorable|justice|"
-    r"judge|secretary|president|speaker|senator|senators|emperor|prince|princess|king|queen|chief|minister|"
-    r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|"
-    r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey)$")
-
-
 def _never_a_name(span: str) -> bool:
     words = re.findall(r"[^\W\d_][\w'’]*", span)
-    return bool(words) and all(_NEVER_A_NAME.match(w) for w in words)
+    return bool(words) and all(NEVER_A_NAME.match(w) for w in words)
 
 
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -447,16 +446,6 @@ _NOT_A_NAME_WORD = re.compile(
     r"network|hotel|restaurant|cafe|café|bar|shop|store|market|park|street|road|avenue|square|bridge|river|lake|"
     r"mountains?|island|islands|valley|city|county|state|republic|kingdom|center|centre|international|"
     r"national|global|of|the|and|for|in|on|at|to|de|del|des|du|la|le|les|el|los|las|der|die|das|von|van)$")
-
-
-# Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
-# a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand
-KNOWN_PRODUCTS = frozenset("""facebook instagram twitter youtube tiktok whatsapp telegram google gmail microsoft
-iphone ipad ipod macbook android xbox playstation nintendo netflix spotify linkedin reddit wikipedia snapchat
-pinterest tumblr photoshop javascript typescript github gitlab bitcoin ethereum blockchain uber airbnb tesla
-samsung huawei skype slack chatgpt openai ebay paypal covid coronavirus wifi bluetooth linux ubuntu kubernetes
-docker tensorflow pytorch numpy pandas matlab excel powerpoint hashtag emoji selfie podcast vlog blogger
-wordpress shopify etsy twitch discord minecraft fortnite pokemon""".split())
 
 
 @lru_cache(maxsize=4)  # per pipeline: the analyzer's address recognizer and the PII filter share one

@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from beam_jobs.pii_names import union_spans
+from beam_jobs.pii_words import country_names
 from beam_jobs.presidio_loader import import_presidio
 
 import_presidio()
@@ -157,15 +158,7 @@ def _address_tail() -> re.Pattern:
     """The end of an address inside a sentence: a country (its English name, as `phonenumbers` gives it for
     every region it knows), perhaps after a city and before a postcode ("Gdańsk, Poland 52096 last night",
     "Suite 215 NUNGATTA Australia"), or a region code and a postcode ("OV 21072 after the concert")."""
-    import phonenumbers
-    from phonenumbers import geocoder
-    names = set()
-    for region in phonenumbers.SUPPORTED_REGIONS:
-        example = phonenumbers.example_number(region)
-        name = geocoder.country_name_for_number(example, "en") if example else ""
-        if name:
-            names.add(name)
-    country = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    country = "|".join(re.escape(n) for n in sorted(country_names(), key=len, reverse=True))
     postcode = r"(?:[ \t]+\d{3,6}(?:-\d{3,4})?)"
     return re.compile(rf"[ \t>?]*(?:(?:(?:{UP}{WORD}[ \t]+){{0,3}}(?:{country}))(?:{postcode})?|[A-Z]{{2,3}}{postcode})"
                       r"(?![\w\-])")

@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from beam_jobs import pii_names as names
+from beam_jobs.pii_names import NameCandidates
+
 
 @dataclass(frozen=True)
 class Exemption:
@@ -50,16 +53,6 @@ def check_exemptions(names) -> tuple[str, ...]:
     return names
 
 
-@dataclass
-class NameCandidates:
-    """Person-name candidates of one text, by how they were found. `ner`: the NER model, the dictionary
-    backstop and the structural rules; `titled`: after a title ("Mrs. Wallace"); `cued`: after a naming cue
-    ("my name is ..."), which no exemption ever keeps."""
-    ner: list[tuple[int, int]]
-    titled: list[tuple[int, int]]
-    cued: list[tuple[int, int]]
-
-
 # Contact details and self-disclosure: a text with these is about a private person, whatever its genre.
 _PERSONAL = re.compile(r"(?i)\b(?:my[ \t]+name|i[ \t]+live|my[ \t]+(?:address|phone|number|email|account|card|"
                        r"ssn|social[ \t]+security|passport|licen[cs]e|date[ \t]+of[ \t]+birth|dob)|"
@@ -84,7 +77,6 @@ def names_to_redact(text: str, found: NameCandidates, exemptions: tuple[str, ...
     ner, titled, cued = found.ner, found.titled, found.cued
     keep = set(exemptions)
     if keep:
-        from beam_jobs import pii_names as names
         article = "article" in keep and is_article(text)
         # contact details make any text about a private person; a first-person cue ("my name") does so
         # except in an article, where it is somebody quoted
