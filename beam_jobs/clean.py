@@ -32,10 +32,12 @@ from beam_jobs.dedupe import (CONTAIN_CHARS, BandBatcher, Contained, ExactCheck,
                               signature)
 from beam_jobs.forkserver import ForkingFnApiRunner, WarmWorkers
 from beam_jobs.pii import PiiConfig, warm_filter
-from beam_jobs.readers import ReaderConfig, file_format, read_file
+from beam_jobs.readers import ReaderConfig, file_format, read_file, source_stem
 from beam_jobs.stage import Stage, Tally, run_stage
 from eaglekit.checksums import file_sha256
 from eaglekit.config import ConfigError, config, setting
+from eaglekit import sources as sources_lib
+from eaglekit.sources import TermsPolicy
 
 STAGE = "clean"
 STAGES = ("read", "extract", "exact_dedupe", "near_dedupe", "decontaminate", "pii")
@@ -47,9 +49,16 @@ PII_STEP = "Pii/Filter"  # the transform whose workers the fork server starts wi
 @config
 class CleanConfig:
     """Everything `eaglekit beam run clean` does; the CLI builds exactly this."""
-    inputs: list[str] = setting(help="prompt files, globs or gs:// paths (JSONL, ShareGPT JSON, Parquet; .gz too)",
-                                flag="--input")
     output: str = setting(help="output folder (replaced atomically)")
+    inputs: list[str] = setting(factory=list, help="prompt files, globs or gs:// paths (JSONL, ShareGPT JSON, "
+                                "Parquet; .gz too)", flag="--input")
+    # where the inputs came from and under which terms (eaglekit.sources; docs/sources.md): checked against
+    # `terms` before any work, recorded per source in the manifest and on every prompt's provenance
+    sources: str | None = setting(None, "YAML file naming each input (path or glob) with its url, SPDX licence and "
+                                        "terms (docs/sources.md); its files are inputs too")
+    licence: str | None = setting(None, "SPDX licence id of the --input files the sources file does not name "
+                                        "(one-off runs); default: unknown, which the terms policy refuses")
+    terms: TermsPolicy = setting(factory=TermsPolicy)
     reader: ReaderConfig = setting(factory=ReaderConfig)
     near: NearDupConfig = setting(factory=NearDupConfig)
     near_dedupe: bool = setting(True, "drop near duplicates (MinHash LSH candidates, verified by exact Jaccard)")
@@ -84,8 +93,10 @@ class CleanConfig:
                                                   ge=0.0, le=1.0)
 
     def __post_init__(self):
-        if not self.inputs:
-            raise ConfigError("clean needs at least one --input", key="inputs")
+        if not self.inputs and not self.sources:
+            raise ConfigError("clean needs at least one --input (or --sources FILE)", key="inputs")
+        if self.licence is not None:
+            sources_lib.check_licence(self.licence)
         if not 0.0 < self.near.threshold <= 1.0:  # the near section's own declaration has no range
             raise ConfigError(f"similarity thresholds must be in (0, 1], got {self.near.threshold}", key="near.threshold")
 
@@ -133,15 +144,22 @@ class Prewarm(Counting):
 
 
 class ReadPrompts(Prewarm):
-    def __init__(self, reader: ReaderConfig, checksums: dict[str, str], pii: PiiConfig | None = None):
+    """Each file's records as prompts. `names`: each input's source name (on its prompts' provenance) and
+    `index`: its place in the manifest's inputs, under which its records in are counted (`input/<i>/in`)."""
+    def __init__(self, reader: ReaderConfig, checksums: dict[str, str], pii: PiiConfig | None = None,
+                 names: dict[str, str] | None = None, index: dict[str, int] | None = None):
         self.reader, self.checksums, self.pii = reader, checksums, pii
+        self.names, self.index = names or {}, index or {}
 
     def process(self, path):
-        for kind, item in read_file(path, self.checksums.get(path), self.reader):
+        i = self.index.get(path)
+        for kind, item in read_file(path, self.checksums.get(path), self.reader, self.names.get(path)):
             if kind == "prompt":
                 yield item
             elif kind == "event":
                 self.count(*item)
+                if i is not None and item[0] == "read/in":
+                    self.count(f"input/{i}/in", item[1])
             else:
                 yield beam.pvalue.TaggedOutput(kind, item)
 
@@ -394,13 +412,15 @@ def _sum_events(kvs: Iterable[tuple[str, int]]) -> dict[str, int]:
 class ReadInputs(beam.PTransform):
     """read -> extract: each input file's records (any reader format) as prompts with provenance; outputs
     `prompts`, `dead`, `event`. Also used for the evaluation sets (Decontaminate)."""
-    def __init__(self, files: list[str], reader: ReaderConfig, checksums: dict[str, str], pii: PiiConfig | None = None):
+    def __init__(self, files: list[str], reader: ReaderConfig, checksums: dict[str, str], pii: PiiConfig | None = None,
+                 names: dict[str, str] | None = None):
         super().__init__()
-        self.files, self.reader, self.checksums, self.pii = files, reader, checksums, pii
+        self.files, self.reader, self.checksums, self.pii, self.names = files, reader, checksums, pii, names
 
     def expand(self, pbegin):
+        index = {f: i for i, f in enumerate(self.files)} if self.names else None
         return (pbegin | "Files" >> beam.Create(self.files)
-                | "Records" >> beam.ParDo(ReadPrompts(self.reader, self.checksums, self.pii))
+                | "Records" >> beam.ParDo(ReadPrompts(self.reader, self.checksums, self.pii, self.names, index))
                 .with_outputs("dead", "event", main="prompts"))
 
 
@@ -508,10 +528,12 @@ class WriteOutputs(beam.PTransform):
 
 
 def build_pipeline(p: beam.Pipeline, cfg: CleanConfig, files: list[str], eval_files: list[str],
-                   checksums: dict[str, str], staging: str, schema, prewarm_pii: bool = True) -> None:
-    """read -> extract -> dedupe -> decontaminate -> PII -> write, one named composite per step."""
+                   checksums: dict[str, str], staging: str, schema, prewarm_pii: bool = True,
+                   names: dict[str, str] | None = None) -> None:
+    """read -> extract -> dedupe -> decontaminate -> PII -> write, one named composite per step. `names`:
+    each input's source name (eaglekit.sources)."""
     pii_cfg = cfg.pii if cfg.pii_enabled and prewarm_pii else None  # for the Prewarm DoFns
-    read = p | "Read" >> ReadInputs(files, cfg.reader, checksums, pii_cfg)
+    read = p | "Read" >> ReadInputs(files, cfg.reader, checksums, pii_cfg, names)
     evals = p | "EvalSets" >> EvalIndex(eval_files, cfg) if eval_files else None
     dedupe = read.prompts | "Dedupe" >> Dedupe(cfg, pii_cfg, evals["index"] if evals else None)
     kept = dedupe | "Decontaminate" >> Decontaminate(cfg, evals)
@@ -528,6 +550,8 @@ def counts_from_events(events: dict[str, int]) -> tuple[dict, dict]:
     pii: dict[str, int] = {}
     for key, n in events.items():
         parts = key.split("/")
+        if parts[0] == "input":  # records in per input file (tally's per-source counts)
+            continue
         if parts[0] == "pii_entities":
             pii[parts[1]] = n
         elif parts[1] == "dropped":
@@ -599,11 +623,27 @@ def expand_flag(flag: str, patterns: Iterable[str]) -> list[str]:
     return sorted({_local_path(f) for f in files})
 
 
+def resolve_sources(cfg: CleanConfig) -> tuple[list[str], list[dict]]:
+    """(the input files, their sources allowed by the terms policy): --input files and those the sources file
+    names, each under its source (eaglekit.sources); a refused source is a SourcesError naming its files.
+    Reads nothing but the sources file and the file listings: the first check of a run."""
+    declared = []
+    if cfg.sources:
+        for src in sources_lib.load_sources(cfg.sources):
+            declared.append((src, expand_flag(f"--sources {cfg.sources} (source {src.name!r})", [src.path])))
+    files = sorted(set(expand_flag("--input", cfg.inputs)) | {f for _, fs in declared for f in fs})
+    resolved = sources_lib.resolve(files, declared, cfg.licence, lambda f: cfg.reader.source_name or source_stem(f))
+    return files, sources_lib.check_terms(resolved, cfg.terms)
+
+
 def prepare(cfg: CleanConfig, runner: str, beam_args) -> dict:
-    """Everything checked before any work: the PII model and policies, the inputs and evaluation sets
+    """Everything checked before any work: the inputs' sources against the terms policy (first: a refused
+    input stops the run before anything is read), the PII model and policies, the inputs and evaluation sets
     (present, known formats), and the inputs' checksums for the manifest."""
     from eaglekit import __version__
     from eaglekit.contract import arrow_schema
+
+    files, sources = resolve_sources(cfg)
 
     model = cfg.pii.model
     local = bio.runs_locally(bio.pipeline_options(runner, beam_args))
@@ -615,21 +655,54 @@ def prepare(cfg: CleanConfig, runner: str, beam_args) -> dict:
         if check.status == "fail":
             raise ValueError(f"--pii-model: {check.detail}; fix: {check.fix}, or pass the model's folder")
     check_pii_policies(cfg)
-    files = expand_flag("--input", cfg.inputs)
     eval_files = expand_flag("--decontaminate", cfg.decontaminate)
     for f in files + eval_files:
         file_format(f)  # unknown extensions stop the run here, naming the file
     # local multi-process workers are forked with Beam imported, and the PII step's from a process that
     # built the PII engine once (forkserver.py); their own loading in the background is then not needed
     warm = WarmWorkers(functools.partial(warm_filter, cfg.pii), (PII_STEP,)) if cfg.pii_enabled else WarmWorkers()
+    names = {f: s["name"] for s in sources for f in s["files"]}
     return {"files": files, "eval_files": eval_files, "checksums": {f: file_sha256(f, FileSystems.open) for f in files},
-            "schema": arrow_schema("prompt", {"eaglekit_version": __version__}), "warm_workers": warm,
-            "options": _options(cfg)}
+            "schema": arrow_schema("prompt", {"eaglekit_version": __version__,
+                                              "sources": sources_lib.carried(sources)}),
+            "warm_workers": warm, "options": _options(cfg), "sources": sources, "names": names}
 
 
 def _build(p, cfg: CleanConfig, prep: dict, staging: str) -> None:
     build_pipeline(p, cfg, prep["files"], prep["eval_files"], prep["checksums"], staging, prep["schema"],
-                   prewarm_pii=not isinstance(p.runner, ForkingFnApiRunner))
+                   prewarm_pii=not isinstance(p.runner, ForkingFnApiRunner), names=prep["names"])
+
+
+def _rows_out(outputs: list[str], fmt: str) -> dict[str, int]:
+    """Prompts written per input file (their provenance), from the finished output files."""
+    out: dict[str, int] = {}
+    for path in outputs:
+        name = os.path.basename(path)
+        if fmt == "parquet" and name.startswith("prompts") and name.endswith(".parquet"):
+            rows = (r["provenance"]["file"] for r in bio.parquet_records(path, columns=["provenance"]))
+        elif fmt == "jsonl" and name.startswith("prompts") and name.endswith(".jsonl"):
+            rows = (json.loads(line)["provenance"]["file"] for line in bio.read_text(path).splitlines() if line)
+        else:
+            continue
+        for f in rows:
+            out[f] = out.get(f, 0) + 1
+    return out
+
+
+def source_counts(prep: dict, events: dict[str, int], outputs: list[str], fmt: str) -> tuple[list[dict], list[dict]]:
+    """(the manifest's inputs, its sources): each input file with its sha256, source and rows (records) in
+    and prompts out, and each source with its files and their totals."""
+    out = _rows_out(outputs, fmt)
+    inputs = [{"file": f, "sha256": prep["checksums"][f], "source": prep["names"][f],
+               "rows_in": int(events.get(f"input/{i}/in", 0)), "rows_out": out.get(f, 0)}
+              for i, f in enumerate(prep["files"])]
+    by_file = {i["file"]: i for i in inputs}
+    sources = []
+    for s in prep["sources"]:
+        files = [{k: by_file[f][k] for k in ("file", "sha256", "rows_in", "rows_out")} for f in s["files"]]
+        sources.append({**sources_lib.carried([s])[0], "files": files,
+                        "rows_in": sum(f["rows_in"] for f in files), "rows_out": sum(f["rows_out"] for f in files)})
+    return inputs, sources
 
 
 def tally(cfg: CleanConfig, prep: dict, staging: str, info) -> Tally:
@@ -642,16 +715,20 @@ def tally(cfg: CleanConfig, prep: dict, staging: str, info) -> Tally:
         if stages[a]["out"] != stages[b]["in"]:
             raise AssertionError(f"stage {b!r} saw {stages[b]['in']} prompts but {a!r} passed {stages[a]['out']}")
     outputs = bio.list_files(FileSystems.join(staging, "*"))
+    inputs, sources = source_counts(prep, events, outputs, cfg.output_format)
+    if sum(s["rows_in"] for s in sources) != stages["read"]["in"] or \
+            sum(s["rows_out"] for s in sources) != stages["pii"]["out"]:
+        raise AssertionError(f"per-source rows do not add up to the run's: {sources} vs read in "
+                             f"{stages['read']['in']}, out {stages['pii']['out']}")
     dropped: dict[str, int] = {}
     for c in stages.values():
         for reason, n in c["dropped"].items():
             dropped[reason] = dropped.get(reason, 0) + n
-    files = prep["files"]
     return Tally(stages, stages["read"]["in"], stages["pii"]["out"], dropped,
                  # only unreadable records count as errors: duplicates, contamination and PII drops are the
                  # stage working
                  count_reasons={r for s in ("read", "extract") for r in stages[s]["dropped"]},
-                 manifest={"inputs": [{"file": f, "sha256": prep["checksums"][f]} for f in files],
+                 manifest={"inputs": inputs, "sources": sources,
                            "decontaminate_sets": prep["eval_files"],
                            "counts": {"records_in": stages["read"]["in"], "prompts_in": stages["extract"]["in"],
                                       "prompts_out": stages["pii"]["out"], "dropped": dict(sorted(dropped.items()))},

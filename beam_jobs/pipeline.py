@@ -64,8 +64,9 @@ def build_stage_configs(run: RunConfig) -> dict[str, Any]:
         clash = [k for k in _WIRED[stage] if k in section]
         if clash:
             raise ConfigError(f"{stage}.{clash[0]}: set by the run (workdir/stage folders); remove it from the config")
-        if stage == "clean" and "inputs" not in section:
-            raise ConfigError("clean.inputs: required (a list of JSONL / ShareGPT JSON / Parquet paths or globs)")
+        if stage == "clean" and "inputs" not in section and "sources" not in section:
+            raise ConfigError("clean.inputs: required (a list of JSONL / ShareGPT JSON / Parquet paths or globs), "
+                              "or clean.sources (a sources file naming them with their licences)")
         values = {**section, **{k: v for k, v in wired[stage].items() if k in {f.name for f in fields(cls)}}}
         out[stage] = from_mapping(cls, values, stage)
     return out

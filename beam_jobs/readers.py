@@ -148,7 +148,7 @@ def extract_prompts(rec: Any, file: str, record: int, sha: str | None, cfg: Read
         yield "event", (f"{STAGE_EXTRACT}/out", 1)
         yield "prompt", {
             "id": prompt_id(file, record, turn), "source_id": sid, "source": source, "category": category, "messages": messages,
-            "provenance": {"file": file, "file_sha256": sha, "record": int(record), "turn": int(turn)},
+            "provenance": {"file": file, "file_sha256": sha, "record": int(record), "turn": int(turn), "source": None},
             "pii": [],
         }
 
@@ -166,8 +166,16 @@ def _open(path: str):
     return FileSystems.open(path)
 
 
-def read_file(path: str, sha: str | None, cfg: ReaderConfig) -> Iterator[tuple[str, Any]]:
-    """All items of one input file; a file that cannot be read at all is one dead letter."""
+def read_file(path: str, sha: str | None, cfg: ReaderConfig, source: str | None = None) -> Iterator[tuple[str, Any]]:
+    """All items of one input file; a file that cannot be read at all is one dead letter. `source`: the name
+    of the source the file belongs to (eaglekit.sources), put on each prompt and its provenance."""
+    for kind, item in _read_file(path, sha, cfg):
+        if kind == "prompt" and source is not None:
+            item["source"] = item["provenance"]["source"] = source
+        yield kind, item
+
+
+def _read_file(path: str, sha: str | None, cfg: ReaderConfig) -> Iterator[tuple[str, Any]]:
     fmt = file_format(path)
     try:
         if fmt == "jsonl":

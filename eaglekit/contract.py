@@ -60,21 +60,24 @@ def _resolve(value: Any, values: Mapping[str, Any]) -> Any:
     return value
 
 
-def _arrow_type(spec: Any, values: Mapping[str, Any]) -> pa.DataType:
+def _arrow_type(spec: Any, values: Mapping[str, Any], optional: bool = True) -> pa.DataType:
+    """The Arrow type of a schema-file type; `optional` False leaves out struct members marked optional (the
+    shape of files written before those members were added)."""
     spec = _resolve(spec, values)
     if isinstance(spec, str):
         return _PRIMITIVES[spec]
     if "list" in spec:
-        return pa.list_(_arrow_type(spec["list"], values))
+        return pa.list_(_arrow_type(spec["list"], values, optional))
     if "fixed_size_list" in spec:
-        return pa.list_(_arrow_type(spec["fixed_size_list"], values), int(_resolve(spec["size"], values)))
+        return pa.list_(_arrow_type(spec["fixed_size_list"], values, optional), int(_resolve(spec["size"], values)))
     if "struct" in spec:
-        return pa.struct([_arrow_field(f, values) for f in spec["struct"]])
+        return pa.struct([_arrow_field(f, values, optional) for f in spec["struct"]
+                          if optional or not f.get("optional")])
     raise ContractError(f"bad type in schema file: {spec!r}")
 
 
-def _arrow_field(spec: Mapping, values: Mapping[str, Any]) -> pa.Field:
-    return pa.field(spec["name"], _arrow_type(spec["type"], values), nullable=spec.get("nullable", True))
+def _arrow_field(spec: Mapping, values: Mapping[str, Any], optional: bool = True) -> pa.Field:
+    return pa.field(spec["name"], _arrow_type(spec["type"], values, optional), nullable=spec.get("nullable", True))
 
 
 def _applies(when: Mapping[str, Any] | None, meta: Mapping[str, Any]) -> bool:
@@ -95,7 +98,8 @@ def check_metadata(name: str, meta: Mapping[str, Any], where: str = "metadata") 
             continue
         value, kind = meta[key], rule["type"]
         ok = {"string": isinstance(value, str), "int": isinstance(value, int) and not isinstance(value, bool),
-              "int_list": isinstance(value, list) and all(isinstance(v, int) for v in value)}[kind]
+              "int_list": isinstance(value, list) and all(isinstance(v, int) for v in value),
+              "object_list": isinstance(value, list) and all(isinstance(v, dict) for v in value)}[kind]
         if not ok:
             problems.append(f"{key!r} should be {kind}, got {value!r}")
         elif "enum" in rule and value not in rule["enum"]:
@@ -158,8 +162,11 @@ def validate_schema(actual: pa.Schema, name: str, where: str = "file") -> dict[s
         problems.append(f"missing column {col!r} ({exp_fields[col].type})")
     for col in got_fields.keys() - exp_fields.keys():
         problems.append(f"unexpected column {col!r}")
+    # a file from before an optional struct member was added (provenance.source) is still valid
+    older = {f["name"]: _arrow_type(f["type"], _placeholders(body), optional=False)
+             for f in load_spec(name)["fields"] if _applies(f.get("when"), body)}
     for col in exp_fields.keys() & got_fields.keys():
-        if not got_fields[col].type.equals(exp_fields[col].type):
+        if not got_fields[col].type.equals(exp_fields[col].type) and not got_fields[col].type.equals(older[col]):
             problems.append(f"column {col!r} is {got_fields[col].type}, expected {exp_fields[col].type}")
     if problems:
         raise ContractError(f"{where}: does not match the {name} v{version} schema: " + "; ".join(sorted(problems)))
@@ -224,11 +231,12 @@ def aux_ids_hf(meta: Mapping[str, Any]) -> tuple[int, ...]:
 
 def features_metadata(target_meta: Mapping[str, Any], *, num_hidden_layers: int, hidden_size: int, vocab_size: int,
                       hidden_codec: str, teacher_kind: str, teacher_topk: int, max_length: int, eaglekit_version: str,
-                      aux_layer_ids=None, aux_layer_convention: str = "hf") -> dict[str, Any]:
+                      aux_layer_ids=None, aux_layer_convention: str = "hf", sources=None) -> dict[str, Any]:
     """The schema metadata of a features file (schemas/features.json): the target's identity
     (`target_meta`: model id, revision, tokenizer and chat-template hashes), its sizes, the aux layers
     (EAGLE-3's defaults, or `aux_layer_ids` given in `aux_layer_convention`; stored in hf), the codec
-    and the teacher. Checked against the contract before it is returned."""
+    and the teacher; `sources`: the sources its rows come from (eaglekit.sources.carried), left out when
+    none are known. Checked against the contract before it is returned."""
     L = int(num_hidden_layers)
     aux = default_aux_layers(L) if aux_layer_ids is None else aux_layers(aux_layer_ids, aux_layer_convention, L)
     meta = {"eaglekit_version": eaglekit_version, **target_meta, "num_hidden_layers": L,
@@ -236,6 +244,8 @@ def features_metadata(target_meta: Mapping[str, Any], *, num_hidden_layers: int,
             "aux_layer_ids": list(aux.hf), "aux_layer_convention": "hf", "hidden_codec": hidden_codec,
             "teacher_kind": teacher_kind, "teacher_topk": int(teacher_topk) if teacher_kind == "topk_logprobs" else 0,
             "max_length": int(max_length)}
+    if sources:
+        meta["sources"] = [dict(s) for s in sources]
     check_metadata("features", meta, where="features metadata")
     return meta
 
