@@ -404,11 +404,15 @@ def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list
     return [(s, e) for s, e in ner if text[s:e] not in kept and not set(text[s:e].split()) <= words]
 
 
+_AFTER_A_VERB = frozenset("""the a an on in to for with about your my our their this that these those me us you it
+him her them some all each every any up down out into from at by of yourself yourselves""".split())
+
+
 def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     """A one-word PERSON that is more likely a capitalised common word: a dictionary word opening its sentence
-    or line ("Embark on a journey", "Embrace the role"), right after a field label ("Loc: Beijing"), or alone
-    on its line (a list item: "Burpees"), and written nowhere else in the text inside a longer entity (the
-    "Smith" of an earlier "Anna Smith" stays a name)."""
+    or line, or after a field label, before an article, preposition or pronoun ("Embark on a journey",
+    "Embrace the role"), or alone on its line (a list item), and written nowhere else in the text inside a
+    longer entity (the "Smith" of an earlier "Anna Smith" stays a name)."""
     if len(ent) != 1 or not vocabulary or not in_vocabulary(ent.text, vocabulary):
         return False
     text, s, e = ent.doc.text, ent.start_char, ent.end_char
@@ -417,7 +421,10 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     line = text[line_start:len(text) if line_end < 0 else line_end]
     opening = _is_sentence_start(text, s) or re.search(r":[ \t]*\Z", text[line_start:s]) is not None
     alone = _LIST_MARK.sub("", line).strip(" \t.,;!?)]") == ent.text
-    if not (opening or alone):
+    # opening a sentence, a word before an article, preposition or pronoun reads as a verb ("Embark on",
+    # "Embrace the"); before a verb it is the subject and may well be a name ("Anna is", "Dexter lives")
+    nxt = ent.doc[ent.end].lower_ if ent.end < len(ent.doc) else ""
+    if not (alone or opening and nxt in _AFTER_A_VERB):
         return False
     return not any(len(other) > 1 and ent.text in other.text.split() for other in ent.doc.ents)
 
