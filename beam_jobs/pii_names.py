@@ -98,6 +98,15 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
     return s, e
 
 
+def _without_lower_lead(text: str):
+    """A function cutting a span's leading lower-case words ("ex-Zombie Ogasahara" -> "Ogasahara")."""
+    def cut(span: tuple[int, int]) -> tuple[int, int]:
+        s, e = span
+        m = re.match(r"(?:[a-z][\w'’\-]*[ \t]+)+", text[s:e])
+        return (s + m.end(), e) if m and s + m.end() < e else (s, e)
+    return cut
+
+
 def _capitalised_prefix(text: str, s: int, e: int) -> tuple[int, int]:
     """The span cut after its last leading capitalised word, initial or particle: the NER sometimes runs a
     name into the verb or number after it ("John drink", "Richard 5 seconds")."""
@@ -362,7 +371,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         lower_people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON"
                         and ent.text[:1].islower() and "\n" not in ent.text
                         and not all(t.is_stop for t in ent)]
-        ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()] + lower_people
+        ner = [_capitalised_prefix(text, s, e) for s, e in map(_without_lower_lead(text), ner)
+               if text[s:s + 1].isupper()] + lower_people
         # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
         if ner:
             lower = {w for w in _WORD.findall(text) if w.islower()}
