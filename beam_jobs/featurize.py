@@ -32,6 +32,7 @@ from eaglekit import __version__
 from eaglekit.chat import join_turns
 from eaglekit.config import DTYPES, ConfigError, config, setting
 from eaglekit.contract import features_metadata, require_same, validate_schema
+from eaglekit.sources import from_metadata
 
 STAGE = "featurize"
 Teacher = Literal["final_hidden_prenorm", "final_hidden_postnorm", "topk_logprobs"]
@@ -281,12 +282,15 @@ def storage_rows(batch: Sequence[dict], host: dict[str, torch.Tensor]) -> list[d
     return rows
 
 
-def feature_meta(target, cfg: FeaturizeConfig) -> dict:
+def feature_meta(target, cfg: FeaturizeConfig, sources=None) -> dict:
+    """The shards' schema metadata; `sources`: those of the conversations (eaglekit.sources), so a shard says
+    which terms its rows fall under."""
     c = target.config
     return features_metadata(target.metadata(), num_hidden_layers=c.num_hidden_layers, hidden_size=c.hidden_size,
                              vocab_size=c.vocab_size, hidden_codec=cfg.codec(), teacher_kind=cfg.teacher,
                              teacher_topk=cfg.topk, max_length=cfg.max_length, eaglekit_version=__version__,
-                             aux_layer_ids=cfg.aux_layer_ids, aux_layer_convention=cfg.aux_layer_convention)
+                             aux_layer_ids=cfg.aux_layer_ids, aux_layer_convention=cfg.aux_layer_convention,
+                             sources=sources)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,13 +391,16 @@ def conversation_files(path: str) -> list[str]:
     return files
 
 
-def check_inputs(files: list[str], target_meta: dict) -> int:
-    """Validate each conversation file against the contract and the target; return the row count."""
+def check_inputs(files: list[str], target_meta: dict, metas: list | None = None) -> int:
+    """Validate each conversation file against the contract and the target; return the row count. `metas`:
+    a list that receives each file's schema metadata."""
     n = 0
     for f in files:
         meta = validate_schema(bio.parquet_schema(f), "conversation", where=f)
         require_same(target_meta, meta, ("tokenizer_hash", "chat_template_hash"), where=f,
                      fix="featurize with the target (and tokenizer) that generated these conversations (--target)")
+        if metas is not None:
+            metas.append(meta)
         n += bio.parquet_rows(f)
     return n
 
@@ -409,8 +416,9 @@ def prepare(cfg: FeaturizeConfig, runner, beam_args) -> dict:
     from eaglekit.models import load_target
     files = conversation_files(cfg.input)
     target = load_target(cfg.target)
-    meta = feature_meta(target, cfg)
-    count_in = check_inputs(files, target.metadata())
+    metas: list = []
+    count_in = check_inputs(files, target.metadata(), metas)
+    meta = feature_meta(target, cfg, from_metadata(metas))
     del target
     handler = LoadOnceHandler(cfg, _load_extractor, _run_extractor, max_batch_size=64, namespace="eaglekit.featurize")
     return {"files": files, "meta": meta, "count_in": count_in, "handler": handler}
@@ -468,7 +476,7 @@ def tally(cfg: FeaturizeConfig, prep: dict, staging: str, info) -> Tally:
     counts = {STAGE: bio.stage_counts(prep["count_in"], out, dropped)}
     files_out = [f[len(staging) + 1:] for f in bio.list_files(FileSystems.join(staging, "*"))]
     return Tally(counts, prep["count_in"], out, dropped, manifest=build_manifest(prep["meta"], shards, {
-        "counts": counts, "truncated": truncated, "files": files_out,
+        "counts": counts, "truncated": truncated, "files": files_out, "sources": prep["meta"].get("sources", []),
         "throughput": throughput(sum(s["tokens"] for s in shards), info.seconds, phases)}))
 
 

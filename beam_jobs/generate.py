@@ -23,7 +23,8 @@ from beam_jobs.stage import Stage, Tally, run_stage
 from eaglekit import __version__
 from eaglekit.chat import ChatError, generation_stop_ids, next_prompt_ids, user_turns
 from eaglekit.config import DTYPES, ConfigError, config, setting
-from eaglekit.contract import arrow_schema, validate_schema
+from eaglekit.contract import arrow_schema, read_metadata, validate_schema
+from eaglekit.sources import from_metadata
 
 STAGE = "generate"
 
@@ -484,7 +485,10 @@ def prepare(cfg: GenerateConfig, runner, beam_args, progress=None) -> dict:
     files = prompt_files(cfg.input)
     n_in_files = sum(bio.parquet_rows(f) for f in files)
     local = load_target(cfg.target)
-    schema = arrow_schema("conversation", {"eaglekit_version": __version__, **local.metadata()})
+    # the terms the prompts came under travel on: in the conversations' schema metadata and the manifest
+    sources = from_metadata(read_metadata(bio.parquet_schema(f)) for f in files)
+    schema = arrow_schema("conversation", {"eaglekit_version": __version__, **local.metadata(),
+                                           **({"sources": sources} if sources else {})})
     step = cfg.records_per_step()
     handler = LoadOnceHandler(cfg, load_backend, _run_handler, min_batch_size=step, max_batch_size=step,
                               namespace=METRICS_NAMESPACE)
@@ -492,7 +496,8 @@ def prepare(cfg: GenerateConfig, runner, beam_args, progress=None) -> dict:
     display = None
     if _show_progress(progress, runner, beam_args):
         display = GenerateProgress(count_in, console=None if progress in (None, True) else progress)
-    return {"files": files, "schema": schema, "handler": handler, "count_in": count_in, "display": display}
+    return {"files": files, "schema": schema, "handler": handler, "count_in": count_in, "display": display,
+            "sources": sources}
 
 
 def _build(p, cfg: GenerateConfig, prep: dict, staging: str) -> None:
@@ -508,7 +513,7 @@ def tally(cfg: GenerateConfig, prep: dict, staging: str, info) -> Tally:
     counts = {STAGE: bio.stage_counts(prep["count_in"], out, dropped)}
     files_out = [f[len(staging) + 1:] for f in bio.list_files(FileSystems.join(staging, "*"))]
     return Tally(counts, prep["count_in"], out, dropped, manifest={
-        "counts": counts, "files": files_out,
+        "counts": counts, "files": files_out, "sources": prep["sources"],
         "throughput": {"seconds": round(info.seconds, 3), **metrics,
                        "new_tokens_per_s": round(metrics.get("new_tokens", 0) / max(info.seconds, 1e-9), 2)}})
 

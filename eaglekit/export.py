@@ -160,7 +160,8 @@ def export_head(checkpoint_dir, out_dir, fmt: str = "sglang", options: ExportOpt
     (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     (tmp / "eaglekit_export.json").write_text(json.dumps(
         {"format": fmt, "checkpoint": str(ckpt), "step": info.get("step"), "eval": info.get("eval"),
-         "vocab": info.get("vocab"), "target": info.get("target")}, indent=1) + "\n")
+         "vocab": info.get("vocab"), "target": info.get("target"), "sources": info.get("sources", [])},
+        indent=1) + "\n")
     check_export(tmp, fmt)
     if out.exists():
         shutil.rmtree(out)

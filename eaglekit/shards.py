@@ -326,6 +326,9 @@ class FeatureDataset:
         self.shard_rows = [int(s["rows"]) for _, s in entries]
         self.num_rows = sum(self.shard_rows)
         self.num_tokens = int(sum(s["tokens"] for _, s in entries))
+        # the terms every directory's rows come under (eaglekit.sources), merged: training records them
+        from eaglekit.sources import from_metadata
+        self.sources = from_metadata(m.get("meta", {}) for m in [manifest, *(m for _, m in more)])
 
     def __len__(self) -> int:
         return self.num_rows

@@ -175,11 +175,11 @@ def check_terms(sources: list[dict], policy: TermsPolicy, env: Mapping[str, str]
                                f"explicitly with --allow-unknown-terms")
                 continue
             if phrase:  # unknown licence, but the terms given say enough to refuse it
-                refused.append(f"{files}: its terms say {phrase!r} (source {src['name']!r}); fix: leave it out, "
+                refused.append(f"{files}: its licence or terms say {phrase!r} (source {src['name']!r}); fix: leave it out, "
                                f"or accept it explicitly with --allow-source {src['name']}")
                 continue
         elif phrase:
-            refused.append(f"{files}: its terms say {phrase!r} (source {src['name']!r}, licence {src['licence']}); "
+            refused.append(f"{files}: its licence or terms say {phrase!r} (source {src['name']!r}, licence {src['licence']}); "
                            f"fix: leave it out, or accept it explicitly with --allow-source {src['name']}")
             continue
         elif src["licence"].lower() not in allowed and not _expression_allowed(src["licence"], allowed):

@@ -210,7 +210,7 @@ def set_up(cfg: TrainConfig, target) -> Run:
     draft.lm_head.weight.requires_grad_(cfg.lm_head == "trained")
     draft.to(device)
     info = {"draft_config": draft.cfg.to_dict(), "vocab": vocab_report, "total_steps": total_steps,
-            "train_config": asdict(cfg), "data_meta": meta, "target": target.metadata()}
+            "train_config": asdict(cfg), "data_meta": meta, "target": target.metadata(), "sources": ds.sources}
 
     model = TTTModel(draft, cfg.ttt_steps, cfg.step_weight)
     wrapped = wrap_parallel(model, cfg.parallel, world, device)  # FSDP shards `model` in place
@@ -243,6 +243,8 @@ def set_up(cfg: TrainConfig, target) -> Run:
     if rank == 0:
         out.mkdir(parents=True, exist_ok=True)
         (out / "vocab.json").write_text(json.dumps(vocab_report, indent=1))
+        # the head's folder says which terms its training rows came under (eaglekit.sources)
+        (out / "sources.json").write_text(json.dumps(ds.sources, indent=1))
     if rank == 0 and resuming:
         # the killed run logged steps past its last checkpoint; this run logs them again from that step
         _truncate_metrics(out / "metrics.jsonl", run.step)
@@ -401,7 +403,7 @@ def finish(run: Run) -> dict:
                "sim_tau": round(1.0 + best["sim_accept_len"], 6) if best["step"] else None,
                "best_eval": best.get("eval"), "vocab": run.vocab_report, "skipped_nan": run.counters["skipped_nan"],
                "tokens": run.counters["tokens"], "world_size": run.world,
-               "parallel": run.cfg.parallel if run.world > 1 else "none"}
+               "parallel": run.cfg.parallel if run.world > 1 else "none", "sources": run.ds.sources}
     if run.rank == 0:
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
