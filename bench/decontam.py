@@ -307,6 +307,7 @@ def run_pipeline(evals, ordinary, planted, threshold, near_threshold, matches) -
     import tempfile
 
     from beam_jobs.clean import CleanConfig, run_clean
+    from eaglekit.sources import TermsPolicy
     with tempfile.TemporaryDirectory() as tmp:
         inp, ev = os.path.join(tmp, "in.jsonl"), os.path.join(tmp, "evals.jsonl")
         texts = [o["text"] for o in ordinary] + [p["text"] for p in planted]
@@ -318,7 +319,10 @@ def run_pipeline(evals, ordinary, planted, threshold, near_threshold, matches) -
                 fh.write(json.dumps({"id": e["set"] + ":" + e["id"], "prompt": e["text"]}) + "\n")
         cfg = CleanConfig(inputs=[inp], output=os.path.join(tmp, "out"), pii_enabled=False, near_dedupe=False,
                           decontaminate=[ev], decontam_threshold=threshold, decontam_near_threshold=near_threshold,
-                          max_dead_letter_share=None)
+                          max_dead_letter_share=None,
+                          # public benchmark and instruction prompts under several terms, read here only to
+                          # measure decontamination: accepted explicitly, nothing is trained on them
+                          terms=TermsPolicy(allow_unknown=True))
         t0 = time.perf_counter()
         run_clean(cfg)
         wall = time.perf_counter() - t0

@@ -1,7 +1,8 @@
 """End to end on the tiny target: the quickstart's path (clean -> generate -> featurize -> train ->
-export -> bench) over the shipped prompt set; checks the artefacts, the accounting across stages
-and that a re-run resumes instead of redoing work."""
+export -> bench) over the shipped prompt set; checks the artefacts, the accounting across stages, the
+run's data card against the manifests, and that a re-run resumes instead of redoing work."""
 import json
+import re
 
 import pytest
 from rich.console import Console
@@ -10,7 +11,9 @@ from eaglekit.cli.quickstart import QuickstartConfig, print_report, run_quicksta
 
 
 @pytest.mark.slow
-def test_quickstart_path_on_tiny_target(tmp_path):
+def test_quickstart_path_on_tiny_target(tmp_path, monkeypatch):
+    # the shipped prompt set declares its licence (eaglekit/data/sources.yaml): no allowance of unknown terms
+    monkeypatch.delenv("EAGLEKIT_ALLOW_UNKNOWN_TERMS", raising=False)
     cfg = QuickstartConfig(workdir=str(tmp_path / "qs"), target="tiny", max_new_tokens=12,
                            train_steps=4, seq_len=128, ttt_steps=2, bench_prompts=2, bench_tokens=8)
     console = Console(record=True, width=140)
@@ -45,6 +48,34 @@ def test_quickstart_path_on_tiny_target(tmp_path):
     print_report(cfg, {**out, "total_s": 1.0}, console)
     text = console.export_text()
     assert "Counts (in = out + dropped)" in text and "acceptance length" in text
+    assert out["card"] in text.replace("\n", "")
+
+    check_card(work / "data-card.md", res)
 
     again = run_quickstart(cfg, Console(record=True))
     assert all(t == 0.0 for t in again["timings"].values())  # every stage complete: nothing re-run
+
+
+def check_card(path, res):
+    """The quickstart's data card holds what its manifests say: the licence, each source's file and rows,
+    every step's counts and drop reasons, the PII counts per type, the target's hashes, the head's τ."""
+    import yaml
+    card = path.read_text()
+    head = yaml.safe_load(card.split("---\n")[1])
+    assert head["license"] == "apache-2.0"
+    clean = res["clean"]
+    (src,) = clean["sources"]
+    assert src["name"] == "eaglekit-quickstart" and src["licence"] == "Apache-2.0" and src["allowed_by"] == "policy"
+    assert src["rows_in"] == clean["counts"]["records_in"] and src["rows_out"] == clean["counts"]["prompts_out"]
+    assert f"| {src['files'][0]['sha256']} | {src['rows_in']} | {src['rows_out']} |" in card
+    for stage in ("clean", "generate", "featurize"):
+        for step, c in res[stage]["stages"].items():
+            dropped = ", ".join(f"{k}: {v}" for k, v in c["dropped"].items()) or "-"
+            assert f"| {stage} | {step} | {c['in']} | {c['out']} | {dropped} |" in card
+    for entity, n in clean["pii_entities"].items():
+        assert re.search(rf"\| {entity} \| \w+ \| {n} \|", card), entity
+    meta = res["featurize"]["meta"]
+    assert meta["tokenizer_hash"] in card and meta["chat_template_hash"] in card
+    assert {s["licence"] for s in res["featurize"]["sources"]} == {"Apache-2.0"}
+    tau = res["train"]["sim_tau"]
+    assert ("n/a" if tau is None else f"{tau:.3f}") in card and "## Trained head" in card

@@ -1,6 +1,6 @@
 """`eaglekit data ...`: look at feature shards before training on them (`inspect`), check that
-every byte is what the manifest says (`verify`), and sample training prompts from the target itself when
-there is no prompt set (`synth-prompts`)."""
+every byte is what the manifest says (`verify`), write a run's data card for a reviewer (`card`), and
+sample training prompts from the target itself when there is no prompt set (`synth-prompts`)."""
 from __future__ import annotations
 
 import json
@@ -63,6 +63,24 @@ def verify_command(path):
     _, manifest = read_manifest(path)
     click.echo(f"OK {len(manifest['shards'])} shard(s), {manifest.get('num_rows')} rows, "
                f"{manifest.get('num_tokens')} tokens: checksums, schemas and counts match")
+
+
+@data.command("card")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--out", "out", default=None, help="Write the card to this file (default: print it).")
+def card_command(runs, out):
+    """A Markdown data card of a run (RUN: its workdir, or its stage, head and bench folders): sources and
+    their terms, counts per stage, PII, decontamination, target, generation, capture, head. Every number is
+    read from the manifests and checked to add up (exit 1 naming what does not)."""
+    from eaglekit.card import CardError, write_card
+    try:
+        text = write_card(list(runs), out)
+    except CardError as err:
+        raise click.ClickException(str(err)) from None
+    if out:
+        click.echo(f"data card written to {out}")
+    else:
+        click.echo(text, nl=False)
 
 
 @data.command("synth-prompts")

@@ -19,6 +19,8 @@ from eaglekit.cli.options import build, config_options
 from eaglekit.config import config, setting
 
 PROMPTS = Path(__file__).resolve().parents[1] / "data" / "prompts.jsonl"
+SOURCES = PROMPTS.with_name("sources.yaml")  # the prompt set's licence and terms, which clean checks
+CARD = "data-card.md"  # the run's data card (eaglekit.card), in the workdir
 DRAFT, HEAD, BENCH = "draft", "head-sglang", "bench"  # the folders of the steps after the data stages
 
 
@@ -40,13 +42,16 @@ def run_config(cfg: QuickstartConfig):
     """The data stages' run (beam_jobs.pipeline.RunConfig), on the shipped prompts or their first N."""
     from beam_jobs.pipeline import RunConfig
     work = Path(cfg.workdir)
-    src = PROMPTS
+    sources = SOURCES
     if cfg.prompts is not None:
         lines = PROMPTS.read_text(encoding="utf-8").splitlines(keepends=True)[: cfg.prompts]
         src = work / "inputs" / "prompts.jsonl"
         src.parent.mkdir(parents=True, exist_ok=True)
         src.write_text("".join(lines), encoding="utf-8")
-    return RunConfig(workdir=str(work), clean={"inputs": [str(src)]},
+        # the same source and terms: its path is relative to the sources file, so it names the copy
+        sources = src.with_name(SOURCES.name)
+        sources.write_text(SOURCES.read_text(encoding="utf-8"), encoding="utf-8")
+    return RunConfig(workdir=str(work), clean={"sources": str(sources)},
                      generate={"target": cfg.target, "max_new_tokens": cfg.max_new_tokens, "batch_size": 8},
                      featurize={"target": cfg.target})
 
@@ -100,7 +105,10 @@ def run_quickstart(cfg: QuickstartConfig, console) -> dict:
     Path(cfg.workdir).mkdir(parents=True, exist_ok=True)
     results, timings = run_steps(steps(cfg), cfg.workdir, resume=True, echo=console.print,
                                  status=lambda name: console.status(f"[bold]{name}[/] running ..."))
-    return {"results": results, "timings": timings}
+    from eaglekit.card import write_card
+    card = Path(cfg.workdir) / CARD
+    write_card([cfg.workdir], card)  # every run: the card follows what the workdir holds now
+    return {"results": results, "timings": timings, "card": str(card)}
 
 
 @click.command()
@@ -176,6 +184,8 @@ def print_report(cfg: QuickstartConfig, out: dict, console) -> None:
     features = work / STAGES["featurize"].folder
     console.print(f"\nArtefacts under {work}/: {' '.join(f + '/' for f in folders)} "
                   f"(total {out['total_s'] / 60:.1f} min; report: {work / 'quickstart-report.json'})")
+    if out.get("card"):
+        console.print(f"Data card (sources and their licences, counts, PII, target, head): {out['card']}")
     console.print("Next:\n"
                   f"  eaglekit data inspect {features}\n"
                   f"  eaglekit serve --model embedded --draft {work / HEAD} --backend embedded\n"
