@@ -59,12 +59,19 @@ class Source:
 
 @config
 class TermsPolicy:
-    """Which terms clean accepts; checked before any work. An input outside them is refused, naming the file."""
+    """Which terms clean accepts; checked before any work. An input outside them is refused, naming the file.
+    The lists replace the defaults in a config file; the flags add to them (a flag given to accept one more
+    licence must not silently drop the others, nor one more refusing phrase the defaults)."""
     allowed_licences: list[str] = setting(factory=lambda: list(PERMISSIVE),
-                                          help="SPDX licence ids accepted (repeatable)", flag="--allow-licence")
+                                          help="SPDX licence ids accepted (the list; the default: permissive licences)",
+                                          cli=False)
+    also_allowed: list[str] = setting(factory=list, help="SPDX licence ids accepted besides allowed_licences "
+                                                         "(repeatable)", flag="--allow-licence")
     refuse_terms: list[str] = setting(factory=lambda: list(REFUSING_TERMS),
-                                      help="phrases that refuse a source when its terms or licence hold them "
-                                           "(case-insensitive; repeatable)", flag="--refuse-terms")
+                                      help="phrases that refuse a source when its licence or terms hold them "
+                                           "(case-insensitive; the list)", cli=False)
+    also_refused: list[str] = setting(factory=list, help="phrases that refuse a source besides refuse_terms "
+                                                         "(repeatable)", flag="--refuse-terms")
     allow_unknown: bool = setting(False, "accept inputs whose licence is unknown (recorded as such in the "
                                          "manifest and data card)", flag="--allow-unknown-terms")
     allow_sources: list[str] = setting(factory=list, help="source names accepted whatever their licence or terms "
@@ -157,11 +164,12 @@ def check_terms(sources: list[dict], policy: TermsPolicy, env: Mapping[str, str]
     every refused source with its files and the fix. Called before any work."""
     env = os.environ if env is None else env
     env_unknown = env.get(ALLOW_UNKNOWN_ENV, "").strip().lower() in ("1", "true", "yes")
-    allowed = {a.lower() for a in policy.allowed_licences}
+    allowed = {a.lower() for a in (*policy.allowed_licences, *policy.also_allowed)}
+    phrases = (*policy.refuse_terms, *policy.also_refused)
     refused, out = [], []
     for src in sources:
         files = ", ".join(src["files"]) or "(no file)"
-        phrase = _refusing(src, policy.refuse_terms)
+        phrase = _refusing(src, phrases)
         if src["name"] in policy.allow_sources:
             by = "terms.allow_sources"
         elif src["licence"] == UNKNOWN:

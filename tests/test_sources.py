@@ -60,7 +60,9 @@ def test_policy_decides_by_licence_terms_and_explicit_allowances():
         "terms.allow_unknown"
     assert check_terms([src("nc", "CC-BY-NC-4.0")], TermsPolicy(allow_sources=["nc"]), env={})[0]["allowed_by"] == \
         "terms.allow_sources"
-    assert check_terms([src("g", "GPL-3.0")], TermsPolicy(allowed_licences=["GPL-3.0"]), env={})
+    assert check_terms([src("g", "GPL-3.0"), src("m", "MIT")], TermsPolicy(also_allowed=["GPL-3.0"]), env={})
+    with pytest.raises(SourcesError, match="'internal only'"):
+        check_terms([src("i", "MIT", "Internal only.")], TermsPolicy(also_refused=["internal only"]), env={})
     with pytest.raises(SourcesError, match="two sets of terms"):
         merge([{**src("a", "MIT"), "allowed_by": "policy"}], [{**src("a", "CC-BY-4.0"), "allowed_by": "policy"}])
 
@@ -172,7 +174,7 @@ def test_a_row_carries_its_licence_from_input_to_head(tmp_path, strict):
 
 def test_shards_open_in_hugging_face_datasets(tmp_path, tiny_target):
     """The feature shards load with the real `datasets` library (its arrow builder), rows and metadata intact."""
-    datasets = pytest.importorskip("datasets", reason="the test extra installs datasets")
+    import datasets  # the test extra (setup.cfg) installs it: a missing library fails, never skips
     from test_train_data import make_shards  # the training tests' shards of the tiny target
     root = make_shards(tmp_path, tiny_target)
     files = sorted(glob.glob(str(root / "shard-*.arrow")))

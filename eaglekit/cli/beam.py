@@ -210,7 +210,7 @@ CLEAN_SECTION_FLAGS = {
     "near.threshold": "--near-threshold", "near.shards": "--near-shards",
     "pii.model": "--pii-model", "pii.score_threshold": "--pii-threshold",
     "pii.name_exemptions": ("--pii-keep-names-in", _name_exemptions),
-    "terms.allowed_licences": "--allow-licence", "terms.refuse_terms": "--refuse-terms",
+    "terms.also_allowed": "--allow-licence", "terms.also_refused": "--refuse-terms",
     "terms.allow_unknown": "--allow-unknown-terms", "terms.allow_sources": "--allow-source",
 }
 
