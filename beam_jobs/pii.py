@@ -90,15 +90,6 @@ class PiiConfig:
             raise ConfigError(f"PII policy must be one of {POLICIES}, got {bad}")
 
 
-def credit_card_recognizer():
-    """Presidio's credit-card recognizer (Luhn-checked) plus plain 12-19 digit runs, which its grouped
-    patterns miss (19-digit Visa, 12-digit Maestro)."""
-    from presidio_analyzer import Pattern
-    from presidio_analyzer.predefined_recognizers import CreditCardRecognizer
-    patterns = list(CreditCardRecognizer.PATTERNS) + [Pattern("card digits (weak)", r"\b\d{12,19}\b", 0.3)]
-    return CreditCardRecognizer(patterns=patterns)
-
-
 # Entities whose recognizers can only match text holding at least this many digits: skipping them on
 # other texts is exact, and saves most of the cost. Phone: pii_patterns.phone_score refuses fewer than 6
 # digits; a licence holds 2. IBAN: only the 2 check digits are sure; Qatar's and Gibraltar's account parts
@@ -197,16 +188,11 @@ def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str 
         registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
     finally:
         log.setLevel(level)
-    from beam_jobs.pii_patterns import (AnyRegionPhoneRecognizer, ContextLicenceRecognizer,
-                                        InternationalAddressRecognizer)
     from beam_jobs.pii_names import english_vocabulary
-    registry.add_recognizer(InternationalAddressRecognizer(english_vocabulary(nlp_engine.nlp[language])))
-    # Presidio's own phone and licence recognizers redacted prices, years and "K2"/"p53": replaced (our
-    # classes have names of their own: Presidio's loaders find recognizer classes by name)
-    for name, ours in (("PhoneRecognizer", AnyRegionPhoneRecognizer()), ("UsLicenseRecognizer", ContextLicenceRecognizer()),
-                       ("CreditCardRecognizer", credit_card_recognizer())):
-        registry.remove_recognizer(name, language=language)
-        registry.add_recognizer(ours)
+    from beam_jobs.pii_recognizers import register
+    # the structured types' recognizers, one table (pii_recognizers.RECOGNIZERS); Presidio's own phone,
+    # licence and card recognizers redacted prices, years and "K2"/"p53", so the table replaces them
+    register(registry, english_vocabulary(nlp_engine.nlp[language]), language)
     return AnalyzerEngine(nlp_engine=nlp_engine, registry=registry, supported_languages=[language])
 
 

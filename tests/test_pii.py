@@ -349,3 +349,11 @@ def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
 ])
 def test_the_classes_small_ner_models_miss_on_real_text(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
+
+
+@pytest.mark.parametrize("entity, text, value", [
+    pytest.param(r.entity, text, value, id=f"{r.entity}-{value}")
+    for r in __import__("beam_jobs.pii_recognizers", fromlist=["RECOGNIZERS"]).RECOGNIZERS for text, value in r.examples])
+def test_each_structured_recognizer_on_its_declared_examples(pii, entity, text, value):
+    r = pii(text)
+    assert value not in r.text and r.counts.get(entity), (r.text, r.counts)

@@ -1,0 +1,90 @@
+"""The PII filter's recognizers for structured types, declared once as a table a reviewer can read: each
+entry's type, how it finds a span, its context words, its validator, and examples of our own that it must
+find (tests/test_pii.py runs every example through the whole filter). `build_analyzer` in beam_jobs/pii.py
+registers exactly these, in place of Presidio's own for the same types; the names go through
+beam_jobs/pii_names.py, pii_name_rules.py and the shipped model, declared in their own table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Recognizer:
+    entity: str
+    finds: str             # how it finds a span
+    context: str           # the words near it that it needs, or that raise its score
+    validator: str         # what a candidate must pass
+    build: Callable        # () -> a presidio EntityRecognizer (vocabulary given where it takes one)
+    replaces: str | None   # the Presidio recognizer it stands in for, by class name
+    examples: tuple        # ((text, value that must not survive), ...)
+
+
+def _presidio(cls_name: str) -> Callable:
+    def build(vocabulary=frozenset()):
+        from presidio_analyzer import predefined_recognizers
+        return getattr(predefined_recognizers, cls_name)()
+    build.predefined = True   # Presidio's registry loads it already
+    return build
+
+
+def _card(vocabulary=frozenset()):
+    """Presidio's credit-card recognizer (Luhn-checked) plus plain 12-19 digit runs, which its grouped
+    patterns miss (19-digit Visa, 12-digit Maestro)."""
+    from presidio_analyzer import Pattern
+    from presidio_analyzer.predefined_recognizers import CreditCardRecognizer
+    patterns = list(CreditCardRecognizer.PATTERNS) + [Pattern("card digits (weak)", r"\b\d{12,19}\b", 0.3)]
+    return CreditCardRecognizer(patterns=patterns)
+
+
+def _phone(vocabulary=frozenset()):
+    from beam_jobs.pii_patterns import AnyRegionPhoneRecognizer
+    return AnyRegionPhoneRecognizer()
+
+
+def _licence(vocabulary=frozenset()):
+    from beam_jobs.pii_patterns import ContextLicenceRecognizer
+    return ContextLicenceRecognizer()
+
+
+def _address(vocabulary=frozenset()):
+    from beam_jobs.pii_patterns import InternationalAddressRecognizer
+    return InternationalAddressRecognizer(vocabulary)
+
+
+RECOGNIZERS: tuple[Recognizer, ...] = (
+    Recognizer("EMAIL_ADDRESS", "Presidio's e-mail pattern", "email (raises the score)", "a valid domain (tldextract, offline)",
+               _presidio("EmailRecognizer"), None, (("write to k.oyelaran@example.org today", "k.oyelaran@example.org"),)),
+    Recognizer("CREDIT_CARD", "Presidio's grouped card patterns plus plain 12-19 digit runs", "credit, card, visa, amex ...",
+               "Luhn checksum", _card, "CreditCardRecognizer", (("card 4111 1111 1111 1111 exp 09/29", "4111 1111 1111 1111"),)),
+    Recognizer("IBAN_CODE", "Presidio's IBAN pattern", "iban, bank, transaction", "IBAN mod-97 checksum",
+               _presidio("IbanRecognizer"), None, (("pay to GB82 WEST 1234 5698 7654 32 please", "GB82 WEST 1234 5698 7654 32"),)),
+    Recognizer("US_SSN", "Presidio's SSN patterns", "social, security, ssn", "no all-zero group, no known fake",
+               _presidio("UsSsnRecognizer"), None, (("my ssn is 536-90-4399", "536-90-4399"),)),
+    Recognizer("IP_ADDRESS", "Presidio's IPv4 and IPv6 patterns", "ip, ipv4, ipv6", "ipaddress parses it",
+               _presidio("IpRecognizer"), None, (("the server at 192.168.14.7 is down", "192.168.14.7"),)),
+    Recognizer("PHONE_NUMBER", "candidate digit runs of any region (pii_patterns.phone_score)",
+               "call, phone, mobile, tel, fax, whatsapp ... within 40 characters before it",
+               "phonenumbers: valid in some region; never a price, year, date, time or list of small numbers",
+               _phone, "PhoneRecognizer", (("call me on +44 20 7946 0958 tonight", "+44 20 7946 0958"),
+                                           ("my mobile is (415) 555-2671", "555-2671"))),
+    Recognizer("US_DRIVER_LICENSE", "an ID of 5-17 letters and digits", "driver, licence, license, DL, DMV, permit within 60 characters before it",
+               "holds two digits; not SSN-shaped", _licence, "UsLicenseRecognizer",
+               (("my driver's license number is D6101-40706-60905", "D6101-40706-60905"),)),
+    Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "
+               "their city/postcode/country lines (pii_patterns.address_spans, named_streets)",
+               "address cues ('lives at', 'address:') extend to the clause's end",
+               "a number and a capitalised street word or name; never across a sentence end, never a date",
+               _address, None, (("She lives at 22 Pollen Crescent, Toronto", "22 Pollen Crescent"),
+                                ("Our office: ul. Narewska 94, Apt. 478, Poznań", "Narewska 94"))),
+)
+
+
+def register(registry, vocabulary: frozenset[str], language: str = "en") -> None:
+    """Put the table's recognizers into a Presidio registry, removing the ones they replace."""
+    for r in RECOGNIZERS:
+        if r.replaces:
+            registry.remove_recognizer(r.replaces, language=language)
+        if not getattr(r.build, "predefined", False):
+            registry.add_recognizer(r.build(vocabulary))
