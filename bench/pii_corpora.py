@@ -421,7 +421,8 @@ NOT_A_NAME = {
     "english", "french", "german", "canadian", "australian", "republican", "libertarian", "conservative",
     "liberal", "mp", "rector", "ceo", "christian", "muslim", "jewish", "jew", "buddhist", "hindu",
     "protestant", "native", "humanity", "god", "lord", "appellee", "appellant", "imam", "shah", "whip",
-    "indian", "jet", "nasa",
+    "indian", "jet", "nasa", "petitioner", "respondent", "plaintiff", "defendant", "solicitor", "claimant",
+    "applicant", "accused", "complainant", "witness", "court",
 }
 
 
