@@ -225,7 +225,8 @@ _KIN_POSSESSOR = re.compile(
 
 
 def structural_names(text: str, contact_details: bool, found: list[tuple[int, int]],
-                     vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+                     vocabulary: frozenset[str] = frozenset(),
+                     sure: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """Names found by where they stand, not by the NER: first name, initial and surname; the name line of a
     contact block (a line of 2-4 capitalised words in a text with contact details); speakers of a dialogue
     (two or more different 'Name:' line starts that are not ordinary labels); who a sentence says is a person
@@ -259,10 +260,17 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
     # a word of a found name repeats as the name only when it could be nothing else: no function word, no
     # dictionary word ("The", "Tower", "New" of one misread span would otherwise go everywhere)
-    words = {w for s, e in known for w in (re.sub(r"['’]s\Z", "", x) for x in
-                                           re.findall(r"[^\W\d_][\w'’\-]{2,}", text[s:e]))
-             if w[0].isupper() and w.lower() not in _STOP and not NEVER_A_NAME.match(w)
-             and not in_vocabulary(w, vocabulary)}  # without a possessive: "Edi Živković's Tales" ... "early Živković"
+    # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
+    # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
+    # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread
+    words = set()
+    for s, e in known:
+        from_sure = any(a < e and s < b for a, b in sure)
+        for m in re.finditer(r"[^\W\d_][\w'’\-]{2,}", text[s:e]):
+            w = re.sub(r"['’]s\Z", "", m.group(0))
+            if w[0].isupper() and w.lower() not in _STOP and not NEVER_A_NAME.match(w) \
+                    and (from_sure or not in_vocabulary(w, vocabulary)):
+                words.add(w)
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     if words:
         alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
@@ -387,7 +395,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
     cued += rule_names(text, lambda w: w.lower() in _STOP or in_vocabulary(w, vocabulary))
-    ner += structural_names(view, bool(contact_details), ner + titled + cued, vocabulary)
+    people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
+    sure = [(s, e) for s, e in ner if any(a < e and s < b for a, b in people)] + titled + cued
+    ner += structural_names(view, bool(contact_details), ner + titled + cued, vocabulary, sure)
     if ner and langid is not None:
         foreign = non_english_ranges(text, langid)
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
