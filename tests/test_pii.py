@@ -344,6 +344,13 @@ def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
     ("From: Vasquez-Ortiz, Ramona\nTo: Achterberg, Pieter J.\nSubject: Re: lease\n\nPieter,\nSigned copy "
      "attached.\n\nThanks, Ramona", ["Vasquez-Ortiz", "Ramona", "Achterberg", "Pieter"]),
     ("Thanks, Fenella", ["Fenella"]),
+    ("Kowalczyk c Abernathy b Thistlewood 12\nPemberton lbw b Okonjo 4", ["Kowalczyk", "Abernathy",   # score lines
+                                                                         "Thistlewood", "Pemberton", "Okonjo"]),
+    ("Scorers: Haverkamp 23, Ouedraogo 67 pen", ["Haverkamp", "Ouedraogo"]),
+    ("Results: 1. Lindqvist (SWE) 2:05.3 2. Brennan (IRL) 2:06.1", ["Lindqvist", "Brennan"]),
+    ("OKONJO scored twice before HAVERKAMP replaced him.", ["OKONJO", "HAVERKAMP"]),         # capitals
+    ("CASE OF WIERZBOWSKI v. POLAND\n\nThe applicant, Mr Jan Wierzbowski, was born in 1957.", ["WIERZBOWSKI",
+                                                                                              "Wierzbowski"]),
     ("Mr A. B. Quartermaine and Ms T. Oyelaran gave evidence; the witness J.K. did not.",
      ["Quartermaine", "Oyelaran", "J.K."]),
 ])
