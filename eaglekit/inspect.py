@@ -103,12 +103,17 @@ def render(report: dict, tokenizer=None, console=None) -> None:
     for c, e in zip(L["histogram"]["counts"], L["histogram"]["edges"]):
         hist.add_row(f"{e:.0f}", str(c))
     console.print(hist)
+    # each source's licence and terms, as the shards' metadata records them (eaglekit.sources)
+    terms = {s["name"]: f"{s['licence']}" + (f" ({s['terms']})" if s.get("terms") else "")
+             for s in report["meta"].get("sources") or []}
     for title in ("sources", "categories"):
         tt = Table(title=title)
         tt.add_column("name")
         tt.add_column("rows", justify="right")
+        if title == "sources":
+            tt.add_column("licence (terms)")
         for k, v in report[title].items():
-            tt.add_row(str(k), str(v))
+            tt.add_row(str(k), str(v), *([terms.get(k, "not recorded")] if title == "sources" else []))
         console.print(tt)
     h = Table(title="hidden-state health")
     h.add_column("tensor")

@@ -179,21 +179,24 @@ def check_terms(sources: list[dict], policy: TermsPolicy, env: Mapping[str, str]
                 by = f"{ALLOW_UNKNOWN_ENV}=1"
             else:
                 refused.append(f"{files}: no licence declared (source {src['name']!r}); fix: declare it in a "
-                               f"sources file (--sources FILE) or with --licence SPDX-ID, or accept unknown terms "
-                               f"explicitly with --allow-unknown-terms")
+                               f"sources file (--sources FILE; clean.sources in run.yaml) or with --licence SPDX-ID "
+                               f"(clean.licence), or accept unknown terms explicitly with --allow-unknown-terms "
+                               f"(clean.terms.allow_unknown)")
                 continue
             if phrase:  # unknown licence, but the terms given say enough to refuse it
                 refused.append(f"{files}: its licence or terms say {phrase!r} (source {src['name']!r}); fix: leave it out, "
-                               f"or accept it explicitly with --allow-source {src['name']}")
+                               f"or accept it explicitly with --allow-source {src['name']} (clean.terms.allow_sources)")
                 continue
         elif phrase:
             refused.append(f"{files}: its licence or terms say {phrase!r} (source {src['name']!r}, licence {src['licence']}); "
-                           f"fix: leave it out, or accept it explicitly with --allow-source {src['name']}")
+                           f"fix: leave it out, or accept it explicitly with --allow-source {src['name']} "
+                           f"(clean.terms.allow_sources)")
             continue
         elif src["licence"].lower() not in allowed and not _expression_allowed(src["licence"], allowed):
             refused.append(f"{files}: licence {src['licence']} is not among the allowed licences (source "
-                           f"{src['name']!r}); fix: leave it out, add it with --allow-licence {src['licence']}, or "
-                           f"accept this source with --allow-source {src['name']}")
+                           f"{src['name']!r}); fix: leave it out, accept the licence with --allow-licence "
+                           f"{src['licence']} (clean.terms.also_allowed), or this source with --allow-source "
+                           f"{src['name']} (clean.terms.allow_sources)")
             continue
         else:
             by = "policy"

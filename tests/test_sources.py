@@ -104,6 +104,21 @@ def test_cli_refusal_names_the_file(tmp_path, strict):
     assert m["sources"][0]["licence"] == "CC0-1.0" and m["sources"][0]["allowed_by"] == "policy"
 
 
+def test_run_config_check_refuses_the_input(tmp_path, strict):
+    """`eaglekit beam run --config run.yaml --check` applies the terms policy too (nothing runs)."""
+    from click.testing import CliRunner
+
+    from eaglekit.cli import main
+    inp = _write(tmp_path / "scraped.jsonl", ["What is two plus two?"])
+    run = tmp_path / "run.yaml"
+    run.write_text(f"workdir: {tmp_path / 'w'}\nclean:\n  inputs: [{inp}]\n")
+    r = CliRunner().invoke(main, ["beam", "run", "--config", str(run), "--check"])
+    assert r.exit_code == 1 and str(inp) in r.output and "clean.licence" in r.output
+    run.write_text(f"workdir: {tmp_path / 'w'}\nclean:\n  inputs: [{inp}]\n  licence: MIT\n")
+    assert CliRunner().invoke(main, ["beam", "run", "--config", str(run), "--check"]).exit_code == 0
+    assert not (tmp_path / "w").exists()
+
+
 def test_old_prompt_files_without_provenance_source_stay_valid(tmp_path):
     """Prompt files written before provenance.source existed still validate (the member is optional)."""
     import pyarrow as pa

@@ -244,6 +244,15 @@ def config_command(ctx, config_path, runner, workdir, check, resume):
     except ConfigError as err:
         raise click.ClickException(str(err))
     if check:
+        if "clean" in configs:  # the inputs' terms too, where this machine can list the inputs
+            from beam_jobs.clean import resolve_sources
+            from eaglekit.sources import SourcesError
+            try:
+                resolve_sources(configs["clean"])
+            except (SourcesError, ConfigError) as err:
+                raise click.ClickException(str(err)) from None
+            except (FileNotFoundError, OSError):  # data on another machine or bucket: the run checks it first
+                pass
         click.echo(json.dumps({s: asdict(c) for s, c in configs.items()}, indent=1, default=str))
         return
     manifests = run_pipeline(run, runner=runner, beam_args=beam_args, echo=click.echo, resume=resume)
