@@ -42,9 +42,17 @@ class NameRule:
     leaves: tuple          # (text, ...) in which it finds nothing
 
 
+# Mail-system addresses and forwarding lines that carry a person's name: "Anna B Smith/HOU/ACME@ACME",
+# "Forwarded by Anna Smith on 10/16/2000"
+_NOTES_ADDRESS = re.compile(rf"((?:{_CAPWORD}[ \t]+)(?:{_INITIAL}[ \t]+)?{_CAPWORD})(?:(?:/[A-Z][A-Z0-9]{{1,9}}){{1,3}}@[A-Za-z]+|(?:/[A-Z][A-Z0-9]{{1,9}}){{2,3}})(?![\w/])")
+_FORWARDED_BY = re.compile(rf"(?i:forwarded|sent|posted|written)[ \t]+by[ \t]+((?:{_CAPWORD}[ \t]+)(?:{_INITIAL}[ \t]+)?{_CAPWORD})")
+
+
 def _header_names(text: str, is_word) -> list[tuple[int, int]]:
-    """Names in From/To/Cc lines: "Smith, Anna", "Doe, John A.", "Anna Smith", several per line."""
-    out = []
+    """Names in From/To/Cc lines: "Smith, Anna", "Doe, John A.", "Anna Smith", several per line; in mail-system
+    addresses ("Anna Smith/HOU/ACME@ACME") and forwarding lines ("Forwarded by Anna Smith on ...")."""
+    out = [(m.start(1), m.end(1)) for m in _NOTES_ADDRESS.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _FORWARDED_BY.finditer(text)]
     for line in HEADER.finditer(text):
         for m in _HEADER_PERSON.finditer(line.group(1)):
             words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
@@ -163,8 +171,10 @@ def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
 NAME_RULES: tuple[NameRule, ...] = (
     NameRule("header", "'Last, First' and 'First Last' in e-mail From/To/Cc lines", _header_names,
              finds=(("From: Okafor, Chidi\nTo: Lindqvist, Maja A.; Brennan, Tom", ["Okafor, Chidi", "Lindqvist, Maja A.", "Brennan, Tom"]),
-                    ("Cc: Priya Raman <p.raman@example.org>", ["Priya Raman"])),
-             leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service")),
+                    ("Cc: Priya Raman <p.raman@example.org>", ["Priya Raman"]),
+                    ("---- Forwarded by Dagny K Olafsdottir/LON/NORTHCO on 03/02/2001 ----\nTo: Teodor Vasilescu/LON/NORTHCO@NORTHCO",
+                     ["Dagny K Olafsdottir", "Teodor Vasilescu"])),
+             leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "Read Input/Output and TCP/IP")),
     NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
              finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
                     ("hi kemal,\nsee you at 5. cheers, oskar", ["kemal", "oskar"])),
