@@ -111,9 +111,12 @@ def make_data(n: int, seed: int = 0):
 
 
 def run_baseline(texts: list[str]) -> tuple[float, int]:
-    """The naive way: a Python set for exact dupes, one full-pipeline analyze() per prompt."""
-    from beam_jobs.pii import DEFAULT_POLICIES, apply_policy, build_analyzer
-    analyzer = build_analyzer(fast=False)
+    """The naive way: a Python set for exact dupes, one full-pipeline analyze() per prompt, on spaCy's own
+    en_core_web_md (sm where md is not installed) as a Presidio user would load it. Not on eaglekit's
+    shipped name model: that folder holds only an NER, so its "full pipeline" would be the fast path."""
+    from beam_jobs.pii import (DEFAULT_POLICIES, MD_MODEL, SM_MODEL, _installed, apply_policy, build_analyzer,
+                               spacy_model)
+    analyzer = build_analyzer(spacy_model(MD_MODEL) if _installed(MD_MODEL) else SM_MODEL, fast=False)
     entities = sorted(DEFAULT_POLICIES)
     t0 = time.perf_counter()
     seen, kept = set(), 0
