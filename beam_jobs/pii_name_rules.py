@@ -98,9 +98,6 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-
-
-
 def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
     """Initials glued or close to a surname ("E.Radhakrishnan", "Ms T. Doe", "A. J. Abraham") and dotted
     initials alone ("a witness, J.P., said"); never a dotted abbreviation ("U.S. Army", "9 P.M."), a list
@@ -123,7 +120,6 @@ def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
 _PARTY = rf"((?:{_CAPWORD}[ \t]+){{0,2}}{_CAPWORD})"
 _CASE = re.compile(rf"{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
                    rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}")
-
 
 
 def _case_parties(text: str, is_word) -> list[tuple[int, int]]:
@@ -190,10 +186,6 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("The report was signed by Ms T. Okoye.", ["T. Okoye"]),
                     ("a witness, K.T., who had worked there", ["K.T."])),
              leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "We chose plan B. Then it rained.")),
-)
-
-
-NAME_RULES += (
     NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"])),
