@@ -126,9 +126,10 @@ def load_sources(path: str) -> list[Source]:
 
 def resolve(files: list[str], declared: list[tuple[Source, list[str]]], licence: str | None,
             default_name) -> list[dict]:
-    """The sources of a clean run: each declared source with the files its path matched, then one source per
-    other input file (named `default_name(file)`, under `licence` or unknown). A file two sources claim is
-    an error naming both. Returns records {name, url, licence, terms, files: [file, ...]}."""
+    """The sources of a clean run: each declared source with the files its path matched, then the other input
+    files, grouped by `default_name(file)` (their stem, or --source-name), under `licence` or unknown. A file
+    two sources claim, or an input named like a declared source, is an error naming both. Returns records
+    {name, url, licence, terms, files: [file, ...]}."""
     if licence is not None:
         check_licence(licence, key="licence")
     owner: dict[str, str] = {}
@@ -140,16 +141,15 @@ def resolve(files: list[str], declared: list[tuple[Source, list[str]]], licence:
             owner[f] = src.name
         out.append({"name": src.name, "url": src.url, "licence": src.licence, "terms": src.terms,
                     "files": sorted(matched)})
-    names = {s["name"] for s in out}
+    undeclared: dict[str, list[str]] = {}
     for f in files:
-        if f in owner:
-            continue
-        name = default_name(f)
-        if name in names:  # two one-off inputs with the same stem stay separate sources
-            name = f"{name}:{f}"
-        names.add(name)
-        owner[f] = name
-        out.append({"name": name, "url": None, "licence": licence or UNKNOWN, "terms": "", "files": [f]})
+        if f not in owner:
+            undeclared.setdefault(default_name(f), []).append(f)
+    for name, group in sorted(undeclared.items()):
+        if name in {s["name"] for s in out}:
+            raise SourcesError(f"{group[0]}: named {name!r} like a source of the sources file, but not one of its "
+                               f"files; add it to that source's path, or name it otherwise (--source-name)")
+        out.append({"name": name, "url": None, "licence": licence or UNKNOWN, "terms": "", "files": sorted(group)})
     return out
 
 

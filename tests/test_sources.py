@@ -46,6 +46,19 @@ def test_sources_file_errors_name_the_file_and_the_record(tmp_path):
         CleanConfig(inputs=["x.jsonl"], output="o", licence="Apache 2")
 
 
+def test_one_off_inputs_become_sources_by_name():
+    from eaglekit.sources import Source, resolve
+    stem = lambda f: f.rsplit("/", 1)[-1].split(".")[0]  # noqa: E731
+    got = resolve(["/a/x.jsonl", "/b/x.jsonl", "/a/y.jsonl"], [], "MIT", stem)
+    assert [(s["name"], s["files"], s["licence"]) for s in got] == \
+        [("x", ["/a/x.jsonl", "/b/x.jsonl"], "MIT"), ("y", ["/a/y.jsonl"], "MIT")]
+    declared = [(Source(name="x", path="/a/x.jsonl", licence="CC0-1.0"), ["/a/x.jsonl"])]
+    with pytest.raises(SourcesError, match="/b/x.jsonl: named 'x' like a source of the sources file"):
+        resolve(["/a/x.jsonl", "/b/x.jsonl"], declared, None, stem)
+    with pytest.raises(SourcesError, match="claimed by sources 'x' and 'z'"):
+        resolve(["/a/x.jsonl"], declared + [(Source(name="z", path="/a/*", licence="MIT"), ["/a/x.jsonl"])], None, stem)
+
+
 def test_policy_decides_by_licence_terms_and_explicit_allowances():
     def src(name, licence, terms=""):
         return {"name": name, "url": None, "licence": licence, "terms": terms, "files": [f"/d/{name}.jsonl"]}
