@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 PII_FIGURES = Path(__file__).resolve().parent / "data" / "pii_figures.json"
-# the folders of a run's workdir, by what marks them (the stages' manifests, train's summary, bench's report)
-MARKERS = ("manifest.json", "summary.json", "report.json")
 
 
 class CardError(ValueError):

@@ -184,13 +184,10 @@ def check_terms(sources: list[dict], policy: TermsPolicy, env: Mapping[str, str]
                                f"(clean.terms.allow_unknown)")
                 continue
             if phrase:  # unknown licence, but the terms given say enough to refuse it
-                refused.append(f"{files}: its licence or terms say {phrase!r} (source {src['name']!r}); fix: leave it out, "
-                               f"or accept it explicitly with --allow-source {src['name']} (clean.terms.allow_sources)")
+                refused.append(_refused_by_terms(files, src, phrase))
                 continue
         elif phrase:
-            refused.append(f"{files}: its licence or terms say {phrase!r} (source {src['name']!r}, licence {src['licence']}); "
-                           f"fix: leave it out, or accept it explicitly with --allow-source {src['name']} "
-                           f"(clean.terms.allow_sources)")
+            refused.append(_refused_by_terms(files, src, phrase))
             continue
         elif src["licence"].lower() not in allowed and not _expression_allowed(src["licence"], allowed):
             refused.append(f"{files}: licence {src['licence']} is not among the allowed licences (source "
@@ -205,6 +202,11 @@ def check_terms(sources: list[dict], policy: TermsPolicy, env: Mapping[str, str]
         raise SourcesError("terms policy refuses " + ("this input" if len(refused) == 1 else
                                                        f"{len(refused)} inputs") + ": " + "; ".join(refused))
     return out
+
+
+def _refused_by_terms(files: str, src: Mapping, phrase: str) -> str:
+    return (f"{files}: its licence or terms say {phrase!r} (source {src['name']!r}, licence {src['licence']}); fix: "
+            f"leave it out, or accept it explicitly with --allow-source {src['name']} (clean.terms.allow_sources)")
 
 
 def _expression_allowed(expr: str, allowed: set[str]) -> bool:

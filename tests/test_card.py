@@ -48,7 +48,8 @@ def test_numbers_that_do_not_add_up_refuse_the_card(clean_run, tmp_path):
     m["sources"][0]["rows_out"] += 1
     m["stages"]["near_dedupe"]["in"] += 1
     (bad / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(CardError, match=re.escape(str(bad)) + r": clean/near_dedupe: in 3 = out 2.*sources: rows out 3"):
+    failed = re.escape(str(bad)) + r": clean/near_dedupe: in 3 = out 2.*sources: rows out 3"
+    with pytest.raises(CardError, match=failed):
         write_card([str(bad)])
     r = CliRunner().invoke(__import__("eaglekit.cli", fromlist=["main"]).main, ["data", "card", str(bad)])
     assert r.exit_code == 1 and "do not add up" in r.output and "Traceback" not in r.output
