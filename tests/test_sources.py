@@ -187,6 +187,9 @@ def test_a_row_carries_its_licence_from_input_to_head(tmp_path, strict):
     assert {s["name"]: s["licence"] for s in ds.meta["sources"]} == licences
     shard_row = next(r for _, b in ds.iter_tables() for r in b.to_pylist() if r["id"] == row["id"])
     assert shard_row["source"] == "math-set"
+    import datasets  # the shards featurize wrote, their sources metadata included, open in Hugging Face datasets
+    hf = datasets.load_dataset("arrow", data_files=ds.shards, split="train", cache_dir=str(tmp_path / "hf"))
+    assert hf.num_rows == ds.num_rows and hf[hf["id"].index(row["id"])]["source"] == "math-set"
 
     summary = train(TrainConfig(data=str(tmp_path / "feat"), target="tiny", out=str(tmp_path / "draft"), max_steps=2,
                                 seq_len=48, batch_size=2, ttt_steps=2, draft_vocab_size=512, heldout_fraction=0.0,
