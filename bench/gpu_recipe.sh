@@ -3,9 +3,11 @@
 # generate -> featurize -> train (with a final measured-τ evaluation) -> export -> speed-up bench, and the
 # folder that ships as the package's built-in head (recipe/builtin-head/, for `--draft builtin`).
 #
-#   bash bench/gpu_recipe.sh prepare OUT_DIR   CPU side, with network, beforehand (the GPU box has none, and
-#                                              its PII/Presidio stack is missing): fetch the public prompt sets,
-#                                              synthesize prompts, clean + decontaminate, write the data manifest
+#   bash bench/gpu_recipe.sh prepare OUT_DIR   CPU side, beforehand (the GPU box has no network, and its
+#                                              PII/Presidio stack is missing): the public prompt sets from a local
+#                                              folder ($RECIPE_SRC, see bench/recipe_data.py; RECIPE_FETCH=1 curls
+#                                              missing ones), synthesize prompts, clean + decontaminate, write the
+#                                              data manifest
 #   bash ../shared/gpu/make_bundle.sh OUT_DIR  pack it for the box (OUT_DIR lands in $EK_WORK/data)
 #   ek.sh start bench/gpu_recipe.sh            on the box (no arguments, no edits): the GPU run from $EK_WORK/data,
 #                                              results in $EK_WORK/recipe/ (result.json, data_manifest.json,
@@ -13,10 +15,11 @@
 #   bash bench/gpu_recipe.sh --dry-run [WORK]  the same pipeline end to end on CPU with the tiny target and tiny
 #                                              sizes, no network (tests/test_gpu_recipe.py runs it)
 #
-# Prompt sets (prepare): each is fetched from where it is published and recorded with its URL, licence and
-# sha256 in data_manifest.json.
+# Prompt sets (prepare): each is read from a local copy and recorded with its URL, licence and sha256 in
+# data_manifest.json (bench/recipe_data.py lists them).
 #   train  GSM8K train (openai/grade-school-math, MIT), self-instruct seed tasks (yizhongw/self-instruct,
-#          Apache-2.0), databricks-dolly-15k (chat-style instructions, CC BY-SA 3.0), and
+#          Apache-2.0), GPTeacher roleplay + codegen (teknium1/GPTeacher, MIT), databricks-dolly-15k (chat-style
+#          instructions, CC BY-SA 3.0) where its file is given, and
 #          `eaglekit data synth-prompts` (Magpie, sampled from the target itself)
 #   decontaminated against (never trained on): MT-bench (lm-sys/FastChat), Spec-Bench (hemingkx/Spec-Bench),
 #          HumanEval (openai/human-eval), GSM8K test, AlpacaEval (tatsu-lab/alpaca_eval)
@@ -50,41 +53,8 @@ else
   EVAL_TOKENS=128
 fi
 
-# --- prepare (CPU side, network) -------------------------------------------------------------------------
-to_jsonl() {  # SRC OUT KIND: one {"id","prompt"|"messages","category"} per line from a public set's own format
-  $PY - "$@" <<'EOF'
-import gzip, json, sys
-src, out, kind = sys.argv[1:4]
-opener = gzip.open if src.endswith(".gz") else open
-with opener(src, "rt", encoding="utf-8") as f:
-    text = f.read()
-rows = json.loads(text) if text.lstrip().startswith("[") else [json.loads(l) for l in text.splitlines() if l.strip()]
-with open(out, "w", encoding="utf-8") as f:
-    for i, r in enumerate(rows):
-        if kind == "gsm8k":
-            items = [(r["question"], "math")]
-        elif kind == "self_instruct":
-            inst = r["instruction"]; inp = (r.get("instances") or [{}])[0].get("input") or ""
-            items = [(inst + ("\n\n" + inp if inp else ""), "self_instruct")]
-        elif kind == "dolly":
-            ctx = r.get("context") or ""
-            items = [(r["instruction"] + ("\n\n" + ctx if ctx else ""), r.get("category") or "chat")]
-        elif kind in ("mt_bench", "spec_bench"):
-            items = [(t, r.get("category") or kind) for t in r["turns"]]
-        elif kind == "mt_bench_first":
-            items = [(r["turns"][0], r.get("category") or "mt_bench")]
-        elif kind == "humaneval":
-            items = [(r["prompt"], "code")]
-        elif kind == "alpaca_eval":
-            items = [(r["instruction"], "alpaca_eval")]
-        else:
-            raise SystemExit(f"unknown kind {kind}")
-        for k, (p, c) in enumerate(items):
-            f.write(json.dumps({"id": f"{kind}-{i}-{k}", "prompt": p, "category": c}) + "\n")
-EOF
-}
-
-manifest_add() {  # NAME ROLE URL LICENCE FILE
+# --- prepare (CPU side; no network needed) --------------------------------------------------------------------
+manifest_add() {  # NAME ROLE URL LICENCE FILE (the dry run's stand-ins)
   $PY - "$@" <<'EOF'
 import hashlib, json, os, sys
 name, role, url, licence, path = sys.argv[1:6]
@@ -98,39 +68,19 @@ EOF
 
 prepare() {  # OUT_DIR [--offline]: train sets + eval sets -> OUT_DIR/{clean, heldout.jsonl, data_manifest.json}
   local out=$1 offline=${2:-}
-  mkdir -p "$out/raw" && cd "$out" && rm -f data_manifest.json
+  mkdir -p "$out" && cd "$out" && rm -f data_manifest.json
   local trains=() evals=()
   if [ -z "$offline" ]; then
-    local GH=https://raw.githubusercontent.com HF=https://huggingface.co/datasets
-    fetch() { [ -s "raw/$2" ] || curl -fsSL --retry 3 -o "raw/$2" "$1"; }
-    fetch $GH/openai/grade-school-math/master/grade_school_math/data/train.jsonl gsm8k_train.jsonl
-    fetch $GH/openai/grade-school-math/master/grade_school_math/data/test.jsonl gsm8k_test.jsonl
-    fetch $GH/yizhongw/self-instruct/main/data/seed_tasks.jsonl self_instruct_seeds.jsonl
-    fetch $HF/databricks/databricks-dolly-15k/resolve/main/databricks-dolly-15k.jsonl dolly.jsonl
-    fetch $GH/lm-sys/FastChat/main/fastchat/llm_judge/data/mt_bench/question.jsonl mt_bench.jsonl
-    fetch $GH/hemingkx/Spec-Bench/main/data/spec_bench/question.jsonl spec_bench.jsonl
-    fetch $GH/openai/human-eval/master/data/HumanEval.jsonl.gz humaneval.jsonl.gz
-    fetch $HF/tatsu-lab/alpaca_eval/resolve/main/alpaca_eval.json alpaca_eval.json
-    to_jsonl raw/gsm8k_train.jsonl gsm8k_train.jsonl gsm8k
-    manifest_add gsm8k_train train $GH/openai/grade-school-math/master/grade_school_math/data/train.jsonl MIT gsm8k_train.jsonl
-    to_jsonl raw/self_instruct_seeds.jsonl self_instruct.jsonl self_instruct
-    manifest_add self_instruct_seeds train $GH/yizhongw/self-instruct/main/data/seed_tasks.jsonl Apache-2.0 self_instruct.jsonl
-    to_jsonl raw/dolly.jsonl dolly.jsonl dolly
-    manifest_add databricks_dolly_15k train $HF/databricks/databricks-dolly-15k "CC BY-SA 3.0" dolly.jsonl
-    to_jsonl raw/mt_bench.jsonl eval_mt_bench.jsonl mt_bench
-    manifest_add mt_bench decontaminate $GH/lm-sys/FastChat/main/fastchat/llm_judge/data/mt_bench/question.jsonl Apache-2.0 eval_mt_bench.jsonl
-    to_jsonl raw/spec_bench.jsonl eval_spec_bench.jsonl spec_bench
-    manifest_add spec_bench decontaminate $GH/hemingkx/Spec-Bench/main/data/spec_bench/question.jsonl "see source" eval_spec_bench.jsonl
-    to_jsonl raw/humaneval.jsonl.gz eval_humaneval.jsonl humaneval
-    manifest_add humaneval decontaminate $GH/openai/human-eval/master/data/HumanEval.jsonl.gz MIT eval_humaneval.jsonl
-    to_jsonl raw/gsm8k_test.jsonl eval_gsm8k_test.jsonl gsm8k
-    manifest_add gsm8k_test decontaminate $GH/openai/grade-school-math/master/grade_school_math/data/test.jsonl MIT eval_gsm8k_test.jsonl
-    to_jsonl raw/alpaca_eval.json eval_alpaca_eval.jsonl alpaca_eval
-    manifest_add alpaca_eval decontaminate $HF/tatsu-lab/alpaca_eval "CC BY-NC 4.0 (see source)" eval_alpaca_eval.jsonl
-    to_jsonl raw/mt_bench.jsonl heldout.jsonl mt_bench_first
-    manifest_add mt_bench_turn1 heldout_tau $GH/lm-sys/FastChat/main/fastchat/llm_judge/data/mt_bench/question.jsonl Apache-2.0 heldout.jsonl
-    trains=(gsm8k_train.jsonl self_instruct.jsonl dolly.jsonl)
-    evals=(eval_mt_bench.jsonl eval_spec_bench.jsonl eval_humaneval.jsonl eval_gsm8k_test.jsonl eval_alpaca_eval.jsonl)
+    # Each public set is read from a local folder ($RECIPE_SRC; bench/recipe_data.py names every file and where
+    # it is published: GSM8K train/test (openai/grade-school-math data/train.jsonl, data/test.jsonl), self-instruct
+    # seed_tasks.jsonl, GPTeacher, databricks-dolly-15k, MT-bench (mt_bench/question.jsonl), Spec-Bench,
+    # HumanEval.jsonl.gz, alpaca_eval), each source's sha256 going to data_manifest.json; a missing one is named
+    # with its URL. RECIPE_FETCH=1 curls the missing ones into that folder first (the only step needing network).
+    $PY "$here/recipe_data.py" prepare --src "${RECIPE_SRC:-$HOME/.cache/eaglekit/recipe-data/src}" --out . \
+      ${RECIPE_FETCH:+--fetch} >&2
+    for f in *.jsonl; do
+      case $f in eval_*) evals+=("$f");; heldout.jsonl) ;; *) trains+=("$f");; esac
+    done
   else  # dry run: the project's own quickstart prompts stand in for the train sets, the bench's for the evals
     cp "$root/eaglekit/data/prompts.jsonl" quickstart.jsonl
     manifest_add quickstart train "eaglekit/data/prompts.jsonl (dry-run stand-in)" "project's own" quickstart.jsonl

@@ -96,6 +96,10 @@ def main():
                     help="a tree cut by draft probability, STEPS,TOPK,NUM_DRAFT_TOKENS,MIN_DRAFT_PROB ('' skips it)")
     ap.add_argument("--max-tokens", type=int, default=None, help="default: 24 (--quick) or 128")
     ap.add_argument("--num-prompts", type=int, default=None, help="default: 3 (--quick) or 15")
+    # the default prompts are the bench's own, decontaminated out of the shipped head's training data; a file
+    # measures elsewhere (e.g. MT-bench first turns: the recipes' heldout.jsonl)
+    ap.add_argument("--prompts", default=None, help="JSONL of {prompt|messages, category}: each a user turn "
+                                                    "(default: serving/bench.py's built-in prompts)")
     # answers end at the target's end-of-turn by default (what a served answer is; the head is trained on
     # answers, not on whatever the model babbles past <|im_end|>); --ignore-eos forces max-tokens each
     ap.add_argument("--ignore-eos", action="store_true")
@@ -129,8 +133,18 @@ def main():
               file=sys.stderr)
     n_prompts, max_tokens = (3, 16) if args.quick else (15, 128)
     n_prompts, max_tokens = args.num_prompts or n_prompts, args.max_tokens or max_tokens
-    items = [{"category": c, "messages": [{"role": "user", "content": q}]}
-             for i in range(3) for c, qs in BUILTIN_PROMPTS.items() for q in qs[i:i + 1]][:n_prompts]
+    if args.prompts:
+        rows = [json.loads(line) for line in open(args.prompts, encoding="utf-8") if line.strip()]
+        by_cat: dict[str, list] = {}
+        for r in rows:
+            by_cat.setdefault(r.get("category", "default"), []).append(
+                r.get("messages") or [{"role": "user", "content": r["prompt"]}])
+        # round-robin over categories, so --num-prompts N covers them all (MT-bench lists them in blocks)
+        items = [{"category": c, "messages": ms[i]} for i in range(max(map(len, by_cat.values())))
+                 for c, ms in by_cat.items() if i < len(ms)][:n_prompts]
+    else:
+        items = [{"category": c, "messages": [{"role": "user", "content": q}]}
+                 for i in range(3) for c, qs in BUILTIN_PROMPTS.items() for q in qs[i:i + 1]][:n_prompts]
     load_before = os.getloadavg()[0]
     prompts = [_encode(target.tokenizer, it) for it in items]
     cats = [it["category"] for it in items]
@@ -161,7 +175,7 @@ def main():
         conc = concurrency_check(conc_target, conc_head, chain, 32, 8 if args.quick else 16)
         print(f"32 streaming clients on {conc_target.model_id}: {conc}", file=sys.stderr)
     figures = {
-        "head": head_kind, "target": target.model_id, "prompts": len(prompts), "max_tokens": max_tokens,
+        "head": head_kind, "target": target.model_id, "prompts": len(prompts), "prompt_file": args.prompts, "max_tokens": max_tokens,
         "ignore_eos": args.ignore_eos, "output_tokens": sum(len(o) for o in base["outputs"]),
         "threads": args.threads, "device": args.device, "loadavg_1min_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "baseline_decode_tok_s": round(base["decode_tok_s"], 2),

@@ -1,6 +1,7 @@
 """Heads that ship inside the package. `--draft builtin` (serve) and `--head builtin` (bench) name the head
-made for the embedded target by bench/gpu_recipe.sh: SGLang-format bf16 safetensors of at most 25 MB with its
-model card (recipe, data manifest, measured figures), kept in eaglekit/data/heads/<name>/. A release that
+made for the embedded target by bench/cpu_recipe.sh (2-core CPU; bench/gpu_recipe.sh on a GPU replaces it when it
+beats it on held-out τ): SGLang-format bf16 safetensors of at most 25 MB with its model card (recipe, data
+manifest, measured figures), kept in eaglekit/data/heads/<name>/. A release that
 holds none says so and names what to pass instead; it never falls back to an untrained head in silence."""
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def resolve_head(spec: str | None, target: str = "embedded") -> str | None:
     if path is None:
         from eaglekit import __version__
         raise HeadError(f"builtin: eaglekit {__version__} ships no head for the embedded target yet "
-                        f"({HEADS_DIR / BUILTIN_HEADS[target]} holds none); bench/gpu_recipe.sh makes one on a GPU "
-                        f"(see bench/MODEL_CARD.md), or pass a folder written by `eaglekit train export`")
+                        f"({HEADS_DIR / BUILTIN_HEADS[target]} holds none); bench/cpu_recipe.sh makes one on a CPU, "
+                        f"bench/gpu_recipe.sh on a GPU (see bench/MODEL_CARD.md), or pass a folder written by "
+                        f"`eaglekit train export`")
     return str(path)

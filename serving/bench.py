@@ -243,6 +243,11 @@ def final_eval(target, checkpoint, prompts: str, max_tokens: int = 64, settings=
     items = load_prompts(BenchConfig(prompts=str(prompts), num_prompts=0))
     if not items:
         raise ValueError(f"{prompts}: no prompts")
+    # A flat "prompt" is a user turn here, as the head was trained on chat conversations: encoded as raw text
+    # (what `bench` does for a completion-style prompt) the target continues plain text, not an answer, and
+    # the measured τ is that of a distribution the head never saw.
+    items = [{"category": it["category"], "messages": [{"role": "user", "content": it["prompt"]}]}
+             if "messages" not in it else it for it in items]
     prompt_ids = [_encode(target.tokenizer, it) for it in items]
     cats = [it["category"] for it in items]
     with tempfile.TemporaryDirectory(prefix="eaglekit-final-eval-") as tmp:

@@ -33,9 +33,53 @@ def test_dry_run_goes_end_to_end_on_cpu(tmp_path):
 
 
 def test_recipe_names_each_public_set_and_its_source():
-    text = (ROOT / "bench" / "gpu_recipe.sh").read_text()
+    text = (ROOT / "bench" / "gpu_recipe.sh").read_text() + (ROOT / "bench" / "recipe_data.py").read_text()
     for src in ("grade-school-math", "data/train.jsonl", "data/test.jsonl", "self-instruct", "seed_tasks.jsonl",
                 "databricks-dolly-15k", "mt_bench/question.jsonl", "Spec-Bench", "HumanEval.jsonl.gz",
                 "alpaca_eval", "synth-prompts"):
         assert src in text, src
     assert (ROOT / "bench" / "MODEL_CARD.md").is_file()
+
+
+def test_cpu_recipe_dry_run_prepares_offline_and_resumes(tmp_path):
+    """bench/cpu_recipe.sh --dry-run: every public set read from a local folder (stand-ins with the real files'
+    names and formats), each source's sha256 in the data manifest, the serve bench's prompts and the held-out
+    MT-bench turns decontaminated out, then generate -> featurize -> train -> export; a second run skips every
+    stage already done."""
+    env = {**os.environ, "PY": sys.executable, "OMP_NUM_THREADS": "1", "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": ""}
+    cmd = ["bash", str(ROOT / "bench" / "cpu_recipe.sh"), "--dry-run", str(tmp_path / "w")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=480, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["bench"] == "cpu_recipe" and out["targets"]["builtin_head_mb"]["goal"] == 25
+    f = out["figures"]
+    assert f["train_steps"] == 4 and f["measured_tau_chain"] >= 1.0 and f["generate_counts"]["out"] > 0
+    assert {"synth_prompts", "clean", "generate", "featurize", "train", "export"} <= set(f["stage_s"])
+    w = tmp_path / "w"
+    manifest = json.loads((w / "data" / "data_manifest.json").read_text())
+    sets = {s["name"]: s for s in manifest["sets"]}
+    for name in ("mt_bench", "spec_bench", "humaneval", "gsm8k_test", "alpaca_eval", "serve_bench"):
+        assert sets[name]["role"] == "decontaminate" and len(sets[name]["sha256"]) == 64, name
+    assert sets["mt_bench_turn1"]["role"] == "heldout_tau" and sets["synth_prompts"]["role"] == "train"
+    # the optional sets that were not given are named with where they come from
+    missing = {m["name"]: m for m in manifest["missing"]}
+    assert "gpteacher_roleplay" in missing and missing["gpteacher_roleplay"]["url"].startswith("https://")
+    assert manifest["clean"]["counts"]
+    ship = w / "recipe" / "builtin-head" / "smollm2-135m-instruct"
+    assert {p.name for p in ship.iterdir()} >= {"config.json", "model.safetensors", "result.json", "data_manifest.json",
+                                                "MODEL_CARD.md"}
+    assert "mt_bench_turn1" in (ship / "MODEL_CARD.md").read_text()
+    # resumable: the second run redoes nothing (no stage time is added)
+    times = (w / "stage_times.jsonl").read_text()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert (w / "stage_times.jsonl").read_text() == times
+
+
+def test_recipe_data_names_a_missing_required_set(tmp_path):
+    """prepare works from a local folder only: a missing decontamination set stops it, named with its URL."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "recipe_data.py"), "prepare", "--src",
+                           str(tmp_path / "src"), "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert proc.returncode != 0
+    assert "mt_bench_question.jsonl" in proc.stderr and "raw.githubusercontent.com/lm-sys/FastChat" in proc.stderr
