@@ -94,7 +94,10 @@ prepare() {  # OUT_DIR [--offline]: train sets + eval sets -> OUT_DIR/{clean, he
   manifest_add synth_prompts train "eaglekit data synth-prompts --target $TARGET --n $N_SYNTH (Magpie)" "generated" synth.jsonl
   [ -s synth.jsonl ] && trains+=(synth.jsonl)
   step "clean: ${trains[*]}; decontaminated against ${evals[*]}"
-  local args=() pii=(); for t in "${trains[@]}"; do args+=(--input "$t"); done
+  # the train sets with their licences and terms (clean refuses unknown terms); GPTeacher's prompts come from
+  # GPT-4 under terms against competing models: allowed by name, a decision the manifest and data card record
+  $PY "$here/recipe_data.py" sources-yaml .
+  local args=(--sources sources.yaml --allow-source gpteacher_roleplay --allow-source gpteacher_codegen) pii=()
   for e in "${evals[@]}"; do args+=(--decontaminate "$e"); done
   [ -n "$offline" ] && pii=(--no-pii)  # Presidio + spaCy take minutes to load; the real prepare keeps PII on
   $EK beam run clean "${args[@]}" "${pii[@]}" --output clean
