@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
                                  SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, country_names)
@@ -23,6 +24,8 @@ _HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}
 _GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*[,!]+[ \t]*$")
 _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*|[ \t]+)"
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
+# the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
+_CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside")
 _KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad|sister|brother|partner|fianc[ée]e?|"
@@ -84,8 +87,6 @@ def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
-
 
 def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
     """A word after a title written in any case ("seen by dr smith", "MR JONES", "Mr A. B. Smith")."""
@@ -122,17 +123,25 @@ _CASE = re.compile(rf"{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+
                    rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}")
 
 
+_PARTY_SKIP = PARTY_NOISE | SENTENCE_STARTERS   # words before a party's name ("In Wade v.", "CASE OF SMITH v.")
+
+
+@lru_cache(maxsize=1)
+def _countries() -> frozenset[str]:
+    return frozenset(c.lower() for c in country_names())
+
+
 def _case_parties(text: str, is_word) -> list[tuple[int, int]]:
     """The parties named in a case's title or citation, except the state and public bodies."""
-    countries = {c.lower() for c in country_names()}
+    countries = _countries()
     out = []
     for m in _CASE.finditer(text):
         for g in range(1, 5):
             if m.group(g) is None:
                 continue
             words = list(re.finditer(r"\S+", m.group(g)))
-            while words and words[0].group(0).lower() in PARTY_NOISE | SENTENCE_STARTERS:
-                words = words[1:]  # "In Wade v. ...", "CASE OF SMITH v. ..."
+            while words and words[0].group(0).lower() in _PARTY_SKIP:
+                words = words[1:]
             if not words:
                 continue
             name = m.group(g)[words[0].start():]

@@ -98,13 +98,10 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
     return s, e
 
 
-def _without_lower_lead(text: str):
-    """A function cutting a span's leading lower-case words ("ex-Zombie Ogasahara" -> "Ogasahara")."""
-    def cut(span: tuple[int, int]) -> tuple[int, int]:
-        s, e = span
-        m = re.match(r"(?:[a-z][\w'’\-]*[ \t]+)+", text[s:e])
-        return (s + m.end(), e) if m and s + m.end() < e else (s, e)
-    return cut
+def _without_lower_lead(text: str, s: int, e: int) -> tuple[int, int]:
+    """The span without its leading lower-case words ("ex-Zombie Ogasahara" -> "Ogasahara")."""
+    m = re.match(r"(?:[a-z][\w'’\-]*[ \t]+)+", text[s:e])
+    return (s + m.end(), e) if m and s + m.end() < e else (s, e)
 
 
 def _capitalised_prefix(text: str, s: int, e: int) -> tuple[int, int]:
@@ -258,8 +255,6 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
-    # a word of a found name repeats as the name only when it could be nothing else: no function word, no
-    # dictionary word ("The", "Tower", "New" of one misread span would otherwise go everywhere)
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
     # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread
@@ -379,8 +374,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         lower_people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON"
                         and ent.text[:1].islower() and "\n" not in ent.text
                         and not all(t.is_stop for t in ent)]
-        ner = [_capitalised_prefix(text, s, e) for s, e in map(_without_lower_lead(text), ner)
-               if text[s:s + 1].isupper()] + lower_people
+        ner = [_without_lower_lead(text, s, e) for s, e in ner]
+        ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()] + lower_people
         # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
         if ner:
             lower = {w for w in _WORD.findall(text) if w.islower()}

@@ -44,13 +44,13 @@ EXEMPTION_NAMES: tuple[str, ...] = tuple(e.name for e in EXEMPTIONS)
 DEFAULT_EXEMPTIONS: tuple[str, ...] = ()   # recall first: every name found is redacted
 
 
-def check_exemptions(names) -> tuple[str, ...]:
-    """`names` as a tuple, or ValueError naming the unknown ones and the choices."""
-    names = tuple(names)
-    bad = [n for n in names if n not in EXEMPTION_NAMES]
+def check_exemptions(exemptions) -> tuple[str, ...]:
+    """`exemptions` as a tuple, or ValueError naming the unknown ones and the choices."""
+    exemptions = tuple(exemptions)
+    bad = [n for n in exemptions if n not in EXEMPTION_NAMES]
     if bad:
         raise ValueError(f"name exemptions must be among {EXEMPTION_NAMES} (or none), got {bad}")
-    return names
+    return exemptions
 
 
 # Contact details and self-disclosure: a text with these is about a private person, whatever its genre.
