@@ -89,6 +89,16 @@ def _jsonl(path: str):
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def _unique_texts(rows: list[dict]) -> list[dict]:
+    """`rows` without the later ones whose text an earlier row already holds, in order."""
+    seen, unique = set(), []
+    for row in rows:
+        if row["text"] not in seen:
+            seen.add(row["text"])
+            unique.append(row)
+    return unique
+
+
 def load_evals(d: str) -> list[dict]:
     """Evaluation prompts, one per user turn (as the clean stage reads them), first occurrence of each text."""
     out = []
@@ -104,12 +114,7 @@ def load_evals(d: str) -> list[dict]:
     with open(os.path.join(d, "alpaca_eval.json"), encoding="utf-8") as fh:
         out += [{"set": f"alpaca_eval/{q['dataset']}", "id": str(i), "text": q["instruction"]}
                 for i, q in enumerate(json.load(fh))]
-    seen, unique = set(), []
-    for e in out:
-        if e["text"] not in seen:
-            seen.add(e["text"])
-            unique.append(e)
-    return unique
+    return _unique_texts(out)
 
 
 def load_ordinary(d: str) -> list[dict]:
@@ -120,12 +125,7 @@ def load_ordinary(d: str) -> list[dict]:
                 text = q["instruction"] + ("\n\n" + inst["input"] if inst.get("input") else "")
                 out.append({"set": name.split(".")[0], "text": text})
     out += [{"set": "t0_train", "text": q["prompt"]} for q in _jsonl(os.path.join(d, "t0_sample.jsonl"))]
-    seen, unique = set(), []
-    for o in out:
-        if o["text"] not in seen:
-            seen.add(o["text"])
-            unique.append(o)
-    return unique
+    return _unique_texts(out)
 
 
 _TOKEN = re.compile(r"\S+")
