@@ -57,7 +57,7 @@ POLICIES = ("drop", "redact")
 DEFAULT_POLICIES = {
     "EMAIL_ADDRESS": "redact", "PHONE_NUMBER": "redact", "CREDIT_CARD": "redact", "IBAN_CODE": "redact",
     "US_SSN": "redact", "US_DRIVER_LICENSE": "redact", "IP_ADDRESS": "redact", "PERSON": "redact",
-    "STREET_ADDRESS": "redact",
+    "STREET_ADDRESS": "redact", "USERNAME": "redact",
 }
 # spaCy components NER does not need: the small English model's NER has its own embedding layer.
 NON_NER_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
@@ -111,7 +111,7 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
             continue
         if e == "IBAN_CODE" and not _IBAN_START.search(text):
             continue  # every IBAN starts with a country code and two check digits (Presidio's own pattern)
-        if e == "EMAIL_ADDRESS" and "@" not in text:
+        if e in ("EMAIL_ADDRESS", "USERNAME") and "@" not in text:
             continue
         if e == "IP_ADDRESS" and digits < 4 and "::" not in text and text.count(":") < 7:
             continue  # IPv4 forms hold 4+ digits; every IPv6 form is 8 groups (7 colons) or holds "::"

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
                                  SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, country_names)
 
@@ -33,7 +35,16 @@ _KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad
                   r"neighbou?r|friend|roommate|caregiver|pcp|attending|nurse)(?:['’]s)?[ \t]*,?[ \t]+([^\W\d_][\w'’\-]+)")
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
 _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
+# honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
+_HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
+_POSSESSIVE = re.compile(r"['’]s\Z")
+_CAPITALISED_NEXT = re.compile(rf"[ \t]+{_CAPWORD}")
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,3})(?=[\s,;:)]|$)")
+
+
+def is_function_word(word: str) -> bool:
+    """A pronoun, preposition, auxiliary or the like (spaCy's English stop words): never a name in lower case."""
+    return word.lower() in STOP_WORDS
 
 
 @dataclass(frozen=True)
@@ -95,7 +106,9 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
         word = m.group(1).split()[-1]
         if word.lower() in NOT_ADDRESSED or word.lower() in ("and", "or", "the", "of", "to", "is", "was"):
             continue
-        out.append((m.start(1), m.end(1)))
+        if word.islower() and (is_function_word(word) or not _HONORIFIC.match(m.group(0)) and is_word(word)):
+            continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name
+        out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", m.group(1)))))
     return out
 
 
@@ -159,8 +172,10 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
         w = m.group(1)
         if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or w.isupper() and len(w) <= 3:
             continue
-        if w[:1].isupper() and not (w.isupper() and is_word(w)) or not is_word(w):
-            out.append((m.start(1), m.end(1)))
+        if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))):
+            continue  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
+        if w[:1].isupper() or not is_word(w):
+            out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", w))))
     return out
 
 
@@ -189,7 +204,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]),
                     ("By Advs. Sri.K.Venugopalan, Smt.Anjali Menon", ["K.Venugopalan", "Anjali"]),
                     ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"])),
-             leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.")),
+             leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.",
+                     "A police constable has won his case.", "He will miss out on the final.")),
     NameRule("initials", "initials glued to a surname, and dotted initials alone", _initials_names,
              finds=(("Counsel: E.Varadarajan and A.J.Mathew", ["E.Varadarajan", "A.J.Mathew"]),
                     ("The report was signed by Ms T. Okoye.", ["T. Okoye"]),
@@ -198,7 +214,9 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"])),
-             leaves=("My sister is a nurse at the clinic.", "His daughter called twice.")),
+             leaves=("My sister is a nurse at the clinic.", "His daughter called twice.",
+                     "years after his mother died there", "a neighbour told reporters",
+                     "a member of the sister Indian National Congress")),
     NameRule("case_parties", "the private parties of a case's title or citation", _case_parties,
              finds=(("In Okoro v. Lindqvist the court held", ["Okoro", "Lindqvist"]),
                     ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import KNOWN_PRODUCTS, NEVER_A_NAME
 
@@ -169,7 +171,7 @@ def weak_cue_names(text: str) -> list[tuple[int, int]]:
 
 def title_names(text: str) -> list[tuple[int, int]]:
     """Names after a title ("Mrs. Meagan Wallace", "Dr. Berta Szöllössy")."""
-    return [(m.start(1), m.end(1)) for m in _TITLE_NAME.finditer(text)]
+    return [(m.start(1), m.end(1) - (2 if m.group(1)[-2:] in ("'s", "’s") else 0)) for m in _TITLE_NAME.finditer(text)]
 
 
 def cue_names(text: str) -> list[tuple[int, int]]:
@@ -389,7 +391,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
-    cued += rule_names(text, lambda w: w.lower() in _STOP or in_vocabulary(w, vocabulary))
+    cued += rule_names(text, lambda w: w.lower() in _STOP or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
     sure = [(s, e) for s, e in ner if any(a < e and s < b for a, b in people)] + titled + cued
     ner += structural_names(view, bool(contact_details), ner + titled + cued, vocabulary, sure)
@@ -477,10 +479,16 @@ def english_vocabulary(nlp) -> frozenset[str]:
     the famous proper names of WordNet ("earth", "britain", "socrates", "amazon") are in it; private
     persons' names ("tomomi", "guðmundsdóttir") are not."""
     try:
-        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+        lookups = nlp.get_pipe("lemmatizer").lookups
+        table = lookups.get_table("lemma_index")
     except (KeyError, ValueError, AttributeError):
         return frozenset()
-    return frozenset(w for pos in table.keys() for w in table[pos] if isinstance(w, str))
+    words = {w for pos in table.keys() for w in table[pos] if isinstance(w, str)}
+    # irregular forms ("told", "men", "better"), which no suffix rule of in_vocabulary takes back to a lemma
+    if lookups.has_table("lemma_exc"):
+        exc = lookups.get_table("lemma_exc")
+        words |= {w for pos in ("noun", "verb", "adj", "adv") if pos in exc for w in exc[pos] if isinstance(w, str)}
+    return frozenset(words)
 
 
 def in_vocabulary(word: str, vocabulary: frozenset[str]) -> bool:
@@ -491,7 +499,7 @@ def in_vocabulary(word: str, vocabulary: frozenset[str]) -> bool:
     forms = {w}
     for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ied", "y"), ("ed", ""),
                          ("ed", "e"), ("iness", "y"), ("ness", "")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+        if w.endswith(suffix) and len(w) - len(suffix) + len(repl) >= 3:  # "died" -> "die"
             stem = w[:-len(suffix)]
             forms.add(stem + repl)
             if repl == "" and suffix in ("ing", "ed") and len(stem) > 3 and stem[-1] == stem[-2]:  # "running"
@@ -531,7 +539,6 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
     list item: "Burpees"), not before a version number ("Ubuntu 22.04")."""
     if not vocabulary:  # without a dictionary every capitalised word would look unknown
         return []
-    from spacy.lang.en.stop_words import STOP_WORDS
     out = []
     # in a text written all in lower case the NER's labels say little ("bertram" ORG): only its numbers,
     # dates and amounts hold there

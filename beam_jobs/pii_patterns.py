@@ -411,3 +411,43 @@ class ContextLicenceRecognizer(EntityRecognizer):
             if _LICENCE_CONTEXT.search(text[max(0, m.start() - 60):m.start()]):
                 out.append(RecognizerResult("US_DRIVER_LICENSE", m.start(), m.end(), 0.8))
         return out
+
+
+# ---- social-media handles --------------------------------------------------------------------------------
+
+# "@name": not inside an e-mail address ("a@b.org"), not a code decorator or annotation ("@property",
+# "@app.route(", "@Override"), a CSS/doc/scoped-package keyword ("@media", "@param", "@types/node") or a
+# chat broadcast ("@everyone")
+_HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30})(?![\w@]|\.\w|/|\()")
+_DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
+_NOT_HANDLES = frozenset("""param params return returns throws throw exception author see since deprecated link code
+version override todo media import keyframes charset supports page namespace font echo staticmethod classmethod
+property dataclass abstractmethod cached_property wraps pytest fixture test before after everyone here channel all
+interface implementation end synthesize protocol optional required objc autoreleasepool selector inline
+tailwind apply layer extend include mixin use forward function if else each while for debug warn error""".split())
+
+
+class HandleRecognizer(EntityRecognizer):
+    """USERNAME: an @handle of a social-media or chat account, which names its holder as surely as an
+    e-mail address does ("@JessicaLakey"). Code ("@property" opening a line, "@app.route("), doc tags
+    ("@param") and CSS rules ("@media") are left alone."""
+
+    def __init__(self):
+        super().__init__(supported_entities=["USERNAME"], name="HandleRecognizer", supported_language="en")
+
+    def load(self):
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        out = []
+        for m in _HANDLE.finditer(text):
+            name = m.group(1)
+            if name.lower() in _NOT_HANDLES:
+                continue
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            line_end = text.find("\n", m.end())
+            rest = text[m.end():len(text) if line_end < 0 else line_end]
+            if _DECORATOR_LINE.match(text[line_start:m.start()]) and not rest.strip():
+                continue  # "@Override" / "@Test" alone on its line: an annotation
+            out.append(RecognizerResult("USERNAME", m.start(), m.end(), 0.85))
+        return out

@@ -364,3 +364,17 @@ def test_the_classes_small_ner_models_miss_on_real_text(pii, text, values):
 def test_each_structured_recognizer_on_its_declared_examples(pii, entity, text, value):
     r = pii(text)
     assert value not in r.text and r.counts.get(entity), (r.text, r.counts)
+
+
+@pytest.mark.parametrize("text", [
+    "@property\ndef area(self):\n    return self.w * self.h",
+    '@app.route("/users/<int:uid>")\ndef user(uid): ...',
+    "@Override\npublic String toString() { return name; }",
+    "@media (max-width: 600px) { .nav { display: none; } }",
+    "npm install @types/node --save-dev",
+    "/** Adds two numbers. @param a first @return the sum */",
+    "Compute C = A @ B with numpy.",
+    "Write to support@example.com if the build fails.",
+])
+def test_handles_leave_code_and_addresses_alone(pii, text):
+    assert "USERNAME" not in pii(text).counts, pii(text).text
