@@ -32,7 +32,10 @@ _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside")
 _KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad|sister|brother|partner|fianc[ée]e?|"
                   r"girlfriend|boyfriend|nephew|niece|aunt|uncle|grandson|granddaughter|grandmother|grandfather|"
-                  r"neighbou?r|friend|roommate|caregiver|pcp|attending|nurse)(?:['’]s)?[ \t]*,?[ \t]+([^\W\d_][\w'’\-]+)")
+                  r"neighbou?r|friend|roommate|caregiver|pcp|attending|nurse|cousin|hubby|wifey|bff|bestie|bf|gf|"
+                  r"grandma|grandpa|granny|nana|grand-?dad|step-?(?:mom|mum|dad|son|daughter)|sis|bro|boss|"
+                  r"co-?worker|colleague|team-?mate|class-?mate|flat-?mate|house-?mate|buddy|bae|baby)"
+                  r"(?:['’]s)?[ \t]*,?[ \t]+([^\W\d_][\w'’\-]+)")
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
 _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
@@ -213,7 +216,8 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "We chose plan B. Then it rained.")),
     NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
-                    ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"])),
+                    ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),
+                    ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"])),
              leaves=("My sister is a nurse at the clinic.", "His daughter called twice.",
                      "years after his mother died there", "a neighbour told reporters",
                      "a member of the sister Indian National Congress")),

@@ -24,7 +24,7 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import KNOWN_PRODUCTS, NEVER_A_NAME
+from beam_jobs.pii_words import KNOWN_PRODUCTS, NEVER_A_NAME, given_names
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
@@ -41,10 +41,15 @@ whom whose when where why how not no yes so too very just also please thanks tha
 all any some every each both either neither one two three first last new old good great same other""".split())
 # Person slots around an entity spaCy labelled as something else
 _SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|named|dear|hi|hello|thanks|thank[ \t]+you|"
-                          r"contact|ask|call|email|tell|met|meet|married|said[ \t]+to|add|"
+                          r"contact|ask|call|email|tell|met|meet|married|said[ \t]+to|add|appointed|hired|thanked|"
+                          r"interviewed|invited|visited|phoned|texted|kissed|hugged|"
                           r"customer|client|patient|employee|colleague|friend|wife|husband|son|daughter|mother|"
                           r"father|brother|sister|partner|guardian|beneficiary)))[ \t,]*\Z")
-_SLOT_AFTER = re.compile(r"^(?:[ \t]+(?:said|says|told|asked|replied|wrote|was[ \t]+born|had[ \t]+given|lives|works)\b|"
+# verbs of thinking, feeling and a life's events: what people do, not organisations or places
+_SLOT_AFTER = re.compile(r"^(?:[ \t]+(?:said|says|told|asked|replied|wrote|was[ \t]+born|had[ \t]+given|lives|works|"
+                         r"noticed|thought|believed|felt|wanted|smiled|laughed|cried|died|married|spent|studied|"
+                         r"graduated|recalled|remembered|reali[sz]ed|insisted|admitted|loved|hated|knew|argued|"
+                         r"explained|looks|looked|wondered|himself|herself)\b|"
                          r"[ \t]*:[ \t]*\")")
 _OTHER_LABELS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART"}  # not NORP/LANGUAGE: "English", "Dutch"
 _QUANTITY = re.compile(r"(?i)\b(?:how[ \t]+(?:many|much|long|far|old|fast|often)|what[ \t]+(?:is|was|will|would)[ \t]+"
@@ -148,6 +153,14 @@ _WEAK_NAME = re.compile(rf"{_CAP}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?(?:{_PARTICLE}[ \t]
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
                        r"what|where|when|why|how)\b", re.MULTILINE)
+# A given name addressed: after a greeting or a thanks, or set off by a comma at a sentence's end ("Thanks for
+# the follow, Kent!", "Hi Harry", "love you Miranda")
+# (after a comma only before "!", "?" or the line's end: "in Paris, Jordan, Victoria" is a list of places)
+_ADDRESSED = re.compile(r"(?i:\b(?:hi|hey|hello|hiya|thanks|thank[ \t]+you|thx|ty|love[ \t]+you|miss[ \t]+you|"
+                        r"congrats|congratulations|happy[ \t]+birthday|bye|goodnight|good[ \t]+night|welcome|"
+                        r"sorry|dear|go)),?[ \t]+([A-Z][a-z'’\-]+)(?=[ \t]*(?:[!?.,:;)]|$))|"
+                        r",[ \t]*([A-Z][a-z'’\-]+)(?=[ \t]*(?:[!?]|$))", re.MULTILINE)
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
 _NOT_VOCATIVE = frozenset("""yes no well ok okay now so then also however sure please thanks hi hello hey sorry oh
 actually honestly remember look listen note first second third finally today tomorrow yesterday meanwhile besides
 again anyway instead otherwise still sadly luckily unfortunately fortunately ideally""".split())
@@ -164,6 +177,11 @@ def weak_cue_names(text: str) -> list[tuple[int, int]]:
     spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
               if m.group(1).lower() not in _NOT_VOCATIVE and m.group(1).lower() not in _STOP]
     spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in _STOP]
+    names = given_names()
+    for m in _ADDRESSED.finditer(text):
+        g = 1 if m.group(1) else 2
+        if m.group(g) in names and m.group(g).lower() not in _MONTHS:
+            spans.append((m.start(g), m.end(g)))
     spans += [(m.start(1), m.end(1)) for m in _SPEAKING.finditer(text)
               if m.group(1).split()[0].lower() not in _STOP | _NOT_VOCATIVE and not _acronym(m.group(1).split()[0])]
     return spans
@@ -516,6 +534,10 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     if not vocabulary or ent.label_ == "WORK_OF_ART":
         return False
     words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s") and not t.is_digit]
+    if 2 <= len(words) <= 3 and words[0] in given_names() and all(
+            w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w)
+            and not _NOT_A_NAME_WORD.match(w) and w.lower() not in KNOWN_PRODUCTS for w in words[1:]):
+        return True  # a given name and a surname the dictionary may hold ("Ewan Richards" ORG, "Rose Walker" GPE)
     return 1 <= len(words) <= 3 and all(
         w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) and not _NOT_A_NAME_WORD.match(w)
         and not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS for w in words)

@@ -70,3 +70,30 @@ def country_names() -> frozenset[str]:
         if name:
             names.add(name)
     return frozenset(names)
+
+
+# Faker's person providers whose given names the filter knows (MIT-licensed lists installed with Faker, nothing
+# downloaded): English-speaking countries, Europe, South and East Asia, Africa, the Middle East, Latin America
+GIVEN_NAME_LOCALES = ("en_US", "en_GB", "en_IE", "en_AU", "en_NZ", "en_CA", "en_IN", "hi_IN", "ta_IN", "bn_BD",
+                      "ne_NP", "de_DE", "de_AT", "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT", "pt_BR", "pt_PT",
+                      "nl_NL", "pl_PL", "cs_CZ", "sk_SK", "sl_SI", "hr_HR", "hu_HU", "ro_RO", "bg_BG", "el_GR",
+                      "sv_SE", "da_DK", "no_NO", "fi_FI", "lt_LT", "lv_LV", "et_EE", "uk_UA", "ru_RU", "tr_TR",
+                      "az_AZ", "ka_GE", "hy_AM", "he_IL", "fa_IR", "ar_AA", "id_ID", "fil_PH", "vi_VN", "th_TH",
+                      "ja_JP", "zh_CN", "ko_KR", "tw_GH", "yo_NG", "zu_ZA")
+
+
+@lru_cache(maxsize=1)
+def given_names() -> frozenset[str]:
+    """First names of people in Faker's locale lists (18k; "Ewan", "Ingrid", "Chidi", "Priya"). Many are also
+    places or words ("Paris", "Grace"): a finder uses them only where a name's place is already likely."""
+    import importlib
+    names: set[str] = set()
+    for locale in GIVEN_NAME_LOCALES:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ImportError:
+            continue
+        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
+            value = getattr(provider, attr, None) or ()
+            names.update(w for w in value if isinstance(w, str) and w[:1].isupper())
+    return frozenset(names)
