@@ -82,13 +82,17 @@ GIVEN_NAME_LOCALES = ("en_US", "en_GB", "en_IE", "en_AU", "en_NZ", "en_CA", "en_
                       "ja_JP", "zh_CN", "ko_KR", "tw_GH", "yo_NG", "zu_ZA")
 
 
-@lru_cache(maxsize=1)
-def given_names() -> frozenset[str]:
-    """First names of people in Faker's locale lists (18k; "Ewan", "Ingrid", "Chidi", "Priya"). Many are also
-    places or words ("Paris", "Grace"): a finder uses them only where a name's place is already likely."""
+ENGLISH_LOCALES = ("en_US", "en_GB", "en_IE", "en_AU", "en_NZ", "en_CA")
+
+
+@lru_cache(maxsize=2)
+def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
+    """First names of people in Faker's locale lists (18k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
+    "Priya"). Many are also places or words ("Paris", "Grace"): a finder uses them only where a name's place
+    is already likely."""
     import importlib
     names: set[str] = set()
-    for locale in GIVEN_NAME_LOCALES:
+    for locale in locales:
         try:
             provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
         except ImportError:

@@ -378,3 +378,11 @@ def test_each_structured_recognizer_on_its_declared_examples(pii, entity, text, 
 ])
 def test_handles_leave_code_and_addresses_alone(pii, text):
     assert "USERNAME" not in pii(text).counts, pii(text).text
+
+
+def test_lower_case_given_names_in_cased_chat(pii):
+    r = pii("That moment when kaylee has a better phone than you and nobody noticed")
+    assert "kaylee" not in r.text, r.text
+    # a given name that is also an English word, and code, stay
+    assert pii("I will rose-tint the photo and label it done.").text == "I will rose-tint the photo and label it done."
+    assert "USERNAME" not in pii("df = pd.read_csv('kaylee_scores.csv')").counts
