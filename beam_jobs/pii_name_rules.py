@@ -24,7 +24,7 @@ HEADER = re.compile(r"(?im)^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention
 _HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}(?:[ \t]+{_INITIAL})?|"
                             rf"{_CAPWORD}(?:[ \t]+{_INITIAL})?(?:[ \t]+{_CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$))")
 _GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*[,!]+[ \t]*$")
-_CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*|[ \t]+)"
+_CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?|[ \t]+)"
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
@@ -200,6 +200,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "Read Input/Output and TCP/IP")),
     NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
              finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
+                    ("See you soon.\n\nYours,\n\nBill", ["Bill"]),
                     ("hi kemal,\nsee you at 5. cheers, oskar", ["kemal", "oskar"])),
              leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:")),
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,

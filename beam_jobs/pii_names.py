@@ -161,7 +161,8 @@ _WEAK_CUE = re.compile(r"(?i:\b(?:(?:said|says|shouted|yelled|whispered|cried)[ 
 _SAID_NAME = re.compile(rf"\b(?:said|says|shouted|yelled|whispered|cried)[ \t]+({_CAP})[ \t]+(?:to|at)\b")  # "said Maslin to"
 # the subject of a verb only people do: "Enrico shouted at Gary" (organisations say, explain and write)
 _SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shouted|yelled|whispered|screamed|cried|sighed|"
-                       r"smiled|laughed|giggled)\b")
+                       r"smiled|laughed|giggled|noticed|thought|believed|felt|wondered|reali[sz]ed|recalled|"
+                       r"remembered|insisted|admitted|nodded|shrugged|frowned|grinned|muttered)\b")
 _WEAK_NAME = re.compile(rf"{_CAP}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}}")
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
@@ -179,7 +180,7 @@ actually honestly remember look listen note first second third finally today tom
 again anyway instead otherwise still sadly luckily unfortunately fortunately ideally""".split())
 
 
-def weak_cue_names(text: str) -> list[tuple[int, int]]:
+def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
     """Capitalised words after a speech or naming verb or a salutation, a capitalised word addressed at a
     line start, and the subject of a verb only people do."""
     spans = []
@@ -195,8 +196,15 @@ def weak_cue_names(text: str) -> list[tuple[int, int]]:
         g = 1 if m.group(1) else 2
         if m.group(g) in names and m.group(g).lower() not in _MONTHS:
             spans.append((m.start(g), m.end(g)))
-    spans += [(m.start(1), m.end(1)) for m in _SPEAKING.finditer(text)
-              if m.group(1).split()[0].lower() not in _STOP | _NOT_VOCATIVE and not _acronym(m.group(1).split()[0])]
+    for m in _SPEAKING.finditer(text):
+        first = m.group(1).split()[0]
+        if first.lower() in _STOP | _NOT_VOCATIVE or first.lower() in STOP_WORDS or _acronym(first):
+            continue
+        # opening a sentence a dictionary word is as likely a common noun ("Critics believed", "Mother smiled")
+        if _is_sentence_start(text, m.start(1)) and " " not in m.group(1).strip() \
+                and in_vocabulary(first, vocabulary) and first not in given_names(ENGLISH_LOCALES):
+            continue
+        spans.append((m.start(1), m.end(1)))
     return spans
 
 
@@ -299,6 +307,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
             if w[0].isupper() and w.lower() not in _STOP and not NEVER_A_NAME.match(w) \
                     and (from_sure or not in_vocabulary(w, vocabulary)):
                 words.add(w)
+    # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
+    words |= {w.lower() for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     if words:
         alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
@@ -422,7 +432,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
-    ner = [complete(view, s, e) for s, e in ner + weak_cue_names(view) if text[s:e].strip()]
+    ner = [complete(view, s, e) for s, e in ner + weak_cue_names(view, vocabulary) if text[s:e].strip()]
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue

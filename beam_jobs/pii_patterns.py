@@ -305,6 +305,7 @@ _PHONE_CONTEXT = re.compile(r"(?i)\b(?:phone|tel|telephone|call|calls|called|cal
 _DECIMAL = re.compile(r"\d+\.\d{1,2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # prices, amounts
 _DATE = re.compile(r"\d{1,4}[./\-]\d{1,2}[./\-]\d{1,4}|\d{4}[./\-]\d{2}|(?:1[5-9]|20)\d\d[ \t]*[\-–][ \t]*(?:1[5-9]|20)?\d\d")
 _TIME = re.compile(r"\d{1,2}[:.]\d{2}(?:[:.]\d{2})?")
+_DATE_HOUR = re.compile(rf"(?:{_DATE.pattern})[ \t]+\d{{1,2}}")  # "04/17/2001 10" of "04/17/2001 10:16 AM"
 
 
 @lru_cache(maxsize=None)
@@ -334,7 +335,7 @@ def phone_score(candidate: str, context: bool) -> float:
     if not 6 <= len(digits) <= 15 or _DECIMAL.fullmatch(raw) or _DATE.fullmatch(raw) or _TIME.fullmatch(raw) \
             or re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", raw):  # an IPv4 address, the IP recognizer's
         return 0.0
-    if _placeholder(raw, digits):
+    if _placeholder(raw, digits) or _DATE_HOUR.fullmatch(raw):
         return 0.0
     groups = re.findall(r"\d+", raw)
     if sum(len(g) == 1 for g in groups) > 2 or len(groups) > 7:
