@@ -15,7 +15,7 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
-                                 SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, country_names)
+                                 SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, country_names, given_names)
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
@@ -173,7 +173,8 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _KIN.finditer(text):
         w = m.group(1)
-        if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or w.isupper() and len(w) <= 3:
+        if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED \
+                or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
             continue
         if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))):
             continue  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun

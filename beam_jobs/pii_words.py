@@ -46,7 +46,15 @@ NEVER_A_NAME = re.compile(
     r"mr|mrs|ms|miss|mx|dr|prof|sir|madam|sri|shri|smt|adv|advs|advocate|hon'?ble|honourable|honorable|justice|"
     r"judge|secretary|president|speaker|senator|senators|emperor|prince|princess|king|queen|chief|minister|"
     r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|"
-    r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey)$")
+    r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey|"
+    # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
+    r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern)$")
+
+# Section labels of clinical and case notes ("Neuro: A&O x3", "Resp: LS clear"): never a name before their colon
+NOTE_LABELS = frozenset("""neuro neurologic resp respiratory pulm pulmonary cardiac cardio cv cvs gi gu renal skin
+integ integumentary social psychosocial plan pain id endo endocrine heme access lines assessment action response
+psych activity diet dispo disposition hpi pmh psh meds medications allergies vitals vs labs imaging exam impression
+ros cc a/p subjective objective ms mental status gen general heent lungs abd abdomen ext extremities msk""".split())
 
 
 # Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
