@@ -111,6 +111,10 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
             continue
         if word.islower() and (is_function_word(word) or not _HONORIFIC.match(m.group(0)) and is_word(word)):
             continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name
+        initials = re.match(r"(?:[A-Z]\.[ \t]*)+", m.group(1))
+        if initials and word.islower():  # "Mrs K. testified": the initials are the name, the verb is not
+            out.append((m.start(1), m.start(1) + len(initials.group(0).rstrip())))
+            continue
         out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", m.group(1)))))
     return out
 
@@ -206,7 +210,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:")),
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
              finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
-                    ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]),
+                    ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]), ("Mrs K. testified.", ["K."]),
                     ("By Advs. Sri.K.Venugopalan, Smt.Anjali Menon", ["K.Venugopalan", "Anjali"]),
                     ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"])),
              leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.",

@@ -485,9 +485,14 @@ def _never_a_name(span: str) -> bool:
 
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
-    ("the father of B. B is": letters), or words that are never a name."""
+    ("the father of B. B is": letters) unless a title stands before them ("Mrs K.", as judgments name
+    parties), or words that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
-            and not _INITIALS_ONLY.fullmatch(text[s:e]) and not _never_a_name(text[s:e])]
+            and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _TITLE_BEFORE.search(text[max(0, s - 8):s]))
+            and not _never_a_name(text[s:e])]
+
+
+_TITLE_BEFORE = re.compile(rf"\b{TITLES}\.?[ \t]+\Z")
 
 
 def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list[tuple[int, int]]:
