@@ -242,6 +242,8 @@ re fwd comment comments reply problem exercise query result results reference re
 section part topic category label prompt story poem code error warning tip rule rules goal reason explanation
 important update edit ps nb tldr abstract conclusion introduction background method methods discussion""".split())
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
+_SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+\d{{1,3}}(?:-\d{{1,3}})?(?:[ \t]*\*)?")
+_SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
 _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&)[ \t]+({_CAP})(?![\w'’\-])")  # "Park and Mann"
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
 _PERSON_PREDICATE = re.compile(
@@ -296,6 +298,15 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
+    # a score list ("Inzamam 148, Akram 45; Mullally 4-78"): its names go with any one of them known, or
+    # when none is a dictionary word, a country or a known product
+    for m in _SCORE_LIST.finditer(text):
+        items = [(i.start(1) + m.start(), i.end(1) + m.start()) for i in _SCORE_ITEM.finditer(m.group(0))]
+        words = [w for a, b in items for w in text[a:b].split()]
+        if any(any(s < b and a < e for s, e in known) for a, b in items) or all(
+                not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS and w not in _countries()
+                and not _acronym(w) for w in words):
+            spans += items
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
     # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread
@@ -314,6 +325,12 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         spans += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w'’\-])(?:{alt})(?![\w\-])", text)]
     return spans
+
+
+@lru_cache(maxsize=1)
+def _countries() -> frozenset[str]:
+    from beam_jobs.pii_words import country_names
+    return country_names()
 
 
 def lowercase_text(text: str) -> bool:

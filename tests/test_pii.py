@@ -347,6 +347,7 @@ def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
     ("Kowalczyk c Abernathy b Thistlewood 12\nPemberton lbw b Okonjo 4", ["Kowalczyk", "Abernathy",   # score lines
                                                                          "Thistlewood", "Pemberton", "Okonjo"]),
     ("Scorers: Haverkamp 23, Ouedraogo 67 pen", ["Haverkamp", "Ouedraogo"]),
+    ("Ruritania 339 (Qadirzai 148, Nawabshahi 45; Pemberton 4-78)", ["Qadirzai", "Nawabshahi", "Pemberton"]),
     ("Results: 1. Lindqvist (SWE) 2:05.3 2. Brennan (IRL) 2:06.1", ["Lindqvist", "Brennan"]),
     ("OKONJO scored twice before HAVERKAMP replaced him.", ["OKONJO", "HAVERKAMP"]),         # capitals
     ("CASE OF WIERZBOWSKI v. POLAND\n\nThe applicant, Mr Jan Wierzbowski, was born in 1957.", ["WIERZBOWSKI",
@@ -386,3 +387,8 @@ def test_lower_case_given_names_in_cased_chat(pii):
     # a given name that is also an English word, and code, stay
     assert pii("I will rose-tint the photo and label it done.").text == "I will rose-tint the photo and label it done."
     assert "USERNAME" not in pii("df = pd.read_csv('kaylee_scores.csv')").counts
+
+
+def test_score_lists_of_countries_and_sections_stay(pii):
+    for text in ("Final standings: Germany 12, France 9, Italy 7", "See Chapter 3, Section 4 and Table 2"):
+        assert pii(text).text == text
