@@ -24,7 +24,8 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import ENGLISH_LOCALES, KNOWN_PRODUCTS, NEVER_A_NAME, NOTE_LABELS, given_names
+from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
+                                 MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, given_names)
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
@@ -35,10 +36,6 @@ _TITLE_NAME = re.compile(rf"\b{TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t
 _NAME_CUE = re.compile(r"(?i)\b(?:my[ \t]+name[ \t]+is|(?:his|her|their|your|the)[ \t]+name[ \t]+is|"
                        r"maiden[ \t]+name[ \t]+is|(?<!file[ \t])name[ \t]*[:?]|under[ \t]+(?:my|the|his|her)[ \t]+name|"
                        r"(?:signed|sincerely|regards|cheers|best)[ \t]*,[ \t]*\n|(?<![\w ])dear)[ \t]*\n?[ \t]*")
-_STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been am i me
-my we our you your he him his she her it its they them their this that these those there here what which who
-whom whose when where why how not no yes so too very just also please thanks thank hi hello hey dear sir madam
-all any some every each both either neither one two three first last new old good great same other""".split())
 # Person slots around an entity spaCy labelled as something else
 _SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|named|dear|hi|hello|thanks|thank[ \t]+you|"
                           r"contact|ask|call|email|tell|met|meet|married|said[ \t]+to|add|appointed|hired|thanked|"
@@ -55,10 +52,6 @@ _OTHER_LABELS = {"ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART"}  # not NO
 _QUANTITY = re.compile(r"(?i)\b(?:how[ \t]+(?:many|much|long|far|old|fast|often)|what[ \t]+(?:is|was|will|would)[ \t]+"
                        r"the[ \t]+(?:total|sum|number|cost|price|average|difference|percentage|area|value|amount)|"
                        r"calculate|compute|find|determine|solve|work[ \t]+out|what[ \t]+percent(?:age)?|in[ \t]+total)\b")
-_EN_FUNCTION = frozenset("""the of and to a an in is it that for on with as was are be been this by at or from not
-he she they we you i his her their our your my its him them me us has have had will would can could do does did
-so if then than there what which who when where how why all any some no only just also about into over after
-before up out very more most such these those here were being""".split())
 
 
 @dataclass
@@ -88,7 +81,7 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
     """Grow a name span over adjacent initials, particles and capitalised words on its line."""
     while True:
         m = re.match(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP})", text[e:])
-        if m and m.group(1).lower() not in _STOP and not _is_sentence_start(text, e + m.start(1)) \
+        if m and m.group(1).lower() not in NAME_STOPS and not _is_sentence_start(text, e + m.start(1)) \
                 and not _acronym(m.group(1)):
             e += m.end()
             continue
@@ -98,7 +91,7 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
         break
     while True:
         m = re.search(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z", text[max(0, s - 40):s])
-        if not m or m.group(1).lower() in _STOP or _acronym(m.group(1)) \
+        if not m or m.group(1).lower() in NAME_STOPS or _acronym(m.group(1)) \
                 or _is_sentence_start(text, s - (len(text[max(0, s - 40):s]) - m.start(1))):
             break
         s -= len(text[max(0, s - 40):s]) - m.start(1)
@@ -174,10 +167,6 @@ _ADDRESSED = re.compile(r"(?i:\b(?:hi|hey|hello|hiya|thanks|thank[ \t]+you|thx|t
                         r"congrats|congratulations|happy[ \t]+birthday|bye|goodnight|good[ \t]+night|welcome|"
                         r"sorry|dear|go)),?[ \t]+([A-Z][a-z'’\-]+)(?=[ \t]*(?:[!?.,:;)]|$))|"
                         r",[ \t]*([A-Z][a-z'’\-]+)(?=[ \t]*(?:[!?]|$))", re.MULTILINE)
-_MONTHS = frozenset("january february march april may june july august september october november december".split())
-_NOT_VOCATIVE = frozenset("""yes no well ok okay now so then also however sure please thanks hi hello hey sorry oh
-actually honestly remember look listen note first second third finally today tomorrow yesterday meanwhile besides
-again anyway instead otherwise still sadly luckily unfortunately fortunately ideally""".split())
 
 
 def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
@@ -186,19 +175,19 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
     spans = []
     for m in _WEAK_CUE.finditer(text):
         n = _WEAK_NAME.match(text, m.end())
-        if n and n.group(0).split()[0].lower() not in _STOP and not _acronym(n.group(0).split()[0]):
+        if n and n.group(0).split()[0].lower() not in NAME_STOPS and not _acronym(n.group(0).split()[0]):
             spans.append((n.start(), n.end()))
     spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
-              if m.group(1).lower() not in _NOT_VOCATIVE and m.group(1).lower() not in _STOP]
-    spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in _STOP]
+              if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS]
+    spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in NAME_STOPS]
     names = given_names()
     for m in _ADDRESSED.finditer(text):
         g = 1 if m.group(1) else 2
-        if m.group(g) in names and m.group(g).lower() not in _MONTHS:
+        if m.group(g) in names and m.group(g).lower() not in MONTHS:
             spans.append((m.start(g), m.end(g)))
     for m in _SPEAKING.finditer(text):
         first = m.group(1).split()[0]
-        if first.lower() in _STOP | _NOT_VOCATIVE or first.lower() in STOP_WORDS or _acronym(first):
+        if first.lower() in NAME_STOPS | NOT_VOCATIVE or first.lower() in STOP_WORDS or _acronym(first):
             continue
         # opening a sentence a dictionary word is as likely a common noun ("Critics believed", "Mother smiled")
         if _is_sentence_start(text, m.start(1)) and " " not in m.group(1).strip() \
@@ -221,7 +210,7 @@ def cue_names(text: str) -> list[tuple[int, int]]:
         taken = []
         for w in words[:3]:
             gap = text[m.end() + taken[-1].end():m.end() + w.start()] if taken else ""
-            if w.group(0).lower().rstrip(".") in _STOP or gap.strip(" \t"):
+            if w.group(0).lower().rstrip(".") in NAME_STOPS or gap.strip(" \t"):
                 break  # a name stops at a function word, a line break or punctuation
             taken.append(w)
         if taken:
@@ -234,13 +223,6 @@ _LINE_NAME = re.compile(rf"^[ \t>?*\-]*((?:{_CAP}|[A-Z]\.?)(?:[ \t]+(?:{_PARTICL
                         re.MULTILINE)
 # "Nicole: Remember me, Mary?": a speaker, then a line of speech (3+ words ending a sentence)
 _SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\n]*[.!?\"”][ \t]*$", re.MULTILINE)
-# Line labels of ordinary prompts, never speakers' names
-_LABELS = frozenset("""question answer input output note example context summary title text q a user assistant system
-human bot ai step solution hint translation options option instruction instructions response task review source
-target premise hypothesis sentence document passage article claim description name date subject from to cc bcc
-re fwd comment comments reply problem exercise query result results reference references table figure chapter
-section part topic category label prompt story poem code error warning tip rule rules goal reason explanation
-important update edit ps nb tldr abstract conclusion introduction background method methods discussion""".split())
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
 _SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+\d{{1,3}}(?:-\d{{1,3}})?(?:[ \t]*\*)?")
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
@@ -274,11 +256,11 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     or a pair ("Park and Mann") of names one of which is known; and every other occurrence of a found name or
     of its words."""
     spans = [(m.start(1), m.end(1)) for m in _INITIALLED.finditer(text)
-             if m.group(1).split()[0].lower() not in _STOP]
+             if m.group(1).split()[0].lower() not in NAME_STOPS]
     if contact_details:
         spans += [(m.start(1), m.end(1)) for m in _LINE_NAME.finditer(text)
-                  if not any(w.lower() in _LABELS for w in m.group(1).split())]
-    speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in _LABELS]
+                  if not any(w.lower() in LINE_LABELS for w in m.group(1).split())]
+    speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS]
     if len({m.group(1) for m in speakers}) >= 2:
         spans += [(m.start(1), m.end(1)) for m in speakers]
     said = []  # what a sentence says of somebody, each pattern run only where its cheap test holds
@@ -287,12 +269,12 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     if "'s " in text or "’s " in text:
         said += _KIN_POSSESSOR.finditer(text)
     spans += [(m.start(1), m.end(1)) for m in said
-              if m.group(1).split()[0].lower() not in _STOP and not _acronym(m.group(1).split()[0])]
+              if m.group(1).split()[0].lower() not in NAME_STOPS and not _acronym(m.group(1).split()[0])]
     known = found + spans
     for m in _PAIR.finditer(text):  # the partner of a known name in "X and Y"
         for mine, other in ((1, 2), (2, 1)):
             if any(s <= m.start(other) and m.end(other) <= e for s, e in known) \
-                    and m.group(mine).lower() not in _STOP and not _acronym(m.group(mine)):
+                    and m.group(mine).lower() not in NAME_STOPS and not _acronym(m.group(mine)):
                 spans.append((m.start(mine), m.end(mine)))
     for m in _LIST.finditer(text):
         items = list(re.finditer(_CAP, m.group(0)))
@@ -315,7 +297,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         from_sure = any(a < e and s < b for a, b in sure)
         for m in re.finditer(r"[^\W\d_][\w'’\-]{2,}", text[s:e]):
             w = re.sub(r"['’]s\Z", "", m.group(0))
-            if w[0].isupper() and w.lower() not in _STOP and not NEVER_A_NAME.match(w) \
+            if w[0].isupper() and w.lower() not in NAME_STOPS and not NEVER_A_NAME.match(w) \
                     and (from_sure or not in_vocabulary(w, vocabulary)):
                 words.add(w)
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
@@ -341,7 +323,7 @@ def lowercase_text(text: str) -> bool:
 
 def capitalised_copy(text: str) -> str | None:
     """`text` with every word that is not a function word capitalised, same length; None if it changes."""
-    out = re.sub(r"[^\W\d_][\w'’\-]*", lambda m: m.group(0) if m.group(0) in _STOP else m.group(0)[:1].upper() + m.group(0)[1:], text)
+    out = re.sub(r"[^\W\d_][\w'’\-]*", lambda m: m.group(0) if m.group(0) in NAME_STOPS else m.group(0)[:1].upper() + m.group(0)[1:], text)
     return out if len(out) == len(text) else None
 
 
@@ -370,9 +352,9 @@ def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
             chunks += [(line.start(), line.group(0)[:colon]), (line.start() + colon + 1, line.group(0)[colon + 1:])]
     for start, chunk in chunks:
         words = re.findall(r"[^\W\d_]+", chunk)
-        if len(words) < 5 or sum(w.lower() in _EN_FUNCTION for w in words) >= 0.12 * len(words) + 1:
+        if len(words) < 5 or sum(w.lower() in ENGLISH_FUNCTION_WORDS for w in words) >= 0.12 * len(words) + 1:
             continue  # (a language identifier guesses wildly on fewer words)
-        if sum(w[0].islower() and len(w) > 1 and w not in _EN_FUNCTION for w in words) < 2:
+        if sum(w[0].islower() and len(w) > 1 and w not in ENGLISH_FUNCTION_WORDS for w in words) < 2:
             continue  # a line of capitalised words ("Maja S Hermansen") is a name, not a sentence of a language
         if langid(chunk) != "en":
             out.append((start, start + len(chunk)))
@@ -456,7 +438,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
-    cued += rule_names(text, lambda w: w.lower() in _STOP or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))
+    cued += rule_names(text, lambda w: w.lower() in NAME_STOPS or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
     sure = [(s, e) for s, e in ner if any(a < e and s < b for a, b in people)] + titled + cued
     ner += structural_names(view, bool(contact_details), ner + titled + cued, vocabulary, sure)
@@ -520,8 +502,6 @@ def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list
     return [(s, e) for s, e in ner if text[s:e] not in kept and not set(text[s:e].split()) <= words]
 
 
-_AFTER_A_VERB = frozenset("""the a an on in to for with about your my our their this that these those me us you it
-him her them some all each every any up down out into from at by of yourself yourselves""".split())
 
 
 def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
@@ -540,7 +520,7 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     # opening a sentence, a word before an article, preposition or pronoun reads as a verb ("Embark on",
     # "Embrace the"); before a verb it is the subject and may well be a name ("Anna is", "Dexter lives")
     nxt = ent.doc[ent.end].lower_ if ent.end < len(ent.doc) else ""
-    if not (alone or opening and nxt in _AFTER_A_VERB):
+    if not (alone or opening and nxt in AFTER_A_VERB):
         return False
     return not any(len(other) > 1 and ent.text in other.text.split() for other in ent.doc.ents)
 

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from beam_jobs.pii_names import union_spans
-from beam_jobs.pii_words import country_names
+from beam_jobs.pii_words import NOT_HANDLES, country_names
 from beam_jobs.presidio_loader import import_presidio
 
 import_presidio()
@@ -421,11 +421,6 @@ class ContextLicenceRecognizer(EntityRecognizer):
 # chat broadcast ("@everyone")
 _HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30})(?![\w@]|\.\w|/|\()")
 _DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
-_NOT_HANDLES = frozenset("""param params return returns throws throw exception author see since deprecated link code
-version override todo media import keyframes charset supports page namespace font echo staticmethod classmethod
-property dataclass abstractmethod cached_property wraps pytest fixture test before after everyone here channel all
-interface implementation end synthesize protocol optional required objc autoreleasepool selector inline
-tailwind apply layer extend include mixin use forward function if else each while for debug warn error""".split())
 
 
 class HandleRecognizer(EntityRecognizer):
@@ -443,7 +438,7 @@ class HandleRecognizer(EntityRecognizer):
         out = []
         for m in _HANDLE.finditer(text):
             name = m.group(1)
-            if name.lower() in _NOT_HANDLES:
+            if name.lower() in NOT_HANDLES:
                 continue
             line_start = text.rfind("\n", 0, m.start()) + 1
             line_end = text.find("\n", m.end())

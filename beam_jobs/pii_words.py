@@ -110,3 +110,44 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
             value = getattr(provider, attr, None) or ()
             names.update(w for w in value if isinstance(w, str) and w[:1].isupper())
     return frozenset(names)
+
+
+# ---- words the name finders (pii_names) and the handle recognizer (pii_patterns) read ----------------------
+
+# Words a name never holds or runs over: function words, greetings, a few numerals and adjectives
+NAME_STOPS = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been am i me
+my we our you your he him his she her it its they them their this that these those there here what which who
+whom whose when where why how not no yes so too very just also please thanks thank hi hello hey dear sir madam
+all any some every each both either neither one two three first last new old good great same other""".split())
+
+# Function words that tell a passage is English (non_english_ranges counts them)
+ENGLISH_FUNCTION_WORDS = frozenset("""the of and to a an in is it that for on with as was are be been this by at or from not
+he she they we you i his her their our your my its him them me us has have had will would can could do does did
+so if then than there what which who when where how why all any some no only just also about into over after
+before up out very more most such these those here were being""".split())
+
+# Words that open a line with a comma but address nobody ("Well, can you ...")
+NOT_VOCATIVE = frozenset("""yes no well ok okay now so then also however sure please thanks hi hello hey sorry oh
+actually honestly remember look listen note first second third finally today tomorrow yesterday meanwhile besides
+again anyway instead otherwise still sadly luckily unfortunately fortunately ideally""".split())
+
+# Line labels of ordinary prompts, never speakers' names
+LINE_LABELS = frozenset("""question answer input output note example context summary title text q a user assistant system
+human bot ai step solution hint translation options option instruction instructions response task review source
+target premise hypothesis sentence document passage article claim description name date subject from to cc bcc
+re fwd comment comments reply problem exercise query result results reference references table figure chapter
+section part topic category label prompt story poem code error warning tip rule rules goal reason explanation
+important update edit ps nb tldr abstract conclusion introduction background method methods discussion""".split())
+
+# Words after which a capitalised dictionary word opening a sentence reads as a verb ("Embark on")
+AFTER_A_VERB = frozenset("""the a an on in to for with about your my our their this that these those me us you it
+him her them some all each every any up down out into from at by of yourself yourselves""".split())
+
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+
+# What follows '@' in code, docs and CSS, never an account ("@param", "@media", "@everyone")
+NOT_HANDLES = frozenset("""param params return returns throws throw exception author see since deprecated link code
+version override todo media import keyframes charset supports page namespace font echo staticmethod classmethod
+property dataclass abstractmethod cached_property wraps pytest fixture test before after everyone here channel all
+interface implementation end synthesize protocol optional required objc autoreleasepool selector inline
+tailwind apply layer extend include mixin use forward function if else each while for debug warn error""".split())
