@@ -77,10 +77,14 @@ def union_spans(spans) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
+_NEXT_NAME_WORD = re.compile(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP})")
+_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z")
+
+
 def complete(text: str, s: int, e: int) -> tuple[int, int]:
     """Grow a name span over adjacent initials, particles and capitalised words on its line."""
     while True:
-        m = re.match(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP})", text[e:])
+        m = _NEXT_NAME_WORD.match(text[e:])
         if m and m.group(1).lower() not in NAME_STOPS and not _is_sentence_start(text, e + m.start(1)) \
                 and not _acronym(m.group(1)):
             e += m.end()
@@ -90,7 +94,7 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             e += m.end()
         break
     while True:
-        m = re.search(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z", text[max(0, s - 40):s])
+        m = _PREVIOUS_NAME_WORD.search(text[max(0, s - 40):s])
         if not m or m.group(1).lower() in NAME_STOPS or _acronym(m.group(1)) \
                 or _is_sentence_start(text, s - (len(text[max(0, s - 40):s]) - m.start(1))):
             break
@@ -260,7 +264,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     if contact_details:
         spans += [(m.start(1), m.end(1)) for m in _LINE_NAME.finditer(text)
                   if not any(w.lower() in LINE_LABELS for w in m.group(1).split())]
-    speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS]
+    speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS] if ":" in text else []
     if len({m.group(1) for m in speakers}) >= 2:
         spans += [(m.start(1), m.end(1)) for m in speakers]
     said = []  # what a sentence says of somebody, each pattern run only where its cheap test holds
@@ -303,10 +307,24 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
     words |= {w.lower() for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
-    if words:
-        alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-        spans += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w'’\-])(?:{alt})(?![\w\-])", text)]
-    return spans
+    return spans + _occurrences(text, words)
+
+
+def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
+    """Where each of `words` stands in `text` as a whole word: no letter, digit, "_", "-" or apostrophe
+    before it, no letter, digit, "_" or "-" after it ("Smith" in "Smith's", not in "Smithson"). A scan per
+    word, not one regex of them all: a pattern built per text would push the constant ones out of re's cache."""
+    out = []
+    for w in words:
+        i = text.find(w)
+        while i >= 0:
+            j = i + len(w)
+            before = text[i - 1] if i else " "
+            after = text[j] if j < len(text) else " "
+            if not (before.isalnum() or before in "_-'’") and not (after.isalnum() or after in "_-"):
+                out.append((i, j))
+            i = text.find(w, i + 1)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -466,15 +484,18 @@ def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     if not vocabulary:
         return []
     names, text, out = _lower_given(), doc.text, []
-    for t in doc:
-        w = t.text
-        if not (w.islower() and w in names) or w in STOP_WORDS or in_vocabulary(w, vocabulary):
+    for m in _LOWER_WORD.finditer(text):  # a scan of the text: iterating spaCy's tokens cost 0.1 ms a prompt
+        w = m.group(0)
+        if w not in names or w in STOP_WORDS or in_vocabulary(w, vocabulary):
             continue
-        s, e = t.idx, t.idx + len(w)
+        s, e = m.span()
         if text[s - 1:s] in _CODE_NEIGHBOUR or text[e:e + 1] in _CODE_NEIGHBOUR and text[e:e + 1]:
             continue
         out.append((s, e))
     return out
+
+
+_LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{4,}(?![^\W\d_])")
 
 
 def _never_a_name(span: str) -> bool:
