@@ -133,8 +133,15 @@ def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
                 tuple("abcdefghijklmnopqrstuvwxyz,;:(")):
             continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"
         out.append((m.start(1), m.end(1)))
-    out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text) if m.group(1) not in DOTTED_NOT_INITIALS]
+    out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text) if m.group(1) not in DOTTED_NOT_INITIALS
+            and not _STATE_OF.search(text[max(0, m.start(1) - 10):m.start(1)])
+            and not _NUMBERED.match(text, m.end(1))]
     return out
+
+
+# dotted letters that name a state or a numbered filing, not a person: "State of A.P.", "I.A. No. 5/2014"
+_STATE_OF = re.compile(r"(?i)\bstate[ \t]+of[ \t]+\Z")
+_NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
 
 
 # A case's parties: "Wade v. Jacobs", "SMITH v. THE UNITED KINGDOM", "in Brown against the United States"
@@ -219,7 +226,8 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Counsel: E.Varadarajan and A.J.Mathew", ["E.Varadarajan", "A.J.Mathew"]),
                     ("The report was signed by Ms T. Okoye.", ["T. Okoye"]),
                     ("a witness, K.T., who had worked there", ["K.T."])),
-             leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "We chose plan B. Then it rained.")),
+             leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "We chose plan B. Then it rained.",
+                     "Respondent: State of U.P.", "the application I.A. No. 5/2014 was allowed")),
     NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),

@@ -150,7 +150,12 @@ class InternationalAddressRecognizer(EntityRecognizer):
         spans = address_spans(text)
         if self.vocabulary:
             spans = union_spans(spans + named_streets(text, self.vocabulary))
-        return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in spans]
+        return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in spans if not _CITATION.fullmatch(text[s:e])]
+
+
+# A law report's citation ("AIR 1987 AP 53", "(2008) 14 SCC 337", "1967 SLR 759"): numbers around a
+# reporter's abbreviation, no street word
+_CITATION = re.compile(r"(?:AIR[ \t]+)?\(?\d{1,4}\)?(?:[ \t]+\d{1,4})?[ \t]+(?:[A-Z][A-Za-z]{0,3}\.?[ \t]+){1,3}\d{1,5}")
 
 
 @lru_cache(maxsize=1)

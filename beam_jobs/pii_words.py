@@ -48,7 +48,9 @@ NEVER_A_NAME = re.compile(
     r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|"
     r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey|"
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
-    r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern)$")
+    r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern|"
+    # company forms and the words of court filings ("Ltd", "Versus", "Govt. Advocate", "Cwp No.")
+    r"ltd|pvt|llp|plc|inc|corp|versus|vs|govt|cwp|crl|slp|wp|proh|clause|ors)$")
 
 # Section labels of clinical and case notes ("Neuro: A&O x3", "Resp: LS clear"): never a name before their colon
 NOTE_LABELS = frozenset("""neuro neurologic resp respiratory pulm pulmonary cardiac cardio cv cvs gi gu renal skin
