@@ -41,6 +41,7 @@ _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
 _HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
 _POSSESSIVE = re.compile(r"['’]s\Z")
+_CONTRACTION = re.compile(r"(?i)['’](?:m|d|ll|ve|re|t)\Z|n['’]t\Z|^i['’]")  # "wouldn't", "I'm", "you'd"
 _CAPITALISED_NEXT = re.compile(rf"[ \t]+{_CAPWORD}")
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,3})(?=[\s,;:)]|$)")
 
@@ -109,7 +110,9 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
         word = m.group(1).split()[-1]
         if word.lower() in NOT_ADDRESSED or word.lower() in ("and", "or", "the", "of", "to", "is", "was"):
             continue
-        if word.islower() and (is_function_word(word) or not _HONORIFIC.match(m.group(0)) and is_word(word)):
+        if is_function_word(word) and word.capitalize() not in given_names() or _CONTRACTION.search(word):
+            continue  # "Justice. It is", "Madam Speaker"'s "It"; "Will" stays (a given name)
+        if word.islower() and not _HONORIFIC.match(m.group(0)) and is_word(word):
             continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name
         initials = re.match(r"(?:[A-Z]\.[ \t]*)+", m.group(1))
         if initials and word.islower():  # "Mrs K. testified": the initials are the name, the verb is not
@@ -184,7 +187,7 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _KIN.finditer(text):
         w = m.group(1)
-        if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED \
+        if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or _CONTRACTION.search(w) \
                 or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
             continue
         if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))):
@@ -232,7 +235,8 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),
                     ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"])),
-             leaves=("My sister is a nurse at the clinic.", "His daughter called twice.",
+             leaves=("My sister is a nurse at the clinic.", "His daughter called twice.", "Her mom wouldn't let her.",
+                     "Mom I'm awake now.",
                      "years after his mother died there", "a neighbour told reporters",
                      "a member of the sister Indian National Congress")),
     NameRule("case_parties", "the private parties of a case's title or citation", _case_parties,

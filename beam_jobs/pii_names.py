@@ -510,7 +510,10 @@ def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     parties), or words that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _TITLE_BEFORE.search(text[max(0, s - 8):s]))
-            and not _never_a_name(text[s:e])]
+            and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])]
+
+
+_PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['’](?:m|d|ll|ve|re|s)")
 
 
 _TITLE_BEFORE = re.compile(rf"\b{TITLES}\.?[ \t]+\Z")
