@@ -168,9 +168,10 @@ _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|ple
 # the follow, Kent!", "Hi Harry", "love you Miranda")
 # (after a comma only before "!", "?" or the line's end: "in Paris, Jordan, Victoria" is a list of places)
 _ADDRESSED = re.compile(r"(?i:\b(?:hi|hey|hello|hiya|thanks|thank[ \t]+you|thx|ty|love[ \t]+you|miss[ \t]+you|"
-                        r"congrats|congratulations|happy[ \t]+birthday|bye|goodnight|good[ \t]+night|welcome|"
-                        r"sorry|dear|go)),?[ \t]+([A-Z][a-z'’\-]+)(?=[ \t]*(?:[!?.,:;)]|$))|"
-                        r",[ \t]*([A-Z][a-z'’\-]+)(?=[ \t]*(?:[!?]|$))", re.MULTILINE)
+                        r"congrats|congratulations|happy[ \t]+(?:birthday|new[ \t]+year)|merry[ \t]+christmas|"
+                        r"good[ \t]+luck|bye|goodnight|good[ \t]+night|welcome|sorry|dear|go)),?[ \t]+"
+                        r"([A-Za-z][a-z'’\-]+|[A-Z]{2,})(?![\w'’\-])|"
+                        r",[ \t]*([A-Z][a-z'’\-]+|[A-Z]{2,})(?=[ \t]*(?:[!?]|$))", re.MULTILINE)
 
 
 def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
@@ -185,9 +186,13 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
               if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS]
     spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in NAME_STOPS]
     names = given_names()
+    english = given_names(ENGLISH_LOCALES)
     for m in _ADDRESSED.finditer(text):
         g = 1 if m.group(1) else 2
-        if m.group(g) in names and m.group(g).lower() not in MONTHS:
+        w = m.group(g)
+        # a greeting's name in any case ("hey tanner", "VLOGS ESTEE!"); in lower case an English given name only
+        if w.lower() not in MONTHS and w.lower() not in STOP_WORDS and (
+                w.capitalize() in english if w.islower() else w.capitalize() in names):
             spans.append((m.start(g), m.end(g)))
     for m in _SPEAKING.finditer(text):
         first = m.group(1).split()[0]
