@@ -197,6 +197,23 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+_DASH_SIGNATURE = re.compile(r"(?:\A|\n)([^\n]*)\n[ \t]*[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+[^\W\d_][\w'’\-]+)?)[ \t]*\s*\Z")
+
+
+def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A message's last line, a name after a dash, as mail is signed ("-Kay", "--sally"), when the line above
+    is no list item: a word no dictionary holds, or an English given name."""
+    m = _DASH_SIGNATURE.search(text)
+    if not m or re.match(r"[ \t]*(?:[-–—~*•]|\d+[.)])", m.group(1)):
+        return []  # the last item of a list ("- Mix\n- Bake")
+    first = m.group(2).split()[0]
+    if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or _CONTRACTION.search(first):
+        return []
+    if not is_word(first) or first.capitalize() in given_names(("en_US", "en_GB")):
+        return [(m.start(2), m.end(2))]
+    return []
+
+
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
     dictionary words: its signature ("...\n\nVaclav")."""
@@ -244,6 +261,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),
                     ("as in Hurst against the United States", ["Hurst"])),
              leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
+    NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", _dash_signature_names,
+             finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"])),
+             leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion")),

@@ -432,8 +432,10 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             if d is cased_doc and len(ent) == 1 and in_vocabulary(ent.text, vocabulary) \
                     and ent.text not in given_names(ENGLISH_LOCALES):
                 continue  # a capitalised copy makes every word look like a name: "the Photo"
-            if len(ent) == 1 and ent.text.lower() in NOTE_LABELS and text[e:e + 1] == ":":
-                continue  # a note's section label ("Resp:"); abbreviations ("NSR 70s") stay: 3-letter
+            if len(ent) == 1 and text[e:e + 1] == ":" and (ent.text.lower() in NOTE_LABELS or in_vocabulary(
+                    ent.text, vocabulary) and ent.text not in given_names() and not text[s - 1:s].strip()
+                    and text[e + 1:].lstrip(" \t")[:1] in ("\n", "")):
+                continue  # a section label ("Resp: ...", a heading "Pros:"); abbreviations ("NSR 70s") stay: 3-letter
                 # capitals are names as often ("wife KIM", "JOE"), measured: dropping them cost 1.3 points of BTC
             if ent.label_ in ("PERSON", "PER") and not _common_word_alone(ent, vocabulary) \
                     or ent.label_ in _OTHER_LABELS and (_in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)

@@ -392,3 +392,9 @@ def test_lower_case_given_names_in_cased_chat(pii):
 def test_score_lists_of_countries_and_sections_stay(pii):
     for text in ("Final standings: Germany 12, France 9, Italy 7", "See Chapter 3, Section 4 and Table 2"):
         assert pii(text).text == text
+
+
+def test_headings_and_list_items_stay_a_dash_signature_goes(pii):
+    for text in ("Pros:\n- cheap\n- Fast", "Steps:\n- Mix the flour\n- Bake"):
+        assert pii(text).text == text, pii(text).text
+    assert "Kasimira" not in pii("Sounds good, see you then.\n-Kasimira").text
