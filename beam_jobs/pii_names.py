@@ -235,6 +235,9 @@ _SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
 _SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+\d{{1,3}}(?:-\d{{1,3}})?(?:[ \t]*\*)?")
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
+_RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
+                     rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
+                     r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
 _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&)[ \t]+({_CAP})(?![\w'’\-])")  # "Park and Mann"
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
 _PERSON_PREDICATE = re.compile(
@@ -298,6 +301,14 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
                 not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS and w not in _countries()
                 and not _acronym(w) for w in words):
             spans += items
+    # a match result ("Halvorsen beat Kowalski 6-4 3-6"): both players, unless a side is a country or a
+    # dictionary word (a team: "Germany beat France 2-1")
+    for m in _RESULT.finditer(text):
+        for g in (1, 2):
+            side = m.group(g)
+            if side not in _countries() and not any(in_vocabulary(w, vocabulary) and w not in given_names()
+                                                    for w in side.split()):
+                spans.append((m.start(g), m.end(g)))
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
     # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread

@@ -348,6 +348,7 @@ def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
                                                                          "Thistlewood", "Pemberton", "Okonjo"]),
     ("Scorers: Haverkamp 23, Ouedraogo 67 pen", ["Haverkamp", "Ouedraogo"]),
     ("Ruritania 339 (Qadirzai 148, Nawabshahi 45; Pemberton 4-78)", ["Qadirzai", "Nawabshahi", "Pemberton"]),
+    ("Halvorsen beat Kowalczykowa 6-4 3-6 7-5 to reach the final.", ["Halvorsen", "Kowalczykowa"]),
     ("Results: 1. Lindqvist (SWE) 2:05.3 2. Brennan (IRL) 2:06.1", ["Lindqvist", "Brennan"]),
     ("OKONJO scored twice before HAVERKAMP replaced him.", ["OKONJO", "HAVERKAMP"]),         # capitals
     ("CASE OF WIERZBOWSKI v. POLAND\n\nThe applicant, Mr Jan Wierzbowski, was born in 1957.", ["WIERZBOWSKI",
@@ -390,7 +391,8 @@ def test_lower_case_given_names_in_cased_chat(pii):
 
 
 def test_score_lists_of_countries_and_sections_stay(pii):
-    for text in ("Final standings: Germany 12, France 9, Italy 7", "See Chapter 3, Section 4 and Table 2"):
+    for text in ("Final standings: Germany 12, France 9, Italy 7", "See Chapter 3, Section 4 and Table 2",
+                 "Germany beat France 2-1 in the final."):
         assert pii(text).text == text
 
 
