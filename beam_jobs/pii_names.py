@@ -457,7 +457,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         # in normally cased text a lower-case PERSON of the trained model stands (it learnt lower-case names
         # from real text: "seen by dr smith"); any other lower-case candidate is a word misread ("anna")
         lower_people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON"
-                        and ent.text[:1].islower() and "\n" not in ent.text
+                        and ent.text[:1].islower() and "\n" not in ent.text and not _DIGIT.search(ent.text)
                         and not all(t.is_stop for t in ent)]
         ner = [_without_lower_lead(text, s, e) for s, e in ner]
         ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()] + lower_people
@@ -528,7 +528,13 @@ def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     parties), or words that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _TITLE_BEFORE.search(text[max(0, s - 8):s]))
-            and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])]
+            and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
+            and (_PLAIN_WORD.search(text[s:e]) or _TITLE_BEFORE.search(text[max(0, s - 8):s]))]
+
+
+# a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
+_DIGIT = re.compile(r"\d")
+_PLAIN_WORD = re.compile(r"(?<![\w&])[^\W\d_]{2,}(?![\w&])")
 
 
 _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['’](?:m|d|ll|ve|re|s)")

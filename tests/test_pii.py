@@ -400,3 +400,8 @@ def test_headings_and_list_items_stay_a_dash_signature_goes(pii):
     for text in ("Pros:\n- cheap\n- Fast", "Steps:\n- Mix the flour\n- Bake"):
         assert pii(text).text == text, pii(text).text
     assert "Kasimira" not in pii("Sounds good, see you then.\n-Kasimira").text
+
+
+def test_note_shorthand_is_no_name(pii):
+    text = "Neuro: A&O x3, follows commands. Plan: cont to monitor, wean O2 as tol."
+    assert pii(text).text == text, pii(text).text
