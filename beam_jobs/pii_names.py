@@ -534,7 +534,7 @@ def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
 _DIGIT = re.compile(r"\d")
-_PLAIN_WORD = re.compile(r"(?<![\w&])[^\W\d_]{2,}(?![\w&])")
+_PLAIN_WORD = re.compile(r"(?<![\w&])[^\W\d_]{2,}(?![\w&])|(?:[A-Z]\.[ \t]?){2,}")  # or dotted initials ("J.P.")
 
 
 _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['’](?:m|d|ll|ve|re|s)")
