@@ -694,8 +694,9 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
                 or w.lower() in KNOWN_PRODUCTS:
             continue
-        if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e):
-            continue
+        if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e) \
+                or _IN_A_PLACE.search(text[max(0, s - 12):s]):
+            continue  # ... or where a place stands ("Near Tal Afar, three strikes")
         line_start = text.rfind("\n", 0, s) + 1
         line_end = text.find("\n", e)
         line = text[line_start:len(text) if line_end < 0 else line_end]

@@ -50,7 +50,9 @@ NEVER_A_NAME = re.compile(
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
     r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern|"
     # company forms and the words of court filings ("Ltd", "Versus", "Govt. Advocate", "Cwp No.")
-    r"ltd|pvt|llp|plc|inc|corp|versus|vs|govt|cwp|crl|slp|wp|proh|clause|ors)$")
+    r"ltd|pvt|llp|plc|inc|corp|versus|vs|govt|cwp|crl|slp|wp|proh|clause|ors|"
+    # military ranks, abbreviated ("Maj. Gen. Gary J. Volesky")
+    r"maj|gen|col|lt|sgt|cpl|capt|adm|brig|cmdr|cdr|lieut)$")
 
 # Section labels of clinical and case notes ("Neuro: A&O x3", "Resp: LS clear"): never a name before their colon
 NOTE_LABELS = frozenset("""neuro neurologic resp respiratory pulm pulmonary cardiac cardio cv cvs gi gu renal skin
