@@ -36,7 +36,26 @@ def card(recipe_dir: Path, head_dir: Path, recipe_cmd: str, extra: str = "") -> 
         f"{cfg.get('draft_vocab_size')} of {cfg.get('vocab_size')} target ids; SGLang format, bfloat16, "
         f"{f.get('builtin_head_mb')} MB (`model.safetensors`).",
         f"- Trained {f.get('train_steps')} steps on {f.get('train_tokens')} tokens (packed rows, prompt tokens "
-        "included; the loss reads the answer tokens only).",
+        "included; the loss reads the answer tokens only)" + (" in a second pass, warm-started (below)." if
+                                                               f.get("warm_start") else "."),
+    ]
+    ws = f.get("warm_start")
+    if ws:
+        tc, fe1 = ws.get("train_config") or {}, ws.get("first_pass_final_eval") or {}
+        tau1 = ", ".join(f"{tuple(r['setting'])} {_fmt(r.get('accept_length'))}" for r in fe1.get("runs", []))
+        ft = ws.get("feature_tokens") or {}
+        lines += [
+            f"- Two passes. The first trained a new head {ws.get('first_pass_steps')} steps "
+            f"({ws.get('first_pass_tokens')} tokens) on `feats` ({ft.get('feats')} feature tokens, the first "
+            f"sample of clean prompts); measured τ of that head on the same held-out turns: {tau1 or 'not measured'}. "
+            f"The second pass (`--init-from run/best`: its weights and draft vocabulary, a fresh schedule) read "
+            f"`feats` + `feats2` ({ft.get('feats2')} feature tokens: the answers to the "
+            f"{(ws.get('generate2_counts') or {}).get('out')} clean prompts the first sample left out) for "
+            f"{tc.get('epochs')} epochs, peak lr {tc.get('lr')} (cosine to {tc.get('min_lr_ratio')}), "
+            f"{tc.get('warmup_steps')} warm-up steps, seq-len {tc.get('seq_len')}, batch {tc.get('batch_size')}, "
+            f"TTT steps {tc.get('ttt_steps')}, seed {tc.get('seed')}.",
+        ]
+    lines += [
         "",
         "## Data",
         "",
@@ -50,11 +69,18 @@ def card(recipe_dir: Path, head_dir: Path, recipe_cmd: str, extra: str = "") -> 
                      f"{s.get('licence', '')} | `{s.get('sha256', '')[:16]}…` |")
     for m in man.get("missing", []):
         lines.append(f"| {m['name']} | {m['role']} (not given: skipped) | – | 0 | {m['url']} | | |")
+    if any(s["name"].startswith("gpteacher") and s["role"] == "train" for s in man["sets"]):
+        lines += ["", "**Terms.** GPTeacher's prompts were written by GPT-4, whose terms forbid using its output to "
+                  "develop competing models. Only the prompts were used (the target wrote every response), and the "
+                  "recipe accepts the two sets by name (`--allow-source`), which the clean manifest records; a team "
+                  "that will not accept that drops the two sets from `bench/recipe_data.py` and re-runs the recipe."]
     c = (man.get("clean") or {}).get("counts") or {}
     lines += ["", f"Clean (dedupe, near-dedupe, decontamination, PII): {c.get('prompts_in')} prompts in, "
               f"{c.get('prompts_out')} out, dropped {json.dumps(c.get('dropped'))}. Generated from "
               f"{man.get('generate_prompts', 'all')} of them (a seeded sample): "
-              f"{json.dumps(f.get('generate_counts'))}.",
+              f"{json.dumps(f.get('generate_counts'))}" + (
+                  f"; the second pass from the other {man['generate_prompts2']}: "
+                  f"{json.dumps((ws or {}).get('generate2_counts'))}." if man.get("generate_prompts2") else "."),
               "Decontamination is by containment of the evaluation prompts' character n-grams (threshold 0.8), "
               "not by meaning: paraphrases may remain.", "",
               "## Recipe and time per stage (this 2-core box, shared with other jobs)", "",
