@@ -265,6 +265,8 @@ class PiiFilter:
         from py3langid import rank
         rank("warm up")  # loads the language model now (0.5 s), not inside the first batch
         self._rank = rank
+        from beam_jobs.pii_names import warm_word_lists
+        warm_word_lists()  # Faker's name lists, read now (a prewarm thread overlaps it with reading the input)
 
     def langid(self, text: str) -> str:
         """The language of `text`; English unless another wins by a clear margin (30 nats of log-probability:

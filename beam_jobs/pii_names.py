@@ -487,6 +487,11 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
 
 
+def warm_word_lists() -> None:
+    """Read the cached word lists the finders load on first use."""
+    given_names(), given_names(ENGLISH_LOCALES), _lower_given(), _countries()
+
+
 @lru_cache(maxsize=1)
 def _lower_given() -> frozenset[str]:
     # English-speaking countries' lists only: other languages' names are words there ("einer", "del")
