@@ -292,3 +292,13 @@ def test_compare_ner_reads_a_model_folder(ev, tmp_path, monkeypatch):
     got, missing = rows
     assert got["person_recall"] == 0.5 and got["person_precision"] == 0.5 and got["cpu_ms_per_prompt"] >= 0
     assert "error" in missing
+
+
+def test_panel_sets_dev_split_is_the_one_rules_are_tuned_on(ev, tmp_path):
+    _write_wnut(tmp_path / "wnut17")
+    (tmp_path / "wnut17" / "emerging.dev.conll").write_text(
+        "ask\tO\nAnna\tB-person\n\nno\tO\nnames\tO\nhere\tO\n\nquiet\tO\nday\tO\n")
+    s = ev.panel_sets(str(tmp_path), split="dev")["chat_forum/wnut17"]
+    # 'no names here' also stands in train: left out, as a test text in train or dev is
+    assert s["split"] == "wnut17:dev"
+    assert [r["text"] for r in s["labelled"]] == ["ask Anna"] and [r["text"] for r in s["person_free"]] == ["quiet day"]
