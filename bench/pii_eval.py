@@ -3,7 +3,8 @@ plain Presidio, plus the ordinary-prompt damage figure (issue 28 item 4).
 
 Panel (bench/pii_corpora.py loads and documents each corpus; fetched into ~/.cache/eaglekit/pii-corpora,
 never committed): every figure is on the corpus's TEST split (the person-name model trains on train+dev
-only); the split is named in the output beside each set.
+only); the split is named in the output beside each set. `--split dev` scores the dev splits instead: the
+panel a rule is tuned on, never the test split.
   legal/inlegalner      Indian court judgments, preambles and sentences (Legal-NLP-EkStep/legal_NER)
   legal/gum             GUM court transcripts + GENTLE legal documents (amir-zeldes/gum)
   official/re3d         UK, US, EU, Australian government statements and military press releases (dstl/re3d)
@@ -50,6 +51,7 @@ handles count (a redacted date or city would make every comparison trivial).
 
     python bench/pii_eval.py [--quick] [--data-dir DIR] [--corpora-dir DIR] [--show-leaks 20] [--model M]
                              [--keep-names-in none] [--no-presidio] [--compare-ner [MODEL_OR_FOLDER ...]]
+                             [--split dev]
 
 Targets (issue 28), eaglekit at its defaults, over the real-text sets with at least MIN_N labelled records:
 leak-free >= 0.95 on each and above plain Presidio's on each, strict >= 0.90, precision >= 0.90, person-free
