@@ -450,7 +450,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                 # capitals are names as often ("wife KIM", "JOE"), measured: dropping them cost 1.3 points of BTC
             if ent.label_ in ("PERSON", "PER") and not _common_word_alone(ent, vocabulary) \
                     or ent.label_ in _OTHER_LABELS and (_in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)
-                                                        and not _place_in_place(ent, text)):
+                                                        and not _place_in_place(ent, text)) \
+                    or ent.label_ in ("DATE", "TIME", "EVENT") and _given_and_surname(ent):  # "Ashley Day" DATE
                 ner.append((s, e))
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
     if cased_doc is None:
@@ -650,6 +651,17 @@ def in_vocabulary(word: str, vocabulary: frozenset[str]) -> bool:
     return any(f in vocabulary for f in forms)
 
 
+def _given_and_surname(ent) -> bool:
+    """Two or three capitalised words, the first a given name, none an acronym, a brand, an organisation or
+    place word, a month or a possessive ("Valentine's Day"): "Ewan Richards", "Ashley Day"."""
+    if any(t.text in ("'s", "’s") or t.is_digit for t in ent):
+        return False
+    words = [t.text for t in ent if not t.is_punct]
+    return 2 <= len(words) <= 3 and words[0] in given_names() and words[0].lower() not in MONTHS and all(
+        w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w)
+        and not _NOT_A_NAME_WORD.match(w) and w.lower() not in KNOWN_PRODUCTS for w in words[1:])
+
+
 def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     """An entity the NER labelled an organisation or a place that reads as a person's name. The small and
     medium English NERs label many names of other languages so ("Tomomi is from ..." ORG, "Hedvig
@@ -658,11 +670,9 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     places and people: "Oranges", "Britain", "Amazon"). Without a dictionary nothing is taken."""
     if not vocabulary or ent.label_ == "WORK_OF_ART":
         return False
-    words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s") and not t.is_digit]
-    if 2 <= len(words) <= 3 and words[0] in given_names() and all(
-            w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w)
-            and not _NOT_A_NAME_WORD.match(w) and w.lower() not in KNOWN_PRODUCTS for w in words[1:]):
+    if _given_and_surname(ent):
         return True  # a given name and a surname the dictionary may hold ("Ewan Richards" ORG, "Rose Walker" GPE)
+    words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s") and not t.is_digit]
     return 1 <= len(words) <= 3 and all(
         w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) and not _NOT_A_NAME_WORD.match(w)
         and not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS for w in words)
