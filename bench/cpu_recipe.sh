@@ -8,12 +8,14 @@
 # Every stage skips work already done (its output's manifest exists), so a killed run is resumed by running the
 # same command again; train resumes from its latest checkpoint.
 #
-#   bash bench/cpu_recipe.sh [WORK]            the real run (WORK default ~/.cache/eaglekit/cpu-recipe), ~90 min
+#   bash bench/cpu_recipe.sh [WORK]            the real run (WORK default ~/.cache/eaglekit/cpu-recipe), ~3 h (both passes)
 #   bash bench/cpu_recipe.sh --dry-run [WORK]  the same stages with the tiny target and tiny sizes (~1 min;
 #                                              tests/test_gpu_recipe.py runs it)
 #   SHIP=1 bash bench/cpu_recipe.sh [WORK]     also copy the head and its files into eaglekit/data/heads/
 #   STOP_AFTER=prepare bash bench/cpu_recipe.sh  stop once the prompts are clean (look at them, then re-run)
 #   PASS2=0 bash bench/cpu_recipe.sh [WORK]    one pass only (the head of run/ ships, as before 2026-11-24)
+#   CURVE=1 bash bench/cpu_recipe.sh [WORK]    also τ against training data: first-pass runs from scratch on 25 % and
+#                                              50 % of feats (CURVE_PCT), chain τ on 24 held-out turns (~25 min)
 #
 # Public sets: one file each under $RECIPE_SRC (default ~/.cache/eaglekit/recipe-data/src), names and origins
 # listed by `python bench/recipe_data.py sources`. Copy them there any way you like (git, curl, a USB stick);
@@ -43,7 +45,7 @@ if [ $mode = dry ]; then
 else
   W=$(mkdir -p "${1:-$HOME/.cache/eaglekit/cpu-recipe}" && cd "${1:-$HOME/.cache/eaglekit/cpu-recipe}" && pwd)
   TARGET=embedded SRC=${RECIPE_SRC:-$HOME/.cache/eaglekit/recipe-data/src} PII=""
-  # sized for ~90 min on 2 cores shared with other jobs: 900 of the ~1.3k clean prompts x <= 160 new tokens
+  # first pass sized for ~90 min on 2 cores shared with other jobs: 900 of the ~1.3k clean prompts x <= 160 new tokens
   N_SYNTH=${N_SYNTH:-400} MAX_NEW=${MAX_NEW:-160} GEN_BATCH=32 GEN_PROMPTS=${GEN_PROMPTS:-900} EVAL_TOKENS=64
   CAPS=${CAPS:-"--cap gpteacher_roleplay=450 --cap gpteacher_codegen=180 --cap gsm8k_train=100 --cap databricks_dolly_15k=300"}
   FEAT_ARGS="--codec bf16"
@@ -296,6 +298,76 @@ shutil.copy(f"{out}/result.json", ship)
 print(json.dumps(result))
 EOF
 $PY "$here/head_card.py" "$OUTD" "$HEAD_DIR"   # MODEL_CARD.md from the recorded figures
+
+# --- CURVE=1: τ against training data, separate first-pass runs from scratch on nested row subsets of feats --------
+# (rows whose sha1("subset:" + id) < fraction, so 25 % lies inside 50 %), the first pass's TRAIN_ARGS, measured with
+# the first pass's head and the shipped one on CURVE_PROMPTS held-out MT-bench turns (round-robin over categories)
+if [ "${CURVE:-0}" = 1 ]; then
+  CV=$W/curve; mkdir -p "$CV"
+  for p in ${CURVE_PCT:-25 50}; do
+    [ -s "$CV/feats$p/manifest.json" ] || $PY - "$OUTD/feats" "$CV/feats$p" "$p" <<'EOF'
+import hashlib, json, sys
+from pathlib import Path
+import pyarrow as pa, pyarrow.compute as pc
+from eaglekit.checksums import file_sha256
+src, out, frac = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]) / 100
+m = json.load(open(src / "manifest.json")); tmp = out.with_name(out.name + ".part"); tmp.mkdir(parents=True, exist_ok=True)
+shards = []
+for s in m["shards"]:
+    with pa.memory_map(str(src / s["file"])) as f:
+        r = pa.ipc.open_file(f); t = r.read_all(); schema = r.schema
+    keep = [i for i, x in enumerate(t["id"].to_pylist())
+            if int(hashlib.sha1(("subset:" + x).encode()).hexdigest()[:8], 16) / 2**32 < frac]
+    t2 = t.take(keep); p = tmp / s["file"]
+    with pa.OSFile(str(p), "wb") as sink, pa.ipc.new_file(sink, schema,
+                                                           options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
+        for b in t2.to_batches():
+            w.write_batch(b)
+    shards.append({**s, "rows": t2.num_rows, "tokens": int(pc.sum(pc.list_value_length(t2["input_ids"])).as_py() or 0),
+                   "bytes": p.stat().st_size, "sha256": file_sha256(p)})
+man = {k: v for k, v in m.items() if k not in ("shards", "num_rows", "num_tokens")}
+man.update({"shards": shards, "num_rows": sum(s["rows"] for s in shards), "num_tokens": sum(s["tokens"] for s in shards),
+            "subset_of": str(src), "subset_fraction": frac, "subset_rule": "sha1('subset:' + id) < fraction"})
+(tmp / "manifest.json").write_text(json.dumps(man, indent=1) + "\n"); tmp.rename(out)
+EOF
+    if [ ! -s "$CV/run$p/summary.json" ]; then
+      step "curve: train from scratch on $p % of feats"
+      resume=(); [ -d "$CV/run$p/checkpoints" ] && resume=(--resume)
+      timed curve_train$p $EK train --data "$CV/feats$p" --out "$CV/run$p" --target "$TARGET" --device cpu \
+        --no-progress $TRAIN_ARGS "${resume[@]}"
+    fi
+  done
+  if [ ! -s "$CV/curve.json" ]; then
+    step "curve: measured chain τ on ${CURVE_PROMPTS:-24} held-out MT-bench turns"
+    runs=(); for p in ${CURVE_PCT:-25 50}; do runs+=("$CV/run$p"); done
+    timed curve_eval $PY - "$DATA/heldout.jsonl" "${CURVE_PROMPTS:-24}" "$EVAL_TOKENS" "$TARGET" "$CV" \
+      "${runs[@]}" "$OUTD/run" ${SUF:+"$OUTD/$RUN"} <<'EOF'
+import json, os, sys
+from eaglekit.models import load_target
+from serving.bench import final_eval
+heldout, n, toks, target, cv, *runs = sys.argv[1:]
+by = {}
+for line in open(heldout):
+    if line.strip():
+        r = json.loads(line); by.setdefault(r.get("category", "default"), []).append(r)
+items = [by[c][i] for i in range(max(map(len, by.values()))) for c in by if i < len(by[c])][:int(n)]
+open(f"{cv}/heldout{n}.jsonl", "w").write("".join(json.dumps(r) + "\n" for r in items))
+t = load_target(target); points = []
+for run in runs:
+    s = json.load(open(f"{run}/summary.json")); v = json.load(open(f"{run}/vocab.json"))
+    fe = final_eval(t, f"{run}/best", f"{cv}/heldout{n}.jsonl", int(toks), [(3, 1, 4)])
+    data = s.get("train_config", {}).get("data") or json.load(open(f"{run}/best/draft.json"))["train_config"]["data"]
+    data = [data] if isinstance(data, str) else data
+    points.append({"run": run, "data": data, "feature_tokens": sum(json.load(open(f"{d}/manifest.json"))["num_tokens"]
+                                                                  for d in data),
+                   "supervised_tokens_per_epoch": v.get("supervised_tokens"), "steps": s["step"],
+                   "tokens_seen": s["tokens"], "init_from": v.get("init_from"), "tau_chain": fe["accept_length"]})
+    print(points[-1], file=sys.stderr)
+json.dump({"prompts": len(items), "max_tokens": int(toks), "setting": [3, 1, 4], "points": points},
+          open(f"{cv}/curve.json", "w"), indent=1)
+EOF
+  fi
+fi
 if [ "${SHIP:-}" = 1 ] && [ $mode = run ]; then
   dst="$root/eaglekit/data/heads/smollm2-135m-instruct"; mkdir -p "$dst"
   cp "$HEAD_DIR"/* "$dst/"; step "shipped into $dst"
