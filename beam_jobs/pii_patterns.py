@@ -368,15 +368,22 @@ def phone_score(candidate: str, context: bool) -> float:
     return 0.6 if context and grouped else 0.0
 
 
-class AnyRegionPhoneRecognizer(EntityRecognizer):
-    """PHONE_NUMBER of any region: candidate spans by a permissive regex, each scored by `phone_score`
-    with a phone word in the 40 characters before it as context."""
+class _OneEntityRecognizer(EntityRecognizer):
+    """A recognizer of one entity type, English, with nothing to load: subclasses set ENTITY and analyze."""
+    ENTITY = ""
 
     def __init__(self):
-        super().__init__(supported_entities=["PHONE_NUMBER"], name="AnyRegionPhoneRecognizer", supported_language="en")
+        super().__init__(supported_entities=[self.ENTITY], name=type(self).__name__, supported_language="en")
 
     def load(self):
         pass
+
+
+class AnyRegionPhoneRecognizer(_OneEntityRecognizer):
+    """PHONE_NUMBER of any region: candidate spans by a permissive regex, each scored by `phone_score`
+    with a phone word in the 40 characters before it as context."""
+
+    ENTITY = "PHONE_NUMBER"
 
     def analyze(self, text, entities, nlp_artifacts=None):
         out = []
@@ -397,17 +404,12 @@ _LICENCE_CONTEXT = re.compile(r"(?i)\b(?:driver'?s?|driving|licen[cs]e|DL|DMV|pe
 _LICENCE = re.compile(r"(?<![\w\-])(?=[A-Z0-9\-]*\d[A-Z0-9\-]*\d)[A-Z0-9](?:[A-Z0-9]|-(?=[A-Z0-9])){4,16}(?![\w\-])")
 
 
-class ContextLicenceRecognizer(EntityRecognizer):
+class ContextLicenceRecognizer(_OneEntityRecognizer):
     """US_DRIVER_LICENSE: an ID of 5-17 letters and digits (at least two digits) only when a licence word
     stands within the 60 characters before it. Without the word, "K2", "p53" or "A120" is a mountain, a
     gene and a model number, and Presidio's context-free patterns redacted them."""
 
-    def __init__(self):
-        super().__init__(supported_entities=["US_DRIVER_LICENSE"], name="ContextLicenceRecognizer",
-                         supported_language="en")
-
-    def load(self):
-        pass
+    ENTITY = "US_DRIVER_LICENSE"
 
     def analyze(self, text, entities, nlp_artifacts=None):
         out = []
@@ -428,16 +430,12 @@ _HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30})(?![\w@]|\.\w|
 _DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
 
 
-class HandleRecognizer(EntityRecognizer):
+class HandleRecognizer(_OneEntityRecognizer):
     """USERNAME: an @handle of a social-media or chat account, which names its holder as surely as an
     e-mail address does ("@JessicaLakey"). Code ("@property" opening a line, "@app.route("), doc tags
     ("@param") and CSS rules ("@media") are left alone."""
 
-    def __init__(self):
-        super().__init__(supported_entities=["USERNAME"], name="HandleRecognizer", supported_language="en")
-
-    def load(self):
-        pass
+    ENTITY = "USERNAME"
 
     def analyze(self, text, entities, nlp_artifacts=None):
         out = []
