@@ -127,42 +127,30 @@ m["clean"] = {"counts": c.get("counts"), "config": c.get("config")}
 json.dump(m, open(f"{d}/data_manifest.json", "w"), indent=1)
 EOF
 fi
-if [ ! -s "$DATA/gen_input/manifest.json" ]; then  # a seeded random sample of GEN_PROMPTS clean prompts (all: every)
-  $PY - "$DATA" "${GEN_PROMPTS:-0}" <<'EOF'
+# A seeded random sample of GEN_PROMPTS clean prompts (all: every) for the first pass, and the clean prompts that
+# sample left out for the second: one shuffle, cut at GEN_PROMPTS (clean writes sources in blocks: mix them)
+write_sample() {  # write_sample first|rest OUT_FOLDER MANIFEST_KEY
+  $PY - "$DATA" "${GEN_PROMPTS:-0}" "$1" "$2" "$3" <<'EOF'
 import json, os, random, shutil, sys
 import pyarrow as pa, pyarrow.parquet as pq
-d, n = sys.argv[1], int(sys.argv[2])
+d, n, part, out, key = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 files = sorted(f for f in os.listdir(f"{d}/clean") if f.startswith("prompts-") and f.endswith(".parquet"))
 t = pa.concat_tables([pq.read_table(f"{d}/clean/{f}") for f in files])
-order = list(range(t.num_rows)); random.Random(0).shuffle(order)  # clean writes sources in blocks: mix them
-order = sorted(order[:n]) if 0 < n < t.num_rows else order
-os.makedirs(f"{d}/gen_input.part", exist_ok=True)
-pq.write_table(t.take(order), f"{d}/gen_input.part/prompts-00000-of-00001.parquet")
-shutil.copy(f"{d}/clean/manifest.json", f"{d}/gen_input.part/manifest.json")
-m = json.load(open(f"{d}/data_manifest.json")); m["generate_prompts"] = len(order)
-json.dump(m, open(f"{d}/data_manifest.json", "w"), indent=1)
-os.rename(f"{d}/gen_input.part", f"{d}/gen_input")
-EOF
-fi
-if [ "$PASS2" = 1 ] && [ ! -s "$DATA/gen_input2/manifest.json" ]; then  # the clean prompts the first sample left out
-  $PY - "$DATA" "${GEN_PROMPTS:-0}" <<'EOF'
-import json, os, random, shutil, sys
-import pyarrow as pa, pyarrow.parquet as pq
-d, n = sys.argv[1], int(sys.argv[2])
-files = sorted(f for f in os.listdir(f"{d}/clean") if f.startswith("prompts-") and f.endswith(".parquet"))
-t = pa.concat_tables([pq.read_table(f"{d}/clean/{f}") for f in files])
-order = list(range(t.num_rows)); random.Random(0).shuffle(order)  # the first sample's order: the rest of it
-rest = sorted(order[n:]) if 0 < n < t.num_rows else []
-if not rest:
+order = list(range(t.num_rows)); random.Random(0).shuffle(order)
+cut = 0 < n < t.num_rows
+rows = (sorted(order[:n]) if cut else order) if part == "first" else (sorted(order[n:]) if cut else [])
+if not rows:
     sys.exit(f"PASS2=1: the first sample took all {t.num_rows} clean prompts, none are left (PASS2=0 or GEN_PROMPTS)")
-os.makedirs(f"{d}/gen_input2.part", exist_ok=True)
-pq.write_table(t.take(rest), f"{d}/gen_input2.part/prompts-00000-of-00001.parquet")
-shutil.copy(f"{d}/clean/manifest.json", f"{d}/gen_input2.part/manifest.json")
-m = json.load(open(f"{d}/data_manifest.json")); m["generate_prompts2"] = len(rest)
+os.makedirs(f"{d}/{out}.part", exist_ok=True)
+pq.write_table(t.take(rows), f"{d}/{out}.part/prompts-00000-of-00001.parquet")
+shutil.copy(f"{d}/clean/manifest.json", f"{d}/{out}.part/manifest.json")
+m = json.load(open(f"{d}/data_manifest.json")); m[key] = len(rows)
 json.dump(m, open(f"{d}/data_manifest.json", "w"), indent=1)
-os.rename(f"{d}/gen_input2.part", f"{d}/gen_input2")
+os.rename(f"{d}/{out}.part", f"{d}/{out}")
 EOF
-fi
+}
+[ -s "$DATA/gen_input/manifest.json" ] || write_sample first gen_input generate_prompts
+if [ "$PASS2" = 1 ] && [ ! -s "$DATA/gen_input2/manifest.json" ]; then write_sample rest gen_input2 generate_prompts2; fi
 cp "$DATA/data_manifest.json" "$OUTD/"
 [ "${STOP_AFTER:-}" = prepare ] && { step "STOP_AFTER=prepare: stopping"; exit 0; }
 

@@ -65,6 +65,10 @@ def test_cpu_recipe_dry_run_prepares_offline_and_resumes(tmp_path):
     missing = {m["name"]: m for m in manifest["missing"]}
     assert "gpteacher_roleplay" in missing and missing["gpteacher_roleplay"]["url"].startswith("https://")
     assert manifest["clean"]["counts"]
+    # the second pass reads exactly the clean prompts the first sample left out
+    import pyarrow.parquet as pq
+    clean_rows = sum(pq.read_metadata(p).num_rows for p in (w / "data" / "clean").glob("prompts-*.parquet"))
+    assert manifest["generate_prompts"] == 24 and manifest["generate_prompts"] + manifest["generate_prompts2"] == clean_rows
     ship = w / "recipe" / "builtin-head" / "smollm2-135m-instruct"
     assert {p.name for p in ship.iterdir()} >= {"config.json", "model.safetensors", "result.json", "data_manifest.json",
                                                 "MODEL_CARD.md"}
