@@ -15,7 +15,7 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
-                                 SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, country_names, given_names)
+                                 SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, SIGNATURE_LOCALES, country_names, given_names)
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
@@ -209,7 +209,7 @@ def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     first = m.group(2).split()[0]
     if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or _CONTRACTION.search(first):
         return []
-    if not is_word(first) or first.capitalize() in given_names(("en_US", "en_GB")):
+    if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES):
         return [(m.start(2), m.end(2))]
     return []
 

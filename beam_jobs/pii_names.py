@@ -25,7 +25,8 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
-                                 MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, given_names)
+                                 MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, SIGNATURE_LOCALES,
+                                 country_names, given_names)
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
@@ -298,7 +299,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = [(i.start(1) + m.start(), i.end(1) + m.start()) for i in _SCORE_ITEM.finditer(m.group(0))]
         words = [w for a, b in items for w in text[a:b].split()]
         if any(any(s < b and a < e for s, e in known) for a, b in items) or all(
-                not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS and w not in _countries()
+                not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS and w not in country_names()
                 and not _acronym(w) for w in words):
             spans += items
     # a match result ("Halvorsen beat Kowalski 6-4 3-6"): both players, unless a side is a country or a
@@ -306,7 +307,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     for m in _RESULT.finditer(text):
         for g in (1, 2):
             side = m.group(g)
-            if side not in _countries() and not any(in_vocabulary(w, vocabulary) and w not in given_names()
+            if side not in country_names() and not any(in_vocabulary(w, vocabulary) and w not in given_names()
                                                     for w in side.split()):
                 spans.append((m.start(g), m.end(g)))
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
@@ -341,12 +342,6 @@ def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
                 out.append((i, j))
             i = text.find(w, i + 1)
     return out
-
-
-@lru_cache(maxsize=1)
-def _countries() -> frozenset[str]:
-    from beam_jobs.pii_words import country_names
-    return country_names()
 
 
 def lowercase_text(text: str) -> bool:
@@ -490,7 +485,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
 
 def warm_word_lists() -> None:
     """Read the cached word lists the finders load on first use."""
-    given_names(), given_names(ENGLISH_LOCALES), _lower_given(), _countries()
+    given_names(), given_names(ENGLISH_LOCALES), given_names(SIGNATURE_LOCALES), _lower_given(), country_names()
 
 
 @lru_cache(maxsize=1)
