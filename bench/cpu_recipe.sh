@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # cpu_recipe.sh — the built-in head for the embedded target (SmolLM2-135M-Instruct) made on a 2-core CPU, no GPU and
 # no network: prepare (public sets from a local folder + synth-prompts, clean, decontaminate) -> generate ->
-# featurize -> train (final measured τ on held-out MT-bench first turns) -> second pass (PASS2=1, the default: the
-# clean prompts left out of the first sample are generated and featurized, and the first head is trained further on
-# both feature sets, warm-started, with a fresh shorter schedule) -> measured τ of chain and trees (TREES) -> export
-# -> ship -> speed-up bench.
+# featurize -> train -> export -> measured τ of the chain and TREES on held-out MT-bench first turns -> speed-up
+# bench -> ship. The default is one pass over every clean prompt, sized from measured rates to end within 90 minutes
+# on this 2-core box at 1 thread; PASS2=1 is the two-pass way the head shipped on 2026-11-24 came from (~3 h).
 # Every stage skips work already done (its output's manifest exists), so a killed run is resumed by running the
 # same command again; train resumes from its latest checkpoint.
 #
-#   bash bench/cpu_recipe.sh [WORK]            the real run (WORK default ~/.cache/eaglekit/cpu-recipe), ~3 h (both passes)
+#   bash bench/cpu_recipe.sh [WORK]            the real run (WORK default ~/.cache/eaglekit/cpu-recipe), <= 90 min
 #   bash bench/cpu_recipe.sh --dry-run [WORK]  the same stages with the tiny target and tiny sizes (~1 min;
 #                                              tests/test_gpu_recipe.py runs it)
 #   SHIP=1 bash bench/cpu_recipe.sh [WORK]     also copy the head and its files into eaglekit/data/heads/
 #   STOP_AFTER=prepare bash bench/cpu_recipe.sh  stop once the prompts are clean (look at them, then re-run)
-#   PASS2=0 bash bench/cpu_recipe.sh [WORK]    one pass only (the head of run/ ships, as before 2026-11-24)
+#   PASS2=1 bash bench/cpu_recipe.sh [WORK]    two passes (~3 h): a first head on a GEN_PROMPTS sample (900), then the
+#                                              clean prompts it left out, and the first head trained further on both
+#                                              feature sets, warm-started, with a fresh shorter schedule; the first
+#                                              head's τ is measured too (train's final eval), and the larger trees
+#   SERVE_MT=1 bash bench/cpu_recipe.sh [WORK] also the serve bench on SERVE_MT_PROMPTS held-out MT-bench turns (~13 min)
 #   CURVE=1 bash bench/cpu_recipe.sh [WORK]    also τ against training data: first-pass runs from scratch on 25 % and
 #                                              50 % of feats (CURVE_PCT), chain τ on 24 held-out turns (~25 min)
 #
@@ -36,29 +39,45 @@ now() { date +%s.%N; }
 
 if [ $mode = dry ]; then
   W=$(mkdir -p "${1:-$(mktemp -d)}" && cd "${1:-.}" && pwd)
-  TARGET=tiny SRC=$W/src N_SYNTH=4 CAPS="" MAX_NEW=8 GEN_BATCH=8 GEN_PROMPTS=24 PII=--no-pii EVAL_TOKENS=6
+  TARGET=tiny SRC=$W/src N_SYNTH=4 CAPS="" MAX_NEW=8 GEN_BATCH=8 PII=--no-pii EVAL_TOKENS=6
+  PASS2=${PASS2:-0}; if [ "$PASS2" = 1 ]; then GEN_PROMPTS=24; else GEN_PROMPTS=0; fi
   FEAT_ARGS="--codec bf16"
   TRAIN_ARGS="--max-steps 4 --seq-len 64 --batch-size 2 --ttt-steps 2 --draft-vocab-size 512 --save-every 2 --eval-every 1000"
   TRAIN2_ARGS="--max-steps 4 --seq-len 64 --batch-size 2 --ttt-steps 2 --save-every 2 --eval-every 1000"
-  PASS2=${PASS2:-1} TREES="3,2,4"
+  TREES="3,2,4" FIRST_EVAL=$PASS2 SERVE_MT=0
   SERVE_ARGS=""
 else
   W=$(mkdir -p "${1:-$HOME/.cache/eaglekit/cpu-recipe}" && cd "${1:-$HOME/.cache/eaglekit/cpu-recipe}" && pwd)
   TARGET=embedded SRC=${RECIPE_SRC:-$HOME/.cache/eaglekit/recipe-data/src} PII=""
-  # first pass sized for ~90 min on 2 cores shared with other jobs: 900 of the ~1.3k clean prompts x <= 160 new tokens
-  N_SYNTH=${N_SYNTH:-400} MAX_NEW=${MAX_NEW:-160} GEN_BATCH=32 GEN_PROMPTS=${GEN_PROMPTS:-900} EVAL_TOKENS=64
   CAPS=${CAPS:-"--cap gpteacher_roleplay=450 --cap gpteacher_codegen=180 --cap gsm8k_train=100 --cap databricks_dolly_15k=300"}
-  FEAT_ARGS="--codec bf16"
-  TRAIN_ARGS=${TRAIN_ARGS:-"--epochs 4 --seq-len 512 --batch-size 4 --ttt-steps 4 --draft-vocab-size 8192 --lr 1e-3 --save-every 100 --keep-checkpoints 40 --eval-every 80"}
+  FEAT_ARGS="--codec bf16" GEN_BATCH=32 EVAL_TOKENS=64
+  PASS2=${PASS2:-0}
+  if [ "$PASS2" = 1 ]; then
+    # first pass: 900 of the ~1.3k clean prompts x <= 160 new tokens, 4 epochs, then its τ (chain, (5,4,8)) by the
+    # trainer's final eval, which the card quotes beside the second pass's
+    N_SYNTH=${N_SYNTH:-400} MAX_NEW=${MAX_NEW:-160} GEN_PROMPTS=${GEN_PROMPTS:-900} EPOCHS=${EPOCHS:-4} FIRST_EVAL=1
+    TREES=${TREES:-"5,4,8 6,8,16 6,8,24"} SERVE_MT=${SERVE_MT:-1}
+  else
+    # one pass over every clean prompt (~1.15k), sized from the rates measured at 1 thread with a 1-thread job on the
+    # other core (generate 70-100 new tok/s at batch 32, featurize 250-350 tok/s, train 420-525 tok/s): ~125k new
+    # tokens, ~190k feature tokens, 3 epochs, so generate + featurize + train take 50-63 min and the rest
+    # (synth-prompts, clean, τ of the chain and one tree on 80 turns, serve bench) ~22 min
+    N_SYNTH=${N_SYNTH:-250} MAX_NEW=${MAX_NEW:-128} GEN_PROMPTS=${GEN_PROMPTS:-0} EPOCHS=${EPOCHS:-3} FIRST_EVAL=0
+    TREES=${TREES:-"6,8,24"} SERVE_MT=${SERVE_MT:-0}
+  fi
+  TRAIN_ARGS=${TRAIN_ARGS:-"--epochs $EPOCHS --seq-len 512 --batch-size 4 --ttt-steps 4 --draft-vocab-size 8192 --lr 1e-3 --save-every 100 --keep-checkpoints 40 --eval-every 80"}
   # second pass: warm start from run/best on feats + feats2 (the ~400 clean prompts the first sample left out),
   # 2.5 epochs of a fresh cosine at half the first pass's lr (~23 min at 1 thread on a 2-core Xeon)
-  PASS2=${PASS2:-1}
   TRAIN2_ARGS=${TRAIN2_ARGS:-"--epochs 2.5 --seq-len 512 --batch-size 4 --ttt-steps 4 --lr 5e-4 --warmup-steps 10 --save-every 50 --keep-checkpoints 20 --eval-every 100"}
-  TREES=${TREES:-"6,8,16 6,8,24"}  # trees measured beside the chain (3,1,4) and (5,4,8) on the held-out turns
   SERVE_ARGS=${SERVE_ARGS:-""} SERVE_MT_PROMPTS=${SERVE_MT_PROMPTS:-24}
 fi
 DATA=$W/data; OUTD=$W/recipe; mkdir -p "$DATA" "$OUTD"
 TIMES=$W/stage_times.jsonl
+# the first start's clock: wall minutes from it say what an uninterrupted run took (a resumed one counts the gap)
+[ -s "$W/started_at" ] || date +%s > "$W/started_at"
+export RECIPE_PLAN_PASS2=$PASS2 RECIPE_PLAN_N_SYNTH=$N_SYNTH RECIPE_PLAN_MAX_NEW=$MAX_NEW \
+  RECIPE_PLAN_GEN_PROMPTS=$GEN_PROMPTS RECIPE_PLAN_TREES=$TREES RECIPE_PLAN_TRAIN_ARGS=$TRAIN_ARGS \
+  RECIPE_PLAN_THREADS=${OMP_NUM_THREADS:-all}
 timed() {  # NAME CMD...: run a stage and append its wall time (a skipped stage records nothing new)
   local name=$1; shift; local a; a=$(now); "$@"
   awk -v a="$a" -v b="$(now)" -v n="$name" 'BEGIN { printf "{\"stage\": \"%s\", \"s\": %.1f}\n", n, b - a }' >> "$TIMES"
@@ -166,10 +185,13 @@ if [ ! -s "$OUTD/feats/manifest.json" ]; then
     $FEAT_ARGS
 fi
 if [ ! -s "$OUTD/run/summary.json" ]; then
-  step "train (+ final measured τ on held-out MT-bench first turns)"
+  step "train"
   resume=(); [ -d "$OUTD/run/checkpoints" ] && resume=(--resume)
+  # the trainer's final eval measures the first pass's head only where a second pass follows: else tau_eval below
+  # measures this same checkpoint, and twice would cost ~10 min
+  fin=(); [ "$FIRST_EVAL" = 1 ] && fin=(--final-eval-prompts "$DATA/heldout.jsonl" --final-eval-max-tokens $EVAL_TOKENS)
   timed train $EK train --data "$OUTD/feats" --out "$OUTD/run" --target "$TARGET" --device cpu --no-progress \
-    $TRAIN_ARGS "${resume[@]}" --final-eval-prompts "$DATA/heldout.jsonl" --final-eval-max-tokens $EVAL_TOKENS
+    $TRAIN_ARGS "${resume[@]}" "${fin[@]}"
 fi
 if [ ! -s "$OUTD/head/model.safetensors" ]; then
   step "export (bf16, SGLang format)"
@@ -202,11 +224,11 @@ if [ "$PASS2" = 1 ]; then
   fi
 fi
 # measured τ of the head that ships, by the trainer's final eval (serving.bench.final_eval: greedy, embedded engine,
-# held-out MT-bench first turns): the chain (3,1,4), the tree (5,4,8) and the larger TREES
+# held-out MT-bench first turns): the chain (3,1,4) and TREES
 if [ ! -s "$OUTD/$RUN/tau_eval.json" ]; then
-  step "measured τ on held-out MT-bench first turns: 3,1,4 5,4,8 $TREES"
+  step "measured τ on held-out MT-bench first turns: 3,1,4 $TREES"
   timed tau_eval$SUF $PY - "$OUTD/$RUN/best" "$DATA/heldout.jsonl" "$EVAL_TOKENS" "$TARGET" "$OUTD/$RUN/tau_eval.json" \
-    3,1,4 5,4,8 $TREES <<'EOF'
+    3,1,4 $TREES <<'EOF'
 import json, os, sys
 from eaglekit.models import load_target
 from serving.bench import final_eval
@@ -221,7 +243,7 @@ HEAD_DIR="$OUTD/builtin-head/smollm2-135m-instruct"
 mkdir -p "$HEAD_DIR"; cp "$OUTD/$HEAD/config.json" "$OUTD/$HEAD/model.safetensors" "$OUTD/data_manifest.json" "$HEAD_DIR/"
 
 # --- speed-up on this CPU (bench/serve.py: its default prompts are outside the training distribution) -------------
-SERVE=$OUTD/serve$SUF.json SERVE_MT=$OUTD/serve_mt_bench$SUF.json
+SERVE=$OUTD/serve$SUF.json SERVE_MT_JSON=$OUTD/serve_mt_bench$SUF.json
 # bench/serve.py's tree: the tree of highest measured τ above (SERVE_TREE=S,K,N names one; its pruned tree stays)
 if [ "${SERVE_TREE:-best}" = best ]; then
   SERVE_TREE=$($PY -c 'import json, sys; r = json.load(open(sys.argv[1]))["runs"][1:]
@@ -233,17 +255,17 @@ if [ $mode = run ] && [ ! -s "$SERVE" ]; then
   timed serve_bench$SUF $PY "$here/serve.py" --head "$OUTD/$HEAD" --target "$TARGET" --no-concurrency $SERVE_ARGS \
     | tail -n 1 > "$SERVE.part" && mv "$SERVE.part" "$SERVE"
 fi
-if [ $mode = run ] && [ ! -s "$SERVE_MT" ]; then
+if [ $mode = run ] && [ "$SERVE_MT" = 1 ] && [ ! -s "$SERVE_MT_JSON" ]; then
   step "the same on held-out MT-bench first turns ($SERVE_MT_PROMPTS, round-robin over categories)"
   timed serve_bench_mt_bench$SUF $PY "$here/serve.py" --head "$OUTD/$HEAD" --target "$TARGET" --no-concurrency \
     $SERVE_ARGS --prompts "$DATA/heldout.jsonl" --num-prompts "$SERVE_MT_PROMPTS" \
-    | tail -n 1 > "$SERVE_MT.part" && mv "$SERVE_MT.part" "$SERVE_MT"
+    | tail -n 1 > "$SERVE_MT_JSON.part" && mv "$SERVE_MT_JSON.part" "$SERVE_MT_JSON"
 fi
 [ -s "$SERVE" ] || echo '{}' > "$SERVE"
-[ -s "$SERVE_MT" ] || echo '{}' > "$SERVE_MT"
+[ -s "$SERVE_MT_JSON" ] || echo '{}' > "$SERVE_MT_JSON"
 
 $PY - "$W" "$mode" "$RUN" "$SUF" <<'EOF'
-import json, os, shutil, sys
+import json, os, shutil, sys, time
 w, mode, run, suf = sys.argv[1:]
 out = f"{w}/recipe"
 times = {}
@@ -258,7 +280,9 @@ serve = json.load(open(f"{out}/serve{suf}.json")); serve_mt = json.load(open(f"{
 ship = f"{out}/builtin-head/smollm2-135m-instruct"
 head_mb = round(os.path.getsize(f"{ship}/model.safetensors") / 2**20, 2)
 minutes = round(sum(times.values()) / 60, 2)
-figures = {"mode": mode, "stage_s": times, "total_minutes": minutes, "generate_counts": gen["counts"]["generate"],
+plan = {k[len("RECIPE_PLAN_"):].lower(): v for k, v in os.environ.items() if k.startswith("RECIPE_PLAN_")}
+wall = round((time.time() - int(open(f"{w}/started_at").read())) / 60, 2)
+figures = {"mode": mode, "plan": plan, "stage_s": times, "total_minutes": minutes, "wall_minutes": wall, "generate_counts": gen["counts"]["generate"],
            "generate_throughput": gen.get("throughput"), "train_steps": summ["step"], "train_tokens": summ["tokens"],
            "sim_tau": summ.get("sim_tau"), "measured_tau_chain": runs[0].get("accept_length"),
            "measured_tau_tree": best_tree.get("accept_length"), "best_tree": best_tree.get("setting"),
