@@ -9,6 +9,11 @@ Formats:
                speculators_config (proposal, verifier), norm_before_residual false (vLLM's default is
                true, which is not this head), aux ids in the HF/vLLM convention, keys `layers.0.*`.
 
+A head saved by speculators' own trainer (`speculators train`: config.json + model.safetensors of a checkpoint
+epoch folder) loads as it is when trained with the architecture this engine and SGLang run
+(--no-norm-before-residual --no-norm-before-fc --no-norm-output, frozen embedding): its extra
+`embed_tokens.weight` (the verifier's, frozen) is checked against the target's and not used.
+
 Loaders drop tensors they do not know without a word and run missing ones with random weights, so after
 writing, the exporter reloads the files and checks every tensor name, shape and dtype against what the
 loader consumes; `load_head` runs the same check before handing a head to an engine.
@@ -67,6 +72,26 @@ def expected_tensors(cfg: DraftConfig, fmt: str) -> dict[str, tuple[tuple[int, .
         "d2t": ((cfg.draft_vocab_size,), "int64"),
         "t2d": ((cfg.vocab_size,), "bool"),
     }
+    return out
+
+
+# speculators' trainer saves the verifier's frozen embedding with the head; serving takes the target's.
+SPECULATORS_EMBED = "embed_tokens.weight"
+# speculators' architecture switches whose `true` adds computation the SGLang-style head has not
+# (an RMSNorm over the concatenated aux states, per-layer norms, a normed hidden fed to the next step).
+SPECULATORS_SWITCHES = {"norm_before_fc": "--no-norm-before-fc", "fc_norm": "(omit --fc-norm)",
+                        "norm_output": "--no-norm-output", "embed_requires_grad": "--no-embed-requires-grad"}
+
+
+def speculators_problems(config: dict) -> list[str]:
+    """Why a speculators-format head cannot run as this engine's (and SGLang's) EAGLE-3 head; [] if it can."""
+    out = []
+    if config.get("norm_before_residual") is not False:
+        out.append("norm_before_residual must be false for this head (vLLM defaults to true; "
+                   "speculators train --no-norm-before-residual)")
+    for key, flag in SPECULATORS_SWITCHES.items():
+        if config.get(key):
+            out.append(f"{key} is true: an architecture this engine does not run (train with speculators {flag})")
     return out
 
 
@@ -208,8 +233,7 @@ def check_export(path, fmt: str | None = None) -> DraftConfig:
         if "draft_vocab_size" not in config:
             problems.append("config lacks draft_vocab_size (SGLang fails with AttributeError)")
     else:
-        if config.get("norm_before_residual") is not False:
-            problems.append("norm_before_residual must be false for this head (vLLM defaults to true)")
+        problems += speculators_problems(config)
         if config.get("transformer_layer_config", {}).get("num_hidden_layers") != 1:
             problems.append("transformer_layer_config.num_hidden_layers must be 1")
     cfg = config_from_export(config, fmt)
@@ -221,6 +245,11 @@ def check_export(path, fmt: str | None = None) -> DraftConfig:
     want = expected_tensors(cfg, fmt)
     with safe_open(str(path / "model.safetensors"), "pt") as f:
         names = set(f.keys())
+        if fmt == "speculators" and SPECULATORS_EMBED in names:
+            names.discard(SPECULATORS_EMBED)
+            if tuple(f.get_slice(SPECULATORS_EMBED).get_shape()) != (cfg.vocab_size, cfg.target_hidden_size):
+                problems.append(f"{SPECULATORS_EMBED}: shape {f.get_slice(SPECULATORS_EMBED).get_shape()}, "
+                                f"expected {(cfg.vocab_size, cfg.target_hidden_size)}")
         for name in sorted(names - want.keys()):
             problems.append(f"unexpected tensor {name!r}: the loader would drop it silently")
         for name in sorted(want.keys() - names):
@@ -269,9 +298,16 @@ def load_head(path, target) -> Eagle3Draft:
         raise ExportError(f"{path}: this head was not trained for this target ({'; '.join(diffs)})")
     from safetensors.torch import load_file
     state = load_file(str(path / "model.safetensors"))
+    embed = target.model.get_input_embeddings()
+    saved_embed = state.pop(SPECULATORS_EMBED, None) if fmt == "speculators" else None
+    if saved_embed is not None:
+        # bf16 checkpoints hold a rounded copy: equal within bf16's relative step
+        theirs = embed.weight.detach().to(device="cpu", dtype=torch.float32)
+        if not torch.allclose(saved_embed.float(), theirs, rtol=2 ** -7, atol=1e-6):
+            raise ExportError(f"{path}: its {SPECULATORS_EMBED} is not the target's embedding (trained, or another "
+                              f"target's): serving uses the target's, so this head would run on inputs it never saw")
     prefix = LAYER_PREFIX[fmt]
     state = {("midlayer." + k[len(prefix):] if k.startswith(prefix) else k): v for k, v in state.items()}
-    embed = target.model.get_input_embeddings()
     head = Eagle3Draft(cfg, embed)
     head.load_state_dict({k: (v.float() if v.is_floating_point() else v) for k, v in state.items()}, strict=True)
     return head.to(embed.weight.device).eval()
