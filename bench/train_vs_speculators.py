@@ -80,6 +80,69 @@ import time
 from pathlib import Path
 
 SPECULATORS = "speculators==0.9.0"
+SPECULATORS_CLIP = 1.0       # speculators' trainer clips the gradient norm at 1.0 (no option): eaglekit is given it
+# speculators' own defaults for eagle3 add layers the SGLang-style EAGLE-3 head has not (norm before the residual,
+# an RMSNorm over the concatenated aux states, a normed hidden fed to the next step): the embedded engine and
+# SGLang run the classic head, so speculators trains that one (eaglekit.export refuses the others by name).
+SPECULATORS_CLASSIC_HEAD = ("--no-norm-before-residual", "--no-norm-before-fc", "--no-norm-output",
+                            "--no-embed-requires-grad")
+# What still differs between the two trainings, and why: neither tool has an option that would align it.
+DIFFERENCES = [
+    {"setting": "AdamW betas", "eaglekit": "(0.9, 0.95)", "speculators": "(0.9, 0.999), torch's default",
+     "why": "neither trainer has an option for them"},
+    {"setting": "warm-up ramp", "eaglekit": "lr x (step+1)/W", "speculators": "lr x step/W (transformers' "
+     "get_cosine_schedule_with_warmup: its first step at lr 0)", "why": "the same W is given to both; the ramp's "
+     "formula is fixed in each"},
+    {"setting": "fc preconditioning", "eaglekit": "--standardize-aux (default: fc trained as if each aux channel "
+     "had unit rms; forward and saved weights unchanged)", "speculators": "none",
+     "why": "speculators' nearest option (--norm-before-fc, its default) adds an RMSNorm layer that the "
+     "embedded engine and SGLang's head do not run"},
+    {"setting": "rows per step", "eaglekit": "--batch-size rows of --seq-len tokens (the recipe: 4 x 512; a "
+     "longer conversation is cut into --seq-len pieces)", "speculators": "one packed row of --seq-len x "
+     "--batch-size tokens (whole conversations)",
+     "why": "speculators has no batch-size option: a step is one packed row; the tokens per step are equal"},
+    {"setting": "loss", "eaglekit": "soft cross-entropy against the target's distribution on the draft vocabulary",
+     "speculators": "kl_div (its eagle3 default) against the same distribution",
+     "why": "equal gradients (they differ by the target's entropy, a constant); eaglekit has no KL option"},
+    {"setting": "data order", "eaglekit": "its own per-epoch shuffle from --seed", "speculators": "its own "
+     "sampler's shuffle from --seed", "why": "each tool orders its batches its own way"},
+]
+
+
+def warmup_for(args, eaglekit_steps: int) -> int:
+    """The warm-up W both tools are given: --warmup-steps, else what eaglekit's default rule picks for its run
+    (eaglekit.train.loop.warmup_steps: 1.5 % of the steps, at least 50 but at most a tenth of the run)."""
+    if args.warmup_steps is not None:
+        return args.warmup_steps
+    return max(1, max(int(0.015 * eaglekit_steps), min(50, eaglekit_steps // 10)))
+
+
+def aligned_settings(args, warmup: int) -> dict:
+    """setting -> {"eaglekit": its flags, "speculators": its flags}: the settings both tools offer, set alike."""
+    return {
+        "epochs": {"eaglekit": ["--epochs", str(args.epochs)], "speculators": ["--epochs", str(args.epochs)]},
+        "lr": {"eaglekit": ["--lr", str(args.lr)], "speculators": ["--optimizer", "adamw", "--lr", str(args.lr)]},
+        "schedule": {"eaglekit": ["--warmup-steps", str(warmup), "--warmup-ratio", "0", "--min-lr-ratio", "0"],
+                     "speculators": ["--scheduler-type", "cosine", "--scheduler-warmup-steps", str(warmup),
+                                     "--scheduler-num-cosine-cycles", "0.5"]},
+        "weight_decay": {"eaglekit": ["--weight-decay", str(args.weight_decay)],
+                         "speculators": ["--weight-decay", str(args.weight_decay)]},
+        "step_weight": {"eaglekit": ["--step-weight", str(args.step_weight)],
+                        "speculators": ["--ttt-step-loss-decay", str(args.step_weight)]},
+        "grad_clip": {"eaglekit": ["--grad-clip", str(SPECULATORS_CLIP)], "speculators": []},
+        "lm_head": {"eaglekit": ["--lm-head", args.lm_head], "speculators": []},   # speculators: always frozen
+        "ttt_steps": {"eaglekit": ["--ttt-steps", str(args.ttt_steps)],
+                      "speculators": ["--ttt-steps", str(args.ttt_steps)]},
+        "draft_vocab_size": {"eaglekit": ["--draft-vocab-size", str(args.draft_vocab_size)],
+                             "speculators": ["--draft-vocab-size", str(args.draft_vocab_size)]},
+        "tokens_per_step": {"eaglekit": ["--seq-len", str(args.seq_len), "--batch-size", str(args.batch_size)],
+                            "speculators": ["--total-seq-len", str(tokens_per_step(args))]},
+        "architecture": {"eaglekit": [], "speculators": ["--num-layers", "1", *SPECULATORS_CLASSIC_HEAD]},
+    }
+
+
+def tool_flags(settings: dict, tool: str) -> list[str]:
+    return [flag for s in settings.values() for flag in s[tool]]
 CONSTRAINTS = ("torch==2.13.0", "transformers<=5.19.0")
 QUICK_ROWS, QUICK_EPOCHS = 32, 2
 
@@ -393,14 +456,25 @@ def run_in_turns(jobs: list[Job], turn_s: float = 8.0) -> None:
 # ---------------------------------------------------------------------------------------------
 # The two trainings
 
+def tokens_per_step(args) -> int:
+    """speculators packs one row of --total-seq-len tokens per step; eaglekit --batch-size rows of --seq-len:
+    the same tokens per optimizer step."""
+    return args.seq_len * args.batch_size
+
+
 def prepare_speculators_data(py: Path, rows: list[dict], meta: dict, args, run: Path, model_dir: Path,
                              features: Path) -> dict:
     """raw.jsonl + token_freq.pt -> prepare-data -> order restored -> hidden states: speculators' data folder,
     reused when made from the same rows, split, target and layers (the hidden states take minutes)."""
     import torch
     train, held = split_rows(rows, args.heldout_fraction)
+    longest = max(len(r["input_ids"]) for r in rows)
+    if longest > tokens_per_step(args):
+        # prepare-data would truncate it (eaglekit splits it into chunks): the rows would no longer match
+        raise ValueError(f"a conversation of {longest} tokens exceeds speculators' {tokens_per_step(args)}-token "
+                         f"packed row (--seq-len x --batch-size)")
     raw = "".join(json.dumps(r) + "\n" for r in speculators_rows(train, held))
-    key = hashlib.sha256((raw + json.dumps([args.seq_len, meta["aux_layer_ids"], meta["hidden_codec"],
+    key = hashlib.sha256((raw + json.dumps([tokens_per_step(args), meta["aux_layer_ids"], meta["hidden_codec"],
                                             meta["tokenizer_hash"], meta.get("target_revision")])).encode()).hexdigest()
     data, ds = run / "spec-data", run / "spec-data" / "ds"
     done = data / "complete.json"
@@ -414,7 +488,7 @@ def prepare_speculators_data(py: Path, rows: list[dict], meta: dict, args, run: 
         (data / "raw.jsonl").write_text(raw)
         env = child_env(args.threads)
         run_logged([str(py.parent / "speculators"), "prepare-data", "--model", str(model_dir), "--data",
-                    str(data / "raw.jsonl"), "--output", str(data / "prep"), "--seq-length", str(args.seq_len),
+                    str(data / "raw.jsonl"), "--output", str(data / "prep"), "--seq-length", str(tokens_per_step(args)),
                     "--num-preprocessing-workers", "1"], run / "spec-prepare.log", env)
         run_logged([str(py), __file__, "_spec_reorder", str(data / "prep"), str(data / "raw.jsonl"), str(ds)],
                    run / "spec-reorder.log", env)
@@ -428,7 +502,8 @@ def prepare_speculators_data(py: Path, rows: list[dict], meta: dict, args, run: 
             "ratio": train_data_ratio(len(train), len(rows))} | {k: v for k, v in info.items() if k != "key"}
 
 
-def speculators_job(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path, seed: int = 0) -> Job:
+def speculators_job(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path, seed: int = 0,
+                    settings: dict | None = None) -> Job:
     out = run / "speculators"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -436,11 +511,10 @@ def speculators_job(py: Path, data: dict, meta: dict, args, run: Path, model_dir
         cached.unlink()  # every seed builds its vocabulary mapping from token_freq.pt, as the first did
     cmd = [str(py), __file__, "_spec_train", "--speculator-type", "eagle3", "--verifier-name-or-path",
            str(model_dir), "--data-path", str(data["ds"]), "--target-layer-ids", *map(str, meta["aux_layer_ids"]),
-           "--draft-vocab-size", str(args.draft_vocab_size), "--num-layers", "1", "--ttt-steps", str(args.ttt_steps),
-           "--total-seq-len", str(args.seq_len), "--train-data-ratio", repr(data["ratio"]), "--num-workers", "0",
+           *tool_flags(settings or aligned_settings(args, warmup_for(args, 1)), "speculators"),
+           "--train-data-ratio", repr(data["ratio"]), "--num-workers", "0",
            "--on-missing", "raise", "--draft-attn-impl", "sdpa", "--loss-implementation", "eager",
-           "--optimizer", "adamw", "--lr", str(args.lr), "--hidden-states-dtype", "float32",
-           "--epochs", str(args.epochs), "--checkpoint-freq", str(args.epochs), "--log-freq", "1",
+           "--hidden-states-dtype", "float32", "--checkpoint-freq", str(args.epochs), "--log-freq", "1",
            "--no-resume-from-checkpoint", "--seed", str(seed), "--save-path", str(out / "ckpt"),
            "--log-dir", str(out / "logs")]
     return Job(cmd, out / "train.log", {**child_env(args.threads), "SPEC_METRICS_JSONL": str(out / "metrics.jsonl")})
@@ -463,16 +537,26 @@ def speculators_figures(recs: list[dict], ttt: int) -> dict:
             "heldout_cond_acc": [round(val[-1][f"cond_acc_{k}_epoch"], 4) for k in range(ttt)] if val else None}
 
 
-def eaglekit_job(features: Path, args, run: Path, seed: int = 0) -> Job:
+def eaglekit_job(features: Path, args, run: Path, seed: int = 0, settings: dict | None = None) -> Job:
     out = run / "eaglekit"
     shutil.rmtree(out, ignore_errors=True)
     never = str(10 ** 9)  # one evaluation (at the end) and no step checkpoints, as on speculators' side
     cmd = [sys.executable, "-m", "eaglekit.cli", "train", "--data", str(features), "--out", str(out),
-           "--heldout-fraction", str(args.heldout_fraction), "--draft-vocab-size", str(args.draft_vocab_size),
-           "--ttt-steps", str(args.ttt_steps), "--seq-len", str(args.seq_len), "--lr", str(args.lr),
-           "--epochs", str(args.epochs), "--seed", str(seed), "--log-every", "1", "--eval-every", never,
-           "--save-every", never, "--no-progress"] + (["--lm-head", args.lm_head] if args.lm_head else [])
+           "--heldout-fraction", str(args.heldout_fraction),
+           *tool_flags(settings or aligned_settings(args, warmup_for(args, 1)), "eaglekit"),
+           "--seed", str(seed), "--log-every", "1", "--eval-every", never, "--save-every", never, "--no-progress"]
     return Job(cmd, run / "eaglekit-train.log", child_env(args.threads))
+
+
+def eaglekit_steps(features: Path, args) -> int:
+    """The optimizer steps of eaglekit's run (its own packing count over the training rows)."""
+    import math
+
+    from eaglekit.shards import open_features
+    from eaglekit.train.data import count_packed_rows, is_heldout
+    rows = count_packed_rows(open_features(features), lambda rid: not is_heldout(rid, args.heldout_fraction),
+                             args.seq_len)
+    return math.ceil(args.epochs * math.ceil(rows / args.batch_size))
 
 
 def eaglekit_result(job: Job, run: Path) -> dict:
@@ -480,15 +564,15 @@ def eaglekit_result(job: Job, run: Path) -> dict:
     return eaglekit_figures(recs) | {"train_wall_s": round(job.active_s, 1)}
 
 
-def train_seed(features: Path, setup: tuple | None, meta: dict, args, run: Path, seed: int) \
-        -> tuple[dict, dict | None, str | None]:
+def train_seed(features: Path, setup: tuple | None, meta: dict, args, run: Path, seed: int,
+               settings: dict | None = None) -> tuple[dict, dict | None, str | None]:
     """(eaglekit's figures, speculators' or None, why they are missing) of one seed: both trainings in turns
     (run_in_turns), or one after the other with --sequential (speculators first)."""
-    ours = eaglekit_job(features, args, run, seed)
+    ours = eaglekit_job(features, args, run, seed, settings)
     theirs = None
     if setup:
         py, data, model_dir = setup
-        theirs = speculators_job(py, data, meta, args, run, model_dir, seed)
+        theirs = speculators_job(py, data, meta, args, run, model_dir, seed, settings)
     jobs = [j for j in (theirs, ours) if j is not None]
     for group in ([[j] for j in jobs] if args.sequential else [jobs]):
         run_in_turns(group, args.turn_s)
@@ -520,14 +604,112 @@ def eaglekit_figures(recs: list[dict]) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+# The heads in the embedded engine
+
+def speculators_checkpoint(save_path: Path) -> Path:
+    """The last epoch folder speculators' trainer saved (config.json + model.safetensors)."""
+    epochs = [p for p in save_path.iterdir() if p.is_dir() and not p.is_symlink() and p.name.isdigit()
+              and (p / "model.safetensors").is_file()] if save_path.is_dir() else []
+    if not epochs:
+        raise RuntimeError(f"{save_path}: speculators saved no checkpoint")
+    return max(epochs, key=lambda p: int(p.name))
+
+
+def _spec_logits(ckpt: str, inputs: str, out: str) -> None:
+    """Speculators' own model (its class, its forward) on the checkpoint: step-0 logits for the inputs."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    from speculators.models.eagle3 import Eagle3SpeculatorConfig
+    from speculators.models.eagle3.core import Eagle3DraftModel
+    cfg = Eagle3SpeculatorConfig.from_pretrained(ckpt)
+    cfg.transformer_layer_config._attn_implementation = "sdpa"  # its default, flex attention, wants a GPU
+    model = Eagle3DraftModel.from_pretrained(ckpt, config=cfg).float().eval()
+    x = load_file(inputs)
+    seen = {}
+    model.lm_head.register_forward_hook(lambda mod, args, output: seen.__setitem__("logits", output))
+    with torch.no_grad():
+        model(hidden_states=x["aux"][None].float(), input_ids=x["ids"][None], document_ids=torch.zeros_like(x["ids"])[None],
+              position_ids=torch.arange(len(x["ids"]))[None], ttt_steps=1)
+    save_file({"logits": seen["logits"][0].contiguous()}, out)
+
+
+def check_conversion(py: Path, ckpt: Path, features: Path, row_id: str, target, work: Path) -> dict:
+    """speculators' forward and the embedded engine's head (eaglekit.export.load_head on the same folder) on one
+    held-out row's stored aux states and tokens: their step-0 logits must agree."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from eaglekit.draft import causal_bias
+    from eaglekit.export import load_head
+    from eaglekit.shards import open_features
+    row = next(r for r in open_features(features).iter_rows() if r.id == row_id)
+    ids, aux = row.input_ids.long(), row.aux.float()
+    save_file({"ids": ids.contiguous(), "aux": aux.contiguous()}, str(work / "check-in.safetensors"))
+    run_logged([str(py), __file__, "_spec_logits", str(ckpt), str(work / "check-in.safetensors"),
+                str(work / "check-out.safetensors")], work / "spec-logits.log", child_env(None))
+    theirs = load_file(str(work / "check-out.safetensors"))["logits"].float()
+    head = load_head(ckpt, target)
+    n = len(ids)
+    with torch.no_grad():
+        ours = head(head.fuse(aux[None]), ids[None], torch.arange(n)[None], causal_bias(n))[1][0].float()
+    return {"row": row_id, "positions": n, "max_abs_logit_diff": round(float((ours - theirs).abs().max()), 6),
+            "logit_scale": round(float(theirs.abs().max()), 3),
+            "argmax_agreement": round(float((ours.argmax(-1) == theirs.argmax(-1)).float().mean()), 4)}
+
+
+def measure_tau(heads: dict[str, Path], args, target) -> dict:
+    """τ (tokens per verify step, bonus included) of each head in the embedded engine on --tau-prompts, each
+    setting for every head before the next setting (the chain first), with serving.bench.final_eval: greedy,
+    one request at a time, the same prompts, engine and target for both."""
+    from serving.bench import final_eval
+    out: dict[str, dict] = {name: {"runs": []} for name in heads}
+    for setting in args.tau_settings:
+        for name, head in heads.items():
+            t0 = time.perf_counter()
+            res = final_eval(target, head, args.tau_prompts, args.tau_max_tokens, [setting])
+            run = res["runs"][0]
+            run["accept_rate"] = accept_rate(run["accept_length"], setting)
+            run["eval_s"] = round(time.perf_counter() - t0, 1)
+            out[name]["runs"].append(run)
+            out[name]["num_prompts"] = res["num_prompts"]
+            print(f"τ {name:<12} {setting}: {run['accept_length']:.3f} (accept rate {run['accept_rate']}) "
+                  f"{run['output_tok_s']:.1f} tok/s, {run['eval_s']:.0f}s", file=sys.stderr, flush=True)
+    return out
+
+
+def accept_rate(tau: float | None, setting) -> float | None:
+    """Drafted tokens accepted per draft step: (τ - 1, the bonus token removed) / steps."""
+    return None if tau is None else round((tau - 1) / setting[0], 4)
+
+
+def tau_of(figs: dict | None, setting) -> float | None:
+    for run in (figs or {}).get("runs", []):
+        if tuple(run["setting"]) == tuple(setting):
+            return run["accept_length"]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
                     help=f"{QUICK_EPOCHS} epochs on the first {QUICK_ROWS} conversations (~1 min once cached)")
     ap.add_argument("--gen", default=None, help="an existing generate output (with --features)")
-    ap.add_argument("--lm-head", default=None, choices=("frozen", "trained"),
-                    help="eaglekit's --lm-head (default: eaglekit's default; speculators keeps its lm_head frozen)")
+    ap.add_argument("--lm-head", default="frozen", choices=("frozen", "trained"),
+                    help="eaglekit's --lm-head (default frozen: speculators' lm_head is always frozen)")
+    ap.add_argument("--step-weight", type=float, default=0.8,
+                    help="loss weight of TTT step k = this**k on both sides (eaglekit --step-weight, speculators "
+                         "--ttt-step-loss-decay; default 0.8, eaglekit's and the recipe's)")
+    ap.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay of both (default 0)")
+    ap.add_argument("--warmup-steps", type=int, default=None,
+                    help="warm-up steps of both cosine schedules (default: eaglekit's rule for its run's length)")
+    ap.add_argument("--tau-prompts", default=None,
+                    help="after training, measure τ of both heads in the embedded engine on these held-out prompts "
+                         "(serving.bench.final_eval: greedy, one request at a time)")
+    ap.add_argument("--tau-max-tokens", type=int, default=64)
+    ap.add_argument("--tau-settings", default="3,1,4 5,4,8",
+                    help="(steps,topk,draft tokens) settings measured, chain first (default: '3,1,4 5,4,8')")
     ap.add_argument("--features", default=None, help="its featurize output (default: made in the cache folder)")
     ap.add_argument("--speculators-python", default=None,
                     help="an interpreter with speculators 0.9.0 (default: a venv made in the cache folder)")
@@ -538,6 +720,8 @@ def parse_args(argv=None):
     ap.add_argument("--draft-vocab-size", type=int, default=8192)
     ap.add_argument("--ttt-steps", type=int, default=3)
     ap.add_argument("--seq-len", type=int, default=512)
+    ap.add_argument("--batch-size", type=int, default=1,
+                    help="eaglekit's rows of --seq-len per step; speculators packs --seq-len x this into one row")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS of both trainings")
     ap.add_argument("--turn-s", type=float, default=8.0,
@@ -552,6 +736,12 @@ def parse_args(argv=None):
     if not args.turn_s > 0:
         ap.error("--turn-s must be a positive number of seconds")
     args.seeds = list(range(args.seeds))
+    try:
+        args.tau_settings = [tuple(int(x) for x in t.split(",")) for t in args.tau_settings.split()]
+    except ValueError:
+        ap.error("--tau-settings: space-separated steps,topk,draft_tokens triples")
+    if any(len(t) != 3 for t in args.tau_settings):
+        ap.error("--tau-settings: space-separated steps,topk,draft_tokens triples")
     if (args.gen is None) != (args.features is None):
         ap.error("give --gen and --features together")
     args.epochs = args.epochs or (QUICK_EPOCHS if args.quick else 10)
@@ -605,7 +795,7 @@ def step0_margin(ours: dict, theirs: dict | None) -> float | None:
     return round(same_def[0] - theirs["heldout_acc"][0], 4)
 
 
-def aggregate(per_seed: list[dict]) -> dict:
+def aggregate(per_seed: list[dict], tau_settings=((3, 1, 4),)) -> dict:
     """The targets over seeds, from [{"seed", "eaglekit": figures, "speculators": figures or None}, ...]:
     tok_s_ratio = the median over seeds of each seed's eaglekit/speculators ratio of median tokens/s;
     step0_margin = the mean over seeds of each seed's step-0 margin (step0_margin), with its standard error
@@ -622,7 +812,18 @@ def aggregate(per_seed: list[dict]) -> dict:
     def mean_of(side: str, key: str) -> float | None:
         vals = [(s.get(side) or {}).get(key) for s in per_seed]
         return round(statistics.fmean(v[0] for v in vals), 4) if vals and all(vals) else None
+    taus = {}
+    for setting in tau_settings:
+        key = ",".join(map(str, setting))
+        pairs = [(tau_of((s.get("tau") or {}).get("eaglekit"), setting),
+                  tau_of((s.get("tau") or {}).get("speculators"), setting)) for s in per_seed]
+        both = bool(pairs) and all(a is not None and b is not None for a, b in pairs)
+        taus[key] = {"eaglekit": [a for a, _ in pairs], "speculators": [b for _, b in pairs],
+                     "margin": round(statistics.fmean(a - b for a, b in pairs), 4) if both else None}
+    chain = taus.get(",".join(map(str, tau_settings[0]))) if tau_settings else None
     return {"seeds": [s["seed"] for s in per_seed],
+            "tau_margin": chain["margin"] if chain else None,
+            "tau": taus,
             "tok_s_ratio": round(statistics.median(ratios), 3) if complete else None,
             "tok_s_ratio_per_seed": ratios,
             "step0_margin": round(statistics.fmean(margins), 4) if has_margin else None,
@@ -641,17 +842,38 @@ def main() -> None:
     gen, features, rows, meta = resolve_data(args, work)
     train, held = split_rows(rows, args.heldout_fraction)
     setup, reason, versions = speculators_setup(args, work, rows, meta, features)
+    steps = eaglekit_steps(features, args)
+    warmup = warmup_for(args, steps)
+    settings = aligned_settings(args, warmup)
+    target = None
+    if args.tau_prompts:
+        import torch
+
+        from eaglekit.models import load_target
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        target = load_target("embedded", dtype=torch.float32, device="cpu")  # as the trainer's final eval on CPU
     per_seed = []
     for seed in args.seeds:
         run = work / "run" / f"seed-{seed}"
-        ours, theirs, why = train_seed(features, setup, meta, args, run, seed)
+        ours, theirs, why = train_seed(features, setup, meta, args, run, seed, settings)
         why = why or (None if setup else reason)
         reason = reason or why
-        per_seed.append({"seed": seed, "eaglekit": ours, "speculators": theirs,
-                         "tok_s_ratio": round(ours["median_tok_s"] / theirs["median_tok_s"], 3) if theirs else None,
-                         "step0_margin": step0_margin(ours, theirs)})
-        print_seed(per_seed[-1], why)
-    agg = aggregate(per_seed)
+        rec = {"seed": seed, "eaglekit": ours, "speculators": theirs,
+               "tok_s_ratio": round(ours["median_tok_s"] / theirs["median_tok_s"], 3) if theirs else None,
+               "step0_margin": step0_margin(ours, theirs)}
+        print_seed(rec, why)
+        if target is not None:
+            heads = {"eaglekit": run / "eaglekit" / "best"}
+            if theirs:
+                heads["speculators"] = speculators_checkpoint(run / "speculators" / "ckpt")
+                rec["conversion_check"] = check_conversion(setup[0], heads["speculators"], features, held[0]["id"],
+                                                           target, run)
+                print(f"seed {seed} conversion check: {rec['conversion_check']}", file=sys.stderr, flush=True)
+            rec["tau"] = measure_tau(heads, args, target)
+            rec["heads"] = {k: str(v) for k, v in heads.items()}
+        per_seed.append(rec)
+    agg = aggregate(per_seed, args.tau_settings)
     import torch
     figures = {"summary": agg, "per_seed": per_seed, "speculators_missing": reason,
                "speculators_versions": versions, "eaglekit_torch": torch.__version__,
@@ -659,16 +881,16 @@ def main() -> None:
                         "train_rows": len(train), "heldout_rows": len(held),
                         "train_tokens": sum(len(r["input_ids"]) for r in train),
                         "train_supervised": sum(sum(r["loss_mask"]) for r in train)},
-               "settings": {"epochs": args.epochs, "seeds": args.seeds,
-                            "eaglekit_lm_head": args.lm_head or "default",
-                            "heldout_fraction": args.heldout_fraction,
-                            "draft_vocab_size": args.draft_vocab_size, "ttt_steps": args.ttt_steps,
-                            "seq_len": args.seq_len, "lr": args.lr, "batch_size": 1, "threads": args.threads,
-                            "schedule": "one after the other" if args.sequential else f"in turns of {args.turn_s} s",
-                            "quick": args.quick}}
+               "settings": {"epochs": args.epochs, "seeds": args.seeds, "eaglekit_steps": steps,
+                            "warmup_steps": warmup, "heldout_fraction": args.heldout_fraction,
+                            "threads": args.threads, "quick": args.quick,
+                            "turns": "one after the other" if args.sequential else f"in turns of {args.turn_s} s",
+                            "tau_prompts": args.tau_prompts, "tau_max_tokens": args.tau_max_tokens,
+                            "tau_settings": [list(t) for t in args.tau_settings],
+                            "aligned": settings, "differ": DIFFERENCES}}
     print_summary(agg, reason)
-    targets = {"tok_s_ratio": {"value": agg["tok_s_ratio"], "op": ">=", "goal": 1.5},
-               "heldout_step0_acc_margin": {"value": agg["step0_margin"], "op": ">=", "goal": 0.0}}
+    targets = {"tau_margin": {"value": agg["tau_margin"], "op": ">=", "goal": 0.0},
+               "tok_s_ratio": {"value": agg["tok_s_ratio"], "op": ">=", "goal": 1.5}}
     print(json.dumps({"bench": "train_vs_speculators", "targets": targets, "figures": figures}))
 
 
@@ -690,6 +912,10 @@ def print_summary(agg: dict, reason: str | None) -> None:
     if agg["tok_s_ratio"] is None:
         print(reason, file=sys.stderr)
         return
+    for key, t in agg["tau"].items():
+        print(f"τ ({key}): eaglekit {t['eaglekit']}, speculators {t['speculators']}, margin {t['margin']}"
+              + (" (goal >= 0)" if t["margin"] is not None and key == next(iter(agg["tau"])) else ""),
+              file=sys.stderr)
     se = f" +- {agg['step0_margin_se']} (standard error over seeds)" if agg["step0_margin_se"] is not None else ""
     print(f"seeds {agg['seeds']}: median ratio {agg['tok_s_ratio']} {agg['tok_s_ratio_per_seed']} (goal >= 1.5), "
           f"mean step-0 acc margin {agg['step0_margin']}{se} {agg['step0_margin_per_seed']} (goal >= 0)",
@@ -699,6 +925,8 @@ def print_summary(agg: dict, reason: str | None) -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "_spec_reorder":
         _spec_reorder(*sys.argv[2:5])
+    elif len(sys.argv) > 1 and sys.argv[1] == "_spec_logits":
+        _spec_logits(*sys.argv[2:5])
     elif len(sys.argv) > 1 and sys.argv[1] == "_spec_train":
         _spec_train(sys.argv[2:])
     else:

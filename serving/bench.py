@@ -231,7 +231,8 @@ def _encode(tokenizer, item) -> list[int]:
 def final_eval(target, checkpoint, prompts: str, max_tokens: int = 64, settings=((3, 1, 4), (5, 4, 8)),
                echo=None) -> dict:
     """The honest figure after training: the trained head (`checkpoint`: a run's best/ or step dir, exported
-    to a temporary SGLang folder and reloaded with every tensor checked) in the embedded engine, greedy, one
+    to a temporary SGLang folder and reloaded with every tensor checked; or an exported head folder, e.g. one
+    saved by speculators' trainer, loaded as it is) in the embedded engine, greedy, one
     request at a time, each answer ending at the target's end-of-turn (or max_tokens), on the prompts the user
     names (JSONL with prompt/messages + category, or text one a line: held-out prompts, never training ones).
     Returns the measured acceptance length (tokens per verify step, bonus included: the scale of the
@@ -250,8 +251,10 @@ def final_eval(target, checkpoint, prompts: str, max_tokens: int = 64, settings=
              if "messages" not in it else it for it in items]
     prompt_ids = [_encode(target.tokenizer, it) for it in items]
     cats = [it["category"] for it in items]
+    exported = (Path(checkpoint) / "config.json").is_file() and not (Path(checkpoint) / "draft.json").is_file()
     with tempfile.TemporaryDirectory(prefix="eaglekit-final-eval-") as tmp:
-        head = load_head(str(export_head(checkpoint, Path(tmp) / "head", "sglang", ExportOptions(dtype="float32"))),
+        head = load_head(str(checkpoint if exported else
+                             export_head(checkpoint, Path(tmp) / "head", "sglang", ExportOptions(dtype="float32"))),
                          target)
     runs = []
     for s in settings:
