@@ -24,13 +24,15 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
+from beam_jobs.pii_words import (NAME_SUFFIXES, OFFICE_WORDS, AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
                                  MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, SIGNATURE_LOCALES,
                                  country_names, given_names)
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 _PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
+# a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
+_GLUED_PARTICLE = rf"{_PARTICLE}[-'’][A-Z][\w'’\-]*"
 _TITLE_NAME = re.compile(rf"\b{TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
 # Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
 # left out: "I'm happy", "a process called osmosis".
@@ -78,7 +80,7 @@ def union_spans(spans) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
-_NEXT_NAME_WORD = re.compile(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP})")
+_NEXT_NAME_WORD = re.compile(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP}|{_GLUED_PARTICLE})")
 _PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z")
 
 
@@ -101,6 +103,23 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             break
         s -= len(text[max(0, s - 40):s]) - m.start(1)
     return s, e
+
+
+def after_office(text: str, s: int, e: int) -> tuple[int, int]:
+    """The span from the word after its last office, rank or role word (OFFICE_WORDS), when capitalised words
+    follow it: the NER runs a place or an office into the name ("United States President Ronald Reagan" ->
+    "Ronald Reagan", "Chelsea boss Jose Mourinho" -> "Jose Mourinho"), and a found span's words repeat as
+    names ("States", "Chelsea"). The name itself is still redacted whole."""
+    words = list(_SPAN_WORD.finditer(text, s, e))
+    for i in range(len(words) - 2, -1, -1):
+        w = re.sub(r"['’]s\Z", "", words[i].group(0)).rstrip(".").lower()
+        rest = [m.group(0) for m in words[i + 1:]]
+        if w in OFFICE_WORDS and rest[0][:1].isupper() and not all(r.lower() in NAME_SUFFIXES for r in rest):
+            return words[i + 1].start(), e
+    return s, e
+
+
+_SPAN_WORD = re.compile(r"[^\s,;:()]+")
 
 
 def _without_function_words(text: str, s: int, e: int) -> tuple[int, int] | None:
@@ -128,7 +147,7 @@ def _capitalised_prefix(text: str, s: int, e: int) -> tuple[int, int]:
     end = s
     for m in re.finditer(r"[^\s]+", text[s:e]):
         w = m.group(0)
-        if not (w[:1].isupper() or re.fullmatch(_PARTICLE, w)):
+        if not (w[:1].isupper() or re.fullmatch(_PARTICLE, w) or re.fullmatch(_GLUED_PARTICLE, w.rstrip(".,;:!?"))):
             break
         end = s + m.end()
     return (s, end)
@@ -181,7 +200,9 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
     spans = []
     for m in _WEAK_CUE.finditer(text):
         n = _WEAK_NAME.match(text, m.end())
-        if n and n.group(0).split()[0].lower() not in NAME_STOPS and not _acronym(n.group(0).split()[0]):
+        # "said Essex Police would": an organisation or place word makes it no person
+        if n and n.group(0).split()[0].lower() not in NAME_STOPS and not _acronym(n.group(0).split()[0]) \
+                and not any(w[:1].isupper() and _NOT_A_NAME_WORD.match(w) for w in n.group(0).split()):
             spans.append((n.start(), n.end()))
     spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
               if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS]
@@ -318,6 +339,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         from_sure = any(a < e and s < b for a, b in sure)
         for m in re.finditer(r"[^\W\d_][\w'’\-]{2,}", text[s:e]):
             w = re.sub(r"['’]s\Z", "", m.group(0))
+            if re.fullmatch(_GLUED_PARTICLE, w):  # "al-Zarqawi" repeats as "Zarqawi" too
+                w = re.split(r"[-'’]", w, maxsplit=1)[1]
             if w[0].isupper() and w.lower() not in NAME_STOPS and not NEVER_A_NAME.match(w) \
                     and (from_sure or not in_vocabulary(w, vocabulary)):
                 words.add(w)
@@ -445,7 +468,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                 # capitals are names as often ("wife KIM", "JOE"), measured: dropping them cost 1.3 points of BTC
             if ent.label_ in ("PERSON", "PER") and not _common_word_alone(ent, vocabulary) \
                     or ent.label_ in _OTHER_LABELS and (_in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)
-                                                        and not _place_in_place(ent, text)) \
+                                                        and not _place_in_place(ent, text)
+                                                        ) \
                     or ent.label_ in ("DATE", "TIME", "EVENT") and _given_and_surname(ent):  # "Ashley Day" DATE
                 ner.append((s, e))
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
@@ -467,7 +491,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
-    ner = [complete(view, s, e) for s, e in ner + weak_cue_names(view, vocabulary) if text[s:e].strip()]
+    ner = [after_office(view, *complete(view, s, e)) for s, e in ner + weak_cue_names(view, vocabulary) if text[s:e].strip()]
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue

@@ -157,3 +157,18 @@ version override todo media import keyframes charset supports page namespace fon
 property dataclass abstractmethod cached_property wraps pytest fixture test before after everyone here channel all
 interface implementation end synthesize protocol optional required objc autoreleasepool selector inline
 tailwind apply layer extend include mixin use forward function if else each while for debug warn error""".split())
+
+# Offices, ranks and roles that the NER runs into the name after them ("United States President Ronald Reagan",
+# "Police Chief Constable Patrick Geenty", "Chelsea boss Jose Mourinho"): the name starts after the last of them,
+# and only the name's words repeat as a name ("States", "Police", "Chelsea" elsewhere in the text are not one)
+OFFICE_WORDS = frozenset("""president presidents vice prime minister ministers secretary chancellor governor mayor
+senator sen rep congressman congresswoman ambassador envoy chief constable inspector sergeant sgt officer detective
+det police commissioner superintendent supt judge justice magistrate captain capt general gen admiral colonel col
+major maj lieutenant lt commander cdr coach manager boss striker goalkeeper keeper midfielder defender winger
+forward player star actor actress singer rapper director producer writer author chairman chairwoman chairperson
+ceo cfo cto coo founder spokesman spokeswoman spokesperson king queen prince princess emperor empress sheikh sheik
+sultan pope bishop archbishop cardinal reverend rev mr mrs ms miss mx dr prof professor sir dame lord lady doctor
+nurse mp qc""".split())
+
+# Generational suffixes: never the whole of a name after an office word ("Martin Luther King Jr")
+NAME_SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())

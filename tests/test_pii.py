@@ -405,3 +405,20 @@ def test_headings_and_list_items_stay_a_dash_signature_goes(pii):
 def test_note_shorthand_is_no_name(pii):
     text = "Neuro: A&O x3, follows commands. Plan: cont to monitor, wean O2 as tol."
     assert pii(text).text == text, pii(text).text
+
+
+def test_an_office_run_into_a_name_does_not_spread_as_a_name(pii):
+    # the NER reads "Portugal's President Anselma Quillfeather" as one name; the place and the office are no
+    # name, so their other mentions stay, while every mention of the name goes
+    text = ("Portugal's President Anselma Quillfeather met the press. Portugal has asked for talks, and the "
+            "President said Quillfeather would not travel. Portugal expects an answer.")
+    r = pii(text)
+    assert not _leaks(r, "Anselma", "Quillfeather"), r.text
+    assert r.text.count("Portugal") == 3 and "the President said" in r.text, r.text
+    r = pii("Essex Police Chief Constable Odran Fessenby said Essex Police would appeal. Essex is calm.")
+    assert not _leaks(r, "Odran", "Fessenby") and r.text.endswith("said Essex Police would appeal. Essex is calm."), r.text
+
+
+def test_a_particle_glued_to_a_surname_stays_in_the_name(pii):
+    r = pii("Later, Abu Tariq al-Zubaidawi was arrested in May. Officials said Zubaidawi had led the cell.")
+    assert not _leaks(r, "Tariq", "Zubaidawi"), r.text
