@@ -346,6 +346,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
                 words.add(w)
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
     words |= {w.lower() for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
+    # ... and in capitals, as headlines and note headers write it ("STRIKER OKONJO SIGNS" over "Chidi Okonjo")
+    words |= {w.upper() for w in words if len(w) >= 3 and w[:1].isupper() and w.lower() not in STOP_WORDS}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     return spans + _occurrences(text, words)
 

@@ -422,3 +422,8 @@ def test_an_office_run_into_a_name_does_not_spread_as_a_name(pii):
 def test_a_particle_glued_to_a_surname_stays_in_the_name(pii):
     r = pii("Later, Abu Tariq al-Zubaidawi was arrested in May. Officials said Zubaidawi had led the cell.")
     assert not _leaks(r, "Tariq", "Zubaidawi"), r.text
+
+
+def test_a_found_name_repeats_in_capitals(pii):
+    r = pii("SOCCER - VALDORA STRIKER OKONJO SIGNS FOR RIVERTON .\nStriker Chidi Okonjo has signed a two-year contract .")
+    assert not _leaks(r, "OKONJO", "Okonjo", "Chidi") and "VALDORA STRIKER" in r.text, r.text
