@@ -200,17 +200,27 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
 _DASH_SIGNATURE = re.compile(r"(?:\A|\n)([^\n]*)\n[ \t]*[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+[^\W\d_][\w'’\-]+)?)[ \t]*\s*\Z")
 
 
+# the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
+_INLINE_DASH_SIGNATURE = re.compile(r"[.!?)][ \t]+[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+[^\W\d_][\w'’\-]+)?)[ \t]*\s*\Z")
+
+
 def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, a name after a dash, as mail is signed ("-Kay", "--sally"), when the line above
-    is no list item: a word no dictionary holds, or an English given name."""
+    is no list item, or the same after its last sentence on one line: a word no dictionary holds, or an
+    English given name."""
     m = _DASH_SIGNATURE.search(text)
-    if not m or re.match(r"[ \t]*(?:[-–—~*•]|\d+[.)])", m.group(1)):
+    if not m:
+        m = _INLINE_DASH_SIGNATURE.search(text)
+        if not m:
+            return []
+    elif re.match(r"[ \t]*(?:[-–—~*•]|\d+[.)])", m.group(1)):
         return []  # the last item of a list ("- Mix\n- Bake")
-    first = m.group(2).split()[0]
+    name = m.lastindex  # the name is the pattern's last group
+    first = m.group(name).split()[0]
     if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or _CONTRACTION.search(first):
         return []
     if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES):
-        return [(m.start(2), m.end(2))]
+        return [(m.start(name), m.end(name))]
     return []
 
 
@@ -262,8 +272,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("as in Hurst against the United States", ["Hurst"])),
              leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", _dash_signature_names,
-             finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"])),
-             leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast")),
+             finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),
+                    ("Call me at x4471. -Bill", ["Bill"])),
+             leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast",
+                     "Add the flour. -- Optional")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion")),
