@@ -657,7 +657,7 @@ def check_conversion(py: Path, ckpt: Path, features: Path, row_id: str, target, 
             "argmax_agreement": round(float((ours.argmax(-1) == theirs.argmax(-1)).float().mean()), 4)}
 
 
-def measure_tau(heads: dict[str, Path], args, target) -> dict:
+def measure_tau(heads: dict[str, Path], args, target, log: Path | None = None) -> dict:
     """τ (tokens per verify step, bonus included) of each head in the embedded engine on --tau-prompts, each
     setting for every head before the next setting (the chain first), with serving.bench.final_eval: greedy,
     one request at a time, the same prompts, engine and target for both."""
@@ -674,6 +674,8 @@ def measure_tau(heads: dict[str, Path], args, target) -> dict:
             out[name]["num_prompts"] = res["num_prompts"]
             print(f"τ {name:<12} {setting}: {run['accept_length']:.3f} (accept rate {run['accept_rate']}) "
                   f"{run['output_tok_s']:.1f} tok/s, {run['eval_s']:.0f}s", file=sys.stderr, flush=True)
+            if log is not None:  # an evaluation takes minutes: what is measured survives an interrupted run
+                log.write_text(json.dumps(out, indent=1))
     return out
 
 
@@ -708,6 +710,9 @@ def parse_args(argv=None):
                     help="after training, measure τ of both heads in the embedded engine on these held-out prompts "
                          "(serving.bench.final_eval: greedy, one request at a time)")
     ap.add_argument("--tau-max-tokens", type=int, default=64)
+    ap.add_argument("--tau-only", action="store_true",
+                    help="train nothing: measure τ (--tau-prompts, --tau-settings) of the heads an earlier run of "
+                         "this bench left in --work's run/seed-N folders, and end with their JSON line")
     ap.add_argument("--tau-settings", default="3,1,4 5,4,8",
                     help="(steps,topk,draft tokens) settings measured, chain first (default: '3,1,4 5,4,8')")
     ap.add_argument("--features", default=None, help="its featurize output (default: made in the cache folder)")
@@ -745,6 +750,8 @@ def parse_args(argv=None):
     if (args.gen is None) != (args.features is None):
         ap.error("give --gen and --features together")
     args.epochs = args.epochs or (QUICK_EPOCHS if args.quick else 10)
+    if args.tau_only and not args.tau_prompts:
+        ap.error("--tau-only needs --tau-prompts")
     return args
 
 
@@ -795,13 +802,28 @@ def step0_margin(ours: dict, theirs: dict | None) -> float | None:
     return round(same_def[0] - theirs["heldout_acc"][0], 4)
 
 
+def tau_summary(per_seed: list[dict], tau_settings) -> dict:
+    """Per setting "steps,topk,tokens": each head's τ per seed and the mean margin eaglekit - speculators
+    (None unless every seed measured both)."""
+    taus = {}
+    for setting in tau_settings:
+        pairs = [(tau_of((s.get("tau") or {}).get("eaglekit"), setting),
+                  tau_of((s.get("tau") or {}).get("speculators"), setting)) for s in per_seed]
+        both = bool(pairs) and all(a is not None and b is not None for a, b in pairs)
+        taus[",".join(map(str, setting))] = {
+            "eaglekit": [a for a, _ in pairs], "speculators": [b for _, b in pairs],
+            "margin": round(statistics.fmean(a - b for a, b in pairs), 4) if both else None}
+    return taus
+
+
 def aggregate(per_seed: list[dict], tau_settings=((3, 1, 4),)) -> dict:
     """The targets over seeds, from [{"seed", "eaglekit": figures, "speculators": figures or None}, ...]:
     tok_s_ratio = the median over seeds of each seed's eaglekit/speculators ratio of median tokens/s;
     step0_margin = the mean over seeds of each seed's step-0 margin (step0_margin), with its standard error
     (sample sd / sqrt(seeds); None for one seed). A target is None unless every seed measured both sides.
     The held-out positions are the same for every seed: the standard error is the spread of the training
-    (initialisation and data order), not the sampling error of the held-out set."""
+    (initialisation and data order), not the sampling error of the held-out set. tau_margin = the mean over
+    seeds of eaglekit's τ minus speculators' in the first (chain) setting (tau_summary)."""
     ratios = [round(s["eaglekit"]["median_tok_s"] / s["speculators"]["median_tok_s"], 3)
               if s.get("speculators") else None for s in per_seed]
     margins = [step0_margin(s["eaglekit"], s.get("speculators")) for s in per_seed]
@@ -812,14 +834,7 @@ def aggregate(per_seed: list[dict], tau_settings=((3, 1, 4),)) -> dict:
     def mean_of(side: str, key: str) -> float | None:
         vals = [(s.get(side) or {}).get(key) for s in per_seed]
         return round(statistics.fmean(v[0] for v in vals), 4) if vals and all(vals) else None
-    taus = {}
-    for setting in tau_settings:
-        key = ",".join(map(str, setting))
-        pairs = [(tau_of((s.get("tau") or {}).get("eaglekit"), setting),
-                  tau_of((s.get("tau") or {}).get("speculators"), setting)) for s in per_seed]
-        both = bool(pairs) and all(a is not None and b is not None for a, b in pairs)
-        taus[key] = {"eaglekit": [a for a, _ in pairs], "speculators": [b for _, b in pairs],
-                     "margin": round(statistics.fmean(a - b for a, b in pairs), 4) if both else None}
+    taus = tau_summary(per_seed, tau_settings)
     chain = taus.get(",".join(map(str, tau_settings[0]))) if tau_settings else None
     return {"seeds": [s["seed"] for s in per_seed],
             "tau_margin": chain["margin"] if chain else None,
@@ -834,11 +849,33 @@ def aggregate(per_seed: list[dict], tau_settings=((3, 1, 4),)) -> dict:
             "speculators_step0_acc_mean": mean_of("speculators", "heldout_acc")}
 
 
+def tau_only(args, work: Path) -> None:
+    """τ of the heads already trained in work/run/seed-N (e.g. a tree measured after the run's chain)."""
+    import torch
+
+    from eaglekit.models import load_target
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    target = load_target("embedded", dtype=torch.float32, device="cpu")
+    per_seed = []
+    for seed in args.seeds:
+        run = work / "run" / f"seed-{seed}"
+        heads = {"eaglekit": run / "eaglekit" / "best",
+                 "speculators": speculators_checkpoint(run / "speculators" / "ckpt")}
+        per_seed.append({"seed": seed, "heads": {k: str(v) for k, v in heads.items()},
+                         "tau": measure_tau(heads, args, target, run / f"tau-{len(args.tau_settings)}.json")})
+    taus = tau_summary(per_seed, args.tau_settings)
+    print(json.dumps({"bench": "train_vs_speculators", "mode": "tau_only", "figures": {
+        "tau": taus, "per_seed": per_seed, "tau_prompts": args.tau_prompts, "tau_max_tokens": args.tau_max_tokens}}))
+
+
 def main() -> None:
     args = parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     work = Path(args.work) if args.work else cache_root()
     work.mkdir(parents=True, exist_ok=True)
+    if args.tau_only:
+        return tau_only(args, work)
     gen, features, rows, meta = resolve_data(args, work)
     train, held = split_rows(rows, args.heldout_fraction)
     setup, reason, versions = speculators_setup(args, work, rows, meta, features)
@@ -870,7 +907,7 @@ def main() -> None:
                 rec["conversion_check"] = check_conversion(setup[0], heads["speculators"], features, held[0]["id"],
                                                            target, run)
                 print(f"seed {seed} conversion check: {rec['conversion_check']}", file=sys.stderr, flush=True)
-            rec["tau"] = measure_tau(heads, args, target)
+            rec["tau"] = measure_tau(heads, args, target, run / "tau.json")
             rec["heads"] = {k: str(v) for k, v in heads.items()}
         per_seed.append(rec)
     agg = aggregate(per_seed, args.tau_settings)

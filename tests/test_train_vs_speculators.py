@@ -87,3 +87,12 @@ def test_tau_settings_and_speculators_checkpoint(b, tmp_path):
     with pytest.raises(RuntimeError, match="no checkpoint"):
         b.speculators_checkpoint(tmp_path / "none")
     json.dumps(b.DIFFERENCES)                            # goes into the JSON line as it is
+
+
+def test_tau_only_needs_prompts_and_summarises_without_training_figures(b):
+    with pytest.raises(SystemExit):
+        b.parse_args(["--tau-only"])
+    assert b.parse_args(["--tau-only", "--tau-prompts", "p.jsonl"]).tau_only
+    rec = {"seed": 0, "tau": {"eaglekit": {"runs": [{"setting": [5, 4, 8], "accept_length": 1.7}]},
+                              "speculators": {"runs": [{"setting": [5, 4, 8], "accept_length": 1.6}]}}}
+    assert b.tau_summary([rec], [(5, 4, 8)])["5,4,8"]["margin"] == 0.1
