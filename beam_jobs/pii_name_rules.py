@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
+from beam_jobs.pii_words import (OFFICE_WORDS, CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
                                  SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, SIGNATURE_LOCALES, country_names, given_names)
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
@@ -28,7 +28,7 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
-_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[a-z]\.[ \t]*){{0,3}}[a-z][\w'’\-]+)")
+_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside")
 _KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad|sister|brother|partner|fianc[ée]e?|"
                   r"girlfriend|boyfriend|nephew|niece|aunt|uncle|grandson|granddaughter|grandmother|grandfather|"
@@ -108,13 +108,14 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _TITLE_ANY_CASE.finditer(text):
         word = m.group(1).split()[-1]
-        if word.lower() in NOT_ADDRESSED or word.lower() in ("and", "or", "the", "of", "to", "is", "was"):
+        if word.lower() in NOT_ADDRESSED or word.lower() in ("and", "or", "the", "of", "to", "is", "was") \
+                or word.lower().rstrip(".") in OFFICE_WORDS:  # a second rank or office: "Brigadier General"
             continue
         if is_function_word(word) and word.capitalize() not in given_names() or _CONTRACTION.search(word):
             continue  # "Justice. It is", "Madam Speaker"'s "It"; "Will" stays (a given name)
         if word.islower() and not _HONORIFIC.match(m.group(0)) and is_word(word):
             continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name
-        initials = re.match(r"(?:[A-Z]\.[ \t]*)+", m.group(1))
+        initials = re.match(r"(?:[^\W\d_]\.[ \t]*)+", m.group(1))  # any script's capitals: "Ş. Aydınlı"
         if initials and word.islower():  # "Mrs K. testified": the initials are the name, the verb is not
             out.append((m.start(1), m.start(1) + len(initials.group(0).rstrip())))
             continue
@@ -249,7 +250,8 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
                     ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]), ("Mrs K. testified.", ["K."]),
                     ("By Advs. Sri.K.Venugopalan, Smt.Anjali Menon", ["K.Venugopalan", "Anjali"]),
-                    ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"])),
+                    ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"]),
+                    ("a statement by Colonel Ç. Yıldızoğlu and Lt. Mirela Dragomir", ["Ç. Yıldızoğlu", "Mirela Dragomir"])),
              leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.",
                      "A police constable has won his case.", "He will miss out on the final.")),
     NameRule("initials", "initials glued to a surname, and dotted initials alone", _initials_names,

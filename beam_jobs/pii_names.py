@@ -497,7 +497,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
-    cued += rule_names(text, lambda w: w.lower() in NAME_STOPS or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))
+    cued += [after_office(text, s, e) for s, e in rule_names(
+        text, lambda w: w.lower() in NAME_STOPS or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))]
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
     sure = [(s, e) for s, e in ner if any(a < e and s < b for a, b in people)] + titled + cued
     ner += structural_names(view, bool(contact_details), ner + titled + cued, vocabulary, sure)

@@ -21,10 +21,10 @@ DOTTED_NOT_INITIALS = frozenset("""U.S. U.K. E.U. U.N. A.M. P.M. D.C. B.C. A.D. 
 E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St.""".split())
 
 
-# Titles and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
+# Titles, ranks and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
 # "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of")
 TITLE_WORDS = (r"mr|mrs|ms|miss|mx|dr|prof|rn|np|sri|shri|smt|kum|adv|justice|judge|inspector|constable|sergeant|"
-                r"sgt|det|capt|rev|[sdwc]/o")
+                r"sgt|det|capt|captain|colonel|col|lieutenant|lieut|lt|corporal|cpl|brigadier|rev|[sdwc]/o")
 
 SENTENCE_STARTERS = frozenset("""the then this that these those it its in on at a an we they he she i but and so
 however there here also after before when while if as for to of our my your his her their no yes what who
