@@ -1,5 +1,7 @@
-"""Trainer speed against the anchor: `eaglekit train` vs vLLM's speculators 0.9.0 (`speculators train`) on
-identical data and settings, in one run (GitHub issue #22 item 5).
+"""The heads users get, against the anchor: `eaglekit train` vs vLLM's speculators 0.9.0 (`speculators train`)
+on identical data and the same settings wherever both tools offer one, then both heads measured the same way:
+τ in the embedded engine on held-out prompts (GitHub issue #29 item 4; the trainer-speed comparison of #22
+item 5 is kept: tokens/s ratio and held-out step-0 accuracy).
 
 What is identical on both sides:
   * the conversations: eaglekit's featurize output (by default the 73 quickstart conversations, made here by
@@ -17,9 +19,26 @@ What is identical on both sides:
   * the hidden states: speculators reads per-row files [S, 4, H] (the three aux layers, HF hidden_states
     index = vLLM's layer id, then the final hidden *before* the final norm), written here by an fp32 forward
     of the same target with a hook on model.model.norm, stored in the features' codec (bf16);
-  * settings: one decoder layer, TTT steps, sequence length (packed rows), batch 1, AdamW at --lr, epochs,
-    the seed (--seeds N: seeds 0..N-1, each given to both tools; it sets the initialisation and the data
-    order of each), fp32 training, threads (--threads, default: each library's default).
+  * settings (aligned_settings, in the JSON line's settings.aligned): one decoder layer of the classic EAGLE-3
+    head (speculators' --no-norm-before-residual --no-norm-before-fc --no-norm-output: its defaults add layers
+    the embedded engine and SGLang do not run), TTT steps, loss weight step_weight**k of step k, tokens per
+    step (eaglekit --batch-size rows of --seq-len; speculators one packed row of as many tokens), AdamW at
+    --lr with --weight-decay, a cosine schedule to 0 after the same W warm-up steps (--warmup-steps, default
+    eaglekit's rule for its run), gradient clip 1.0 (speculators' fixed value), lm_head initialised from the
+    target's rows and frozen (speculators': always), frozen embedding, epochs, the seed (--seeds N: seeds
+    0..N-1, each given to both tools; it sets the initialisation and the data order of each), fp32 training,
+    threads (--threads, default: each library's default). What still differs is listed in DIFFERENCES (the
+    JSON line's settings.differ) with why: neither tool has an option that would align it.
+
+After training (--tau-prompts FILE): speculators' last checkpoint folder is loaded as it is saved by
+eaglekit.export.load_head (which checks the saved verifier embedding against the target's and refuses
+architectures the engine does not run); its step-0 logits on a held-out row's stored aux states are compared
+with speculators' own model forward in its interpreter (`_spec_logits`: figures.per_seed[].conversion_check).
+eaglekit's best/ (its only evaluation is at the end: the final weights, as speculators' last epoch) is
+exported as the trainer's final eval does. Both are measured by serving.bench.final_eval (greedy, one
+request at a time, answers ending at end-of-turn or --tau-max-tokens) on the same prompts for each
+--tau-settings entry (the chain (3,1,4) first: tau_margin = eaglekit's τ minus speculators' on it, goal >= 0).
+`--tau-only` measures further settings (a tree) on the heads a run left, without training again.
 
 speculators 0.9.0 (https://pypi.org/project/speculators/0.9.0/) does not train on a CPU-only host as
 shipped. The launcher (this same file, run by speculators' interpreter with `_spec_train`) edits no file of
@@ -41,21 +60,25 @@ reports the targets with value null and the reason. It never fakes the compariso
 
 The two trainings of a seed run as two processes at once that take the CPU in turns of --turn-s seconds (the
 other one stopped meanwhile): this box's speed drifts by +-15% within minutes, and run one after the other
-(--sequential) a slow spell can fall on one tool only; in turns both see the same machine.
+(--sequential) a slow spell can fall on one tool only; in turns both see the same machine. A step cut by a
+turn counts the pause: --turn-s must be several times the longer step (the recipe's 2048-token steps take
+10-20 s a side on one busy thread: --turn-s 90), or the median step holds a pause (the bench warns).
 
 Reported per seed (in the run folder's seed-<n>/): median tokens/s over the steps after the first (each tool's
 own count: non-padding tokens of the step), their ratio, median step ms, the seconds each training held the
 CPU (process start to exit: speculators also validates every epoch), and held-out accuracy per TTT step from each tool's own validation, and the step-0 margin: eaglekit's minus
 speculators', both counting a hit on the target's best token among the draft vocabulary (speculators'
 definition; eaglekit's stricter own figure, a miss where the draft cannot emit the target's top token, is
-reported beside it). The targets are over the seeds: tok_s_ratio = the median of the per-seed ratios (goal
->= 1.5), heldout_step0_acc_margin = the mean of the per-seed margins (goal >= 0), with its standard error
+reported beside it); with --tau-prompts, τ and accept rate ((τ - 1) / draft steps) of each head per setting.
+The targets are over the seeds: tau_margin (above), tok_s_ratio = the median of the per-seed ratios (goal
+>= 1.5); figures.summary also holds step0_margin = the mean of the per-seed step-0 margins, with its standard error
 (sample sd / sqrt(N)) and the per-seed lists in figures.summary. The held-out positions are the same for
 every seed, so that standard error is the spread of training (initialisation, data order), not the sampling
 error of a held-out set of 15 conversations (a binomial sd of ~0.01 on each accuracy, mostly shared by the
 two tools since they are scored on the same positions).
 
     python bench/train_vs_speculators.py [--quick] [--seeds N] [--speculators-python PATH] [--gen DIR --features DIR]
+        [--tau-prompts FILE [--tau-settings "3,1,4 5,4,8"]] [--tau-only]
 
 The first run makes the data (clean, generate, featurize: ~5-10 min on a 2-core CPU) and the venv (minutes,
 ~1 GB of wheels); both are cached (~/.cache/eaglekit/bench/train-vs-speculators, or under $EAGLEKIT_CACHE).
@@ -899,7 +922,7 @@ def main() -> None:
         rec = {"seed": seed, "eaglekit": ours, "speculators": theirs,
                "tok_s_ratio": round(ours["median_tok_s"] / theirs["median_tok_s"], 3) if theirs else None,
                "step0_margin": step0_margin(ours, theirs)}
-        print_seed(rec, why)
+        print_seed(rec, why, None if args.sequential else args.turn_s)
         if target is not None:
             heads = {"eaglekit": run / "eaglekit" / "best"}
             if theirs:
@@ -931,7 +954,7 @@ def main() -> None:
     print(json.dumps({"bench": "train_vs_speculators", "targets": targets, "figures": figures}))
 
 
-def print_seed(rec: dict, reason: str | None) -> None:
+def print_seed(rec: dict, reason: str | None, turn_s: float | None = None) -> None:
     for name in ("eaglekit", "speculators"):
         f = rec[name]
         if f:
@@ -943,6 +966,10 @@ def print_seed(rec: dict, reason: str | None) -> None:
                   file=sys.stderr, flush=True)
     print(f"seed {rec['seed']} ratio {rec['tok_s_ratio']}, step-0 acc margin {rec['step0_margin']}"
           if rec["speculators"] else f"seed {rec['seed']}: {reason}", file=sys.stderr, flush=True)
+    for name in ("eaglekit", "speculators"):
+        if rec[name] and turn_s is not None and rec[name]["median_step_ms"] > 1000 * turn_s / 3:
+            print(f"warning: {name}'s median step ({rec[name]['median_step_ms'] / 1000:.1f} s) is over a third of "
+                  f"--turn-s {turn_s}: many of its steps hold a pause; raise --turn-s", file=sys.stderr, flush=True)
 
 
 def print_summary(agg: dict, reason: str | None) -> None:
