@@ -42,19 +42,28 @@ def test_recipe_names_each_public_set_and_its_source():
 
 
 def test_cpu_recipe_dry_run_prepares_offline_and_resumes(tmp_path):
-    """bench/cpu_recipe.sh --dry-run: every public set read from a local folder (stand-ins with the real files'
-    names and formats), each source's sha256 in the data manifest, the serve bench's prompts and the held-out
-    MT-bench turns decontaminated out, then generate -> featurize -> train -> export; a second run skips every
-    stage already done."""
+    """bench/cpu_recipe.sh --dry-run, its default plan (one pass over every clean prompt): every public set read
+    from a local folder (stand-ins with the real files' names and formats), each source's sha256 in the data
+    manifest, the serve bench's prompts and the held-out MT-bench turns decontaminated out, then generate ->
+    featurize -> train -> export -> τ of the chain and one tree; the JSON line holds the 90-minute target; a second
+    run skips every stage already done."""
     env = {**os.environ, "PY": sys.executable, "OMP_NUM_THREADS": "1", "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": ""}
+    env.pop("PASS2", None)
     cmd = ["bash", str(ROOT / "bench" / "cpu_recipe.sh"), "--dry-run", str(tmp_path / "w")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=480, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["bench"] == "cpu_recipe" and out["targets"]["builtin_head_mb"]["goal"] == 25
+    t = out["targets"]["total_minutes"]
+    assert t["op"] == "<=" and t["goal"] == 90 and t["value"] == out["figures"]["total_minutes"] > 0
     f = out["figures"]
     assert f["train_steps"] == 4 and f["measured_tau_chain"] >= 1.0 and f["generate_counts"]["out"] > 0
-    assert {"synth_prompts", "clean", "generate", "featurize", "train", "export"} <= set(f["stage_s"])
+    assert {"synth_prompts", "clean", "generate", "featurize", "train", "export", "tau_eval"} <= set(f["stage_s"])
+    assert not {"generate2", "featurize2", "train2"} & set(f["stage_s"]) and "warm_start" not in f
+    assert f["plan"]["pass2"] == "0" and f["wall_minutes"] >= f["total_minutes"] * 0.9
+    # the chain and exactly one tree are measured; the trainer's own final eval is not run twice
+    assert [r["setting"] for r in f["final_eval"]["runs"]] == [[3, 1, 4], [3, 2, 4]]
+    assert "final_eval" not in json.loads((tmp_path / "w" / "recipe" / "run" / "summary.json").read_text())
     w = tmp_path / "w"
     manifest = json.loads((w / "data" / "data_manifest.json").read_text())
     sets = {s["name"]: s for s in manifest["sets"]}
@@ -65,10 +74,10 @@ def test_cpu_recipe_dry_run_prepares_offline_and_resumes(tmp_path):
     missing = {m["name"]: m for m in manifest["missing"]}
     assert "gpteacher_roleplay" in missing and missing["gpteacher_roleplay"]["url"].startswith("https://")
     assert manifest["clean"]["counts"]
-    # the second pass reads exactly the clean prompts the first sample left out
+    # one pass reads every clean prompt
     import pyarrow.parquet as pq
     clean_rows = sum(pq.read_metadata(p).num_rows for p in (w / "data" / "clean").glob("prompts-*.parquet"))
-    assert manifest["generate_prompts"] == 24 and manifest["generate_prompts"] + manifest["generate_prompts2"] == clean_rows
+    assert manifest["generate_prompts"] == clean_rows and "generate_prompts2" not in manifest
     ship = w / "recipe" / "builtin-head" / "smollm2-135m-instruct"
     assert {p.name for p in ship.iterdir()} >= {"config.json", "model.safetensors", "result.json", "data_manifest.json",
                                                 "MODEL_CARD.md"}
@@ -87,3 +96,25 @@ def test_recipe_data_names_a_missing_required_set(tmp_path):
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
     assert proc.returncode != 0
     assert "mt_bench_question.jsonl" in proc.stderr and "raw.githubusercontent.com/lm-sys/FastChat" in proc.stderr
+
+
+def test_cpu_recipe_dry_run_two_passes(tmp_path):
+    """PASS2=1 (the way the head shipped on 2026-11-24 was made): a first head on a seeded sample of the clean
+    prompts, measured by the trainer's final eval, then the prompts that sample left out and the first head trained
+    further on both feature sets."""
+    env = {**os.environ, "PY": sys.executable, "OMP_NUM_THREADS": "1", "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": "",
+           "PASS2": "1"}
+    proc = subprocess.run(["bash", str(ROOT / "bench" / "cpu_recipe.sh"), "--dry-run", str(tmp_path / "w")],
+                          capture_output=True, text=True, timeout=480, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    f = out["figures"]
+    assert f["plan"]["pass2"] == "1" and {"generate2", "featurize2", "train2", "tau_eval_ws"} <= set(f["stage_s"])
+    assert f["warm_start"]["first_pass_final_eval"]["runs"] and out["targets"]["total_minutes"]["goal"] == 90
+    w = tmp_path / "w"
+    manifest = json.loads((w / "data" / "data_manifest.json").read_text())
+    import pyarrow.parquet as pq
+    clean_rows = sum(pq.read_metadata(p).num_rows for p in (w / "data" / "clean").glob("prompts-*.parquet"))
+    assert manifest["generate_prompts"] == 24 and manifest["generate_prompts"] + manifest["generate_prompts2"] == clean_rows
+    card = (w / "recipe" / "builtin-head" / "smollm2-135m-instruct" / "MODEL_CARD.md").read_text()
+    assert "Two passes" in card
