@@ -255,6 +255,9 @@ _LINE_NAME = re.compile(rf"^[ \t>?*\-]*((?:{_CAP}|[A-Z]\.?)(?:[ \t]+(?:{_PARTICL
 # "Nicole: Remember me, Mary?": a speaker, then a line of speech (3+ words ending a sentence)
 _SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\n]*[.!?\"”][ \t]*$", re.MULTILINE)
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
+# a list without "and", as team sheets and line-ups write it ("Kowalski , Brzeczek , Jaroszewicz ;")
+_BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
+_BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
 _SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+\d{{1,3}}(?:-\d{{1,3}})?(?:[ \t]*\*)?")
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
 _RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
@@ -314,6 +317,14 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
+    # a list without "and": its members no dictionary holds go when two of them are known names and none is
+    # a country (a list of places with one misread, "Bhutan, India, Maldives", must not spread)
+    for m in _BARE_LIST.finditer(text):
+        items = [(m.start() + i.start(), m.start() + i.end()) for i in re.finditer(_BARE_ITEM, m.group(0))]
+        if sum(any(s < b and a < e for s, e in known) for a, b in items) >= 2 \
+                and not any(text[a:b] in country_names() for a, b in items):
+            spans += [(a, b) for a, b in items if text[a:b].split()[0].lower() not in NAME_STOPS
+                      and not any(in_vocabulary(w, vocabulary) for w in text[a:b].split())]  # "Date, Open, High"
     # a score list ("Inzamam 148, Akram 45; Mullally 4-78"): its names go with any one of them known, or
     # when none is a dictionary word, a country or a known product
     for m in _SCORE_LIST.finditer(text):

@@ -427,3 +427,10 @@ def test_a_particle_glued_to_a_surname_stays_in_the_name(pii):
 def test_a_found_name_repeats_in_capitals(pii):
     r = pii("SOCCER - VALDORA STRIKER OKONJO SIGNS FOR RIVERTON .\nStriker Chidi Okonjo has signed a two-year contract .")
     assert not _leaks(r, "OKONJO", "Okonjo", "Chidi") and "VALDORA STRIKER" in r.text, r.text
+
+
+def test_a_list_without_and_goes_with_its_known_names(pii):
+    r = pii("Teams : Kowalski , Brzeczek , Jaroszewicz , Nowakowski .")
+    assert not _leaks(r, "Kowalski", "Brzeczek", "Jaroszewicz", "Nowakowski"), r.text
+    for text in ("Date,Open,High,Low,Close\n2024-01-02,10,12,9,11",):
+        assert pii(text).text == text, pii(text).text
