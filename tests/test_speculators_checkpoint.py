@@ -87,3 +87,14 @@ def test_an_embedding_other_than_the_targets_is_refused(tmp_path, tiny_target, h
     check_export(tmp_path / "ckpt")  # the layout is right: only the target can tell
     with pytest.raises(ExportError, match="not the target's embedding"):
         load_head(tmp_path / "ckpt", tiny_target)
+
+
+def test_final_eval_measures_a_speculators_checkpoint_as_saved(tmp_path, tiny_target, head):
+    """serving.bench.final_eval takes an exported head folder (here speculators' layout) as well as a run's
+    checkpoint: both tools' heads are measured by the same function."""
+    from serving.bench import final_eval
+    speculators_checkpoint(tmp_path / "ckpt", head, tiny_target.model.get_input_embeddings().weight)
+    prompts = tmp_path / "heldout.jsonl"
+    prompts.write_text(json.dumps({"prompt": "Name a colour.", "category": "chat"}) + "\n")
+    res = final_eval(tiny_target, tmp_path / "ckpt", str(prompts), 6, [(3, 1, 4)])
+    assert res["num_prompts"] == 1 and res["runs"][0]["accept_length"] >= 1.0
