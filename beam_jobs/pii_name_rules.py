@@ -34,8 +34,11 @@ _KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad
                   r"girlfriend|boyfriend|nephew|niece|aunt|uncle|grandson|granddaughter|grandmother|grandfather|"
                   r"neighbou?r|friend|roommate|caregiver|pcp|attending|nurse|cousin|hubby|wifey|bff|bestie|bf|gf|"
                   r"grandma|grandpa|granny|nana|grand-?dad|step-?(?:mom|mum|dad|son|daughter)|sis|bro|boss|"
-                  r"co-?worker|colleague|team-?mate|class-?mate|flat-?mate|house-?mate|buddy|bae|baby)"
-                  r"(?:['’]s)?[ \t]*,?[ \t]+([^\W\d_][\w'’\-]+)")
+                  r"co-?worker|colleague|team-?mate|class-?mate|flat-?mate|house-?mate|buddy|bae|baby|"
+                  r"sons|daughters|brothers|sisters|grandsons|granddaughters|nephews|nieces|cousins)"
+                  r"(?:['’]s)?[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)([^\W\d_][\w'’\-]+)")
+# the next names of the same kin ("2 sons (Ezekiel & Thaddeus)", "daughters Ana, Lupe and Rosa")
+_KIN_MORE = re.compile(r"[ \t]*(?:,|&|\band\b)[ \t]*([^\W\d_][\w'’\-]+)")
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
 _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
@@ -187,14 +190,19 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     when no dictionary holds it ("called daughter ingrid")."""
     out = []
     for m in _KIN.finditer(text):
-        w = m.group(1)
-        if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or _CONTRACTION.search(w) \
-                or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
-            continue
-        if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))):
-            continue  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
-        if w[:1].isupper() or not is_word(w):
+        while m:
+            w = m.group(1)
+            if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or _CONTRACTION.search(w) \
+                    or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
+                break
+            if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))):
+                break  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
+            if not (w[:1].isupper() or not is_word(w)):
+                break
             out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", w))))
+            m = _KIN_MORE.match(text, m.end(1))
+            if m and not m.group(1)[:1].isupper():
+                break  # the next names are capitalised: "husband Jim and thier family"
     return out
 
 
@@ -263,7 +271,8 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),
-                    ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"])),
+                    ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"]),
+                    ("visited by wife and 2 sons (Ezekiel & Thaddeus)", ["Ezekiel", "Thaddeus"])),
              leaves=("My sister is a nurse at the clinic.", "His daughter called twice.", "Her mom wouldn't let her.",
                      "Mom I'm awake now.",
                      "years after his mother died there", "a neighbour told reporters",
