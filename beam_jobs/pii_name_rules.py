@@ -66,6 +66,8 @@ class NameRule:
 # Mail-system addresses and forwarding lines that carry a person's name: "Anna B Smith/HOU/ACME@ACME",
 # "Forwarded by Anna Smith on 10/16/2000"
 _NOTES_ADDRESS = re.compile(rf"((?:{_CAPWORD}[ \t]+)(?:{_INITIAL}[ \t]+)?{_CAPWORD})(?:(?:/[A-Z][A-Z0-9]{{1,9}}){{1,3}}@[A-Za-z]+|(?:/[A-Z][A-Z0-9]{{1,9}}){{2,3}})(?![\w/])")
+# ... or a surname alone before the mail system's domain, without a dot ("cc: Abernathy@ECT")
+_NOTES_SURNAME = re.compile(rf"(?<![\w.@/])({_CAPWORD})@[A-Z][A-Z0-9]{{1,9}}(?![\w.@])")
 _FORWARDED_BY = re.compile(rf"(?i:forwarded|sent|posted|written)[ \t]+by[ \t]+((?:{_CAPWORD}[ \t]+)(?:{_INITIAL}[ \t]+)?{_CAPWORD})")
 
 
@@ -73,6 +75,7 @@ def _header_names(text: str, is_word) -> list[tuple[int, int]]:
     """Names in From/To/Cc lines: "Smith, Anna", "Doe, John A.", "Anna Smith", several per line; in mail-system
     addresses ("Anna Smith/HOU/ACME@ACME") and forwarding lines ("Forwarded by Anna Smith on ...")."""
     out = [(m.start(1), m.end(1)) for m in _NOTES_ADDRESS.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _NOTES_SURNAME.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _FORWARDED_BY.finditer(text)]
     for line in HEADER.finditer(text):
         for m in _HEADER_PERSON.finditer(line.group(1)):
@@ -247,8 +250,10 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("From: Okafor, Chidi\nTo: Lindqvist, Maja A.; Brennan, Tom", ["Okafor, Chidi", "Lindqvist, Maja A.", "Brennan, Tom"]),
                     ("Cc: Priya Raman <p.raman@example.org>", ["Priya Raman"]),
                     ("---- Forwarded by Dagny K Olafsdottir/LON/NORTHCO on 03/02/2001 ----\nTo: Teodor Vasilescu/LON/NORTHCO@NORTHCO",
-                     ["Dagny K Olafsdottir", "Teodor Vasilescu"])),
-             leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "Read Input/Output and TCP/IP")),
+                     ["Dagny K Olafsdottir", "Teodor Vasilescu"]),
+                    ("cc: Abernathy@NORTHCO, Mirela Dragomir/LON/NORTHCO@NORTHCO", ["Abernathy", "Mirela Dragomir"])),
+             leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "Read Input/Output and TCP/IP",
+                     "Write to Support@Example.com")),
     NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
              finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
                     ("See you soon.\n\nYours,\n\nBill", ["Bill"]),

@@ -740,6 +740,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
         if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 or _acronym(w) \
                 or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
+                or in_vocabulary(w.strip("-'’"), vocabulary) \
                 or w.lower() in KNOWN_PRODUCTS:
             continue
         if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e) \

@@ -434,3 +434,8 @@ def test_a_list_without_and_goes_with_its_known_names(pii):
     assert not _leaks(r, "Kowalski", "Brzeczek", "Jaroszewicz", "Nowakowski"), r.text
     for text in ("Date,Open,High,Low,Close\n2024-01-02,10,12,9,11",):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_word_in_dashes_is_read_without_them(pii):
+    text = "See below.\n\n-----Original Message-----\nSent: Monday, October 22, 2001 9:15 AM"
+    assert pii(text).text == text, pii(text).text
