@@ -344,7 +344,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
                 spans.append((m.start(g), m.end(g)))
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
-    # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread
+    # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread, and
+    # never a country ("Sanaa, Yemen" read as a name spread over a whole article)
     words = set()
     for s, e in known:
         from_sure = any(a < e and s < b for a, b in sure)
@@ -353,7 +354,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
             if re.fullmatch(_GLUED_PARTICLE, w):  # "al-Zarqawi" repeats as "Zarqawi" too
                 w = re.split(r"[-'’]", w, maxsplit=1)[1]
             if w[0].isupper() and w.lower() not in NAME_STOPS and not NEVER_A_NAME.match(w) \
-                    and (from_sure or not in_vocabulary(w, vocabulary)):
+                    and (from_sure and w not in country_names() or not in_vocabulary(w, vocabulary)):
                 words.add(w)
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
     words |= {w.lower() for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
