@@ -84,9 +84,17 @@ _NEXT_NAME_WORD = re.compile(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTI
 _PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z")
 
 
+_HYPHENATED_REST = re.compile(r"[-‐][^\W\d_a-z][\w'’]+")
+
+
 def complete(text: str, s: int, e: int) -> tuple[int, int]:
-    """Grow a name span over adjacent initials, particles and capitalised words on its line."""
+    """Grow a name span over adjacent initials, particles and capitalised words on its line, and over the
+    rest of a hyphenated surname the tokenizer split ("Barnaby Fitch" + "-Hollis")."""
     while True:
+        m = _HYPHENATED_REST.match(text, e)
+        if m:
+            e = m.end()
+            continue
         m = _NEXT_NAME_WORD.match(text[e:])
         if m and m.group(1).lower() not in NAME_STOPS and not _is_sentence_start(text, e + m.start(1)) \
                 and not _acronym(m.group(1)):

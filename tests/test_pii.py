@@ -447,3 +447,8 @@ def test_a_country_in_a_misread_name_does_not_spread(pii):
     # the NER's misreading, given as a sure name: its country stays everywhere else
     spans = structural_names(text, False, [(0, 12)], frozenset({"yemen", "sanaa"}), [(0, 12)])
     assert not any(text[s:e] == "Yemen" for s, e in spans if s > 12), [text[s:e] for s, e in spans]
+
+
+def test_a_hyphenated_surname_split_by_the_tokenizer_is_whole(pii):
+    r = pii("Barnaby Fitch-Hollis , 34 , was jailed for six years . Fitch-Hollis 's lawyer said he would appeal .")
+    assert not _leaks(r, "Fitch", "Hollis", "Barnaby"), r.text
