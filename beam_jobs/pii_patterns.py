@@ -345,6 +345,8 @@ def phone_score(candidate: str, context: bool) -> float:
     groups = re.findall(r"\d+", raw)
     if sum(len(g) == 1 for g in groups) > 2 or len(groups) > 7:
         return 0.0  # "1 2 3 4 5", a list of small numbers
+    if "/" in raw and all(len(g) <= 3 for g in groups):
+        return 0.0  # a series of measures: blood gases "7.38/42/88", pressures "120/80/95"
     if len(groups) == 1 and not (context or raw.startswith(("+", "00"))):
         return 0.0  # a bare run of digits (an order number, an amount) needs a phone word
     if len(digits) < 7 and not context:

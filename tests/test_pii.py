@@ -114,6 +114,10 @@ def test_phone_score_checks_the_number_itself():
     for text in ("(123) 456-7891", "123-456-7890", "(987) 654-3210", "000-000-0000", "+1 123-456-7890"):
         assert phone_score(text, context=True) == 0, text
     assert phone_score("+385 1 2345 678", context=False) > 0
+    # a note's series of measures is no number to call; a number with one slash is
+    for text in ("7.38/42/88", "120/80/95"):
+        assert phone_score(text, context=True) == 0, text
+    assert phone_score("030/12345678", context=True) > 0
 
 
 def test_a_weekday_is_never_a_person(pii):
