@@ -25,7 +25,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (NAME_SUFFIXES, OFFICE_WORDS, AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
-                                 MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, SIGNATURE_LOCALES,
+                                 MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND, SIGNATURE_LOCALES,
                                  country_names, given_names)
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
@@ -527,7 +527,21 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if ner and langid is not None:
         foreign = non_english_ranges(text, langid)
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
+    # ... and a drug before its dose ("Lopressor 25mg PO", "Dilaudid 1 mg IV") is no person
+    ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
+           and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e))]
     return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
+
+
+_DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|units?|u|meq|mmol|%|l/min)(?![a-z])")
+
+
+def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:
+    """A note's shorthand with dictionary words or short capitals around it ("abd soft", "Bilat LE edema"),
+    which the NER and the dictionary rule read as names: no word of it could be one."""
+    words = re.findall(r"[^\W\d_][\w'’/]*", span)
+    return any(w.lower() in NOTE_SHORTHAND for w in words) and all(
+        w.lower() in NOTE_SHORTHAND or in_vocabulary(w, vocabulary) or w.isupper() and len(w) <= 3 for w in words)
 
 
 def warm_word_lists() -> None:
@@ -567,7 +581,7 @@ _LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{4,}(?![^\W\d_])")
 
 def _never_a_name(span: str) -> bool:
     words = re.findall(r"[^\W\d_][\w'’]*", span)
-    return bool(words) and all(NEVER_A_NAME.match(w) for w in words)
+    return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in NOTE_SHORTHAND for w in words)
 
 
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -750,7 +764,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
                 or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
                 or in_vocabulary(w.strip("-'’"), vocabulary) \
-                or w.lower() in KNOWN_PRODUCTS:
+                or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND:
             continue
         if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e) \
                 or _IN_A_PLACE.search(text[max(0, s - 12):s]):

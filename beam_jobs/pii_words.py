@@ -60,6 +60,14 @@ integ integumentary social psychosocial plan pain id endo endocrine heme access 
 psych activity diet dispo disposition hpi pmh psh meds medications allergies vitals vs labs imaging exam impression
 ros cc a/p subjective objective ms mental status gen general heent lungs abd abdomen ext extremities msk""".split())
 
+# The shorthand of clinical and nursing notes that no English dictionary holds ("Abd soft", "coarse bilat",
+# "tol clear liquids", "f/u lytes"): a safe list for the dictionary rule, never a name alone
+NOTE_SHORTHAND = frozenset("""abd bilat sx tol cont noc prn qd bid tid qid qhs qam qpm qod hx dx tx rx fx sob doe pnd
+nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perl nsr abx vss afeb cath ett ngt ogt picc cvp sbp dbp spo2
+fio2 peep cpap bipap abg vbg cxr ekg ecg cta rrr ntnd inr ptt wbc hct hgb plt bun gluc fsbs riss ssi htn chf copd
+cad cva uti pna gib ards afib vfib svt pvc dvt lle rle lue rue llq rlq luq ruq dtr hcp dnr dni cmo micu sicu ccu
+csru tsicu nicu pacu trach vent extubated reintubated diuresed diuresing pedal tele ambulated ambulating
+lasix""".split())
 
 # Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
 # a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand
