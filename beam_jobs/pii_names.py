@@ -527,13 +527,14 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if ner and langid is not None:
         foreign = non_english_ranges(text, langid)
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
-    # ... and a drug before its dose ("Lopressor 25mg PO", "Dilaudid 1 mg IV") is no person
+    # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e))]
     return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
 
 
-_DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|units?|u|meq|mmol|%|l/min)(?![a-z])")
+_DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|units?|u|meq|mmol|%|l/min)(?![a-z])|"
+                         r"[ \t]+(?:(?i:gtt|drip|infusion|po|sq|prn|q\d{1,2}h|qhs)|SC|IVPB?)\b")  # not IV, IM, PR: "Henry IV"
 
 
 def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:

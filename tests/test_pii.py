@@ -460,7 +460,8 @@ def test_a_hyphenated_surname_split_by_the_tokenizer_is_whole(pii):
 
 def test_note_shorthand_and_drugs_before_a_dose_are_no_names(pii):
     text = ("GI: abd soft, NT/ND, +BS. CV: NSR 70-80s, no ectopy. Abd distended. Bilat LE edema. "
-            "Lopressor 25mg PO given. Zosyn 4.5 g IV q8h.")
+            "Lopressor 25mg PO given. Zosyn 4.5 g IV q8h. Fentanyl gtt @ 50mcg/hr. Tylenol PO prn.")
     assert pii(text).text == text, pii(text).text
     r = pii("Lopressor 25mg PO given per Dr. Abd Rahman. Pt's wife Marisol at bedside.")
     assert not _leaks(r, "Rahman", "Marisol") and "Lopressor 25mg" in r.text, r.text
+    assert not _leaks(pii("Spoke with Delgado IV team. Marisol im so happy."), "Delgado", "Marisol")
