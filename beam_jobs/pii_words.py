@@ -35,7 +35,7 @@ let please now next finally first second third note see""".split())
 STATE_PARTIES = frozenset("""state states people commonwealth crown queen king regina rex r government republic
 federation union council city county board department ministry secretary attorney general minister united
 kingdom america usa us uk""".split())
-PARTY_NOISE = frozenset("""case of in the see and judgment application no cf also re ex parte""".split())
+PARTY_NOISE = frozenset("""case of in the see and judgment application no cf also re ex parte others""".split())
 
 # Words that are never a name, whatever found them: interjections and laughter of chat text ("lol",
 # "Hahaha", "Ugh", "Awwww"), titles and offices standing alone ("Mr", "Hon'ble", "Secretary"), and the
@@ -45,7 +45,7 @@ NEVER_A_NAME = re.compile(
     r"y+a+y+|w+o+w+|w+o+h+o+o+|a+w+h*|a+h+|o+h+|u+h+|h+u+h+|h+e+y+|o+o+p+s+|y+i+k+e+s+|h+u+r+r+a+y+|y+e+s+|n+o+p+e+|"
     r"mr|mrs|ms|miss|mx|dr|prof|sir|madam|sri|shri|smt|adv|advs|advocate|hon'?ble|honourable|honorable|justice|"
     r"judge|secretary|president|speaker|senator|senators|emperor|prince|princess|king|queen|chief|minister|"
-    r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|"
+    r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|others|"
     r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey|"
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
     r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern|"
@@ -132,7 +132,7 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
 NAME_STOPS = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been am i me
 my we our you your he him his she her it its they them their this that these those there here what which who
 whom whose when where why how not no yes so too very just also please thanks thank hi hello hey dear sir madam
-all any some every each both either neither one two three first last new old good great same other""".split())
+all any some every each both either neither one two three first last new old good great same other others""".split())
 
 # Function words that tell a passage is English (non_english_ranges counts them)
 ENGLISH_FUNCTION_WORDS = frozenset("""the of and to a an in is it that for on with as was are be been this by at or from not

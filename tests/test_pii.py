@@ -465,3 +465,8 @@ def test_note_shorthand_and_drugs_before_a_dose_are_no_names(pii):
     r = pii("Lopressor 25mg PO given per Dr. Abd Rahman. Pt's wife Marisol at bedside.")
     assert not _leaks(r, "Rahman", "Marisol") and "Lopressor 25mg" in r.text, r.text
     assert not _leaks(pii("Spoke with Delgado IV team. Marisol im so happy."), "Delgado", "Marisol")
+
+
+def test_and_others_of_a_case_name_is_no_name(pii):
+    r = pii("see Okoro and Others v. Lindqvist, no. 12345/06, § 41, 2010")
+    assert "and Others v." in r.text and not _leaks(r, "Okoro", "Lindqvist"), r.text
