@@ -192,6 +192,10 @@ _WEAK_NAME = re.compile(rf"{_CAP}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?(?:{_PARTICLE}[ \t]
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
                        r"what|where|when|why|how)\b", re.MULTILINE)
+# ... or without the comma when it is an English given name before "I" or "you" ("Lily I love your videos",
+# "Kay you were right"); never a verb that opens such a line ("Hope you are well", "Will you", "May I")
+_BARE_VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP})[ \t]+(?:I|you|u|ur|your|you're|you’re|youre)\b", re.MULTILINE)
+_NOT_BARE_VOCATIVE = frozenset("hope love will may miss wish trust bless thank pray can mark grant bill pat".split())
 # A given name addressed: after a greeting or a thanks, or set off by a comma at a sentence's end ("Thanks for
 # the follow, Kent!", "Hi Harry", "love you Miranda")
 # (after a comma only before "!", "?" or the line's end: "in Paris, Jordan, Victoria" is a list of places)
@@ -214,6 +218,8 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
             spans.append((n.start(), n.end()))
     spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
               if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS]
+    spans += [(m.start(1), m.end(1)) for m in _BARE_VOCATIVE.finditer(text)
+              if m.group(1).lower() not in _NOT_BARE_VOCATIVE and m.group(1) in given_names(ENGLISH_LOCALES)]
     spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in NAME_STOPS]
     names = given_names()
     english = given_names(ENGLISH_LOCALES)

@@ -470,3 +470,10 @@ def test_note_shorthand_and_drugs_before_a_dose_are_no_names(pii):
 def test_and_others_of_a_case_name_is_no_name(pii):
     r = pii("see Okoro and Others v. Lindqvist, no. 12345/06, § 41, 2010")
     assert "and Others v." in r.text and not _leaks(r, "Okoro", "Lindqvist"), r.text
+
+
+def test_a_given_name_addressed_without_a_comma(pii):
+    r = pii("Rowena I really like your channel, keep going")
+    assert "Rowena" not in r.text, r.text
+    for text in ("Hope you are well.", "Will you come tomorrow?", "May I ask a question?", "Bless you all"):
+        assert pii(text).text == text, pii(text).text
