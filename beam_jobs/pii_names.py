@@ -500,6 +500,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                                                         ) \
                     or ent.label_ in ("DATE", "TIME", "EVENT") and _given_and_surname(ent):  # "Ashley Day" DATE
                 ner.append((s, e))
+            elif ent.label_ in _OTHER_LABELS and (tail := _unknown_tail(ent, vocabulary)):
+                ner.append(tail)  # "Frenchman Thibault Ravoire" ORG: the name after a demonym or a role
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
     if cased_doc is None:
         # in normally cased text a lower-case PERSON of the trained model stands (it learnt lower-case names
@@ -739,6 +741,29 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     return 1 <= len(words) <= 3 and all(
         w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) and not _NOT_A_NAME_WORD.match(w)
         and not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS for w in words)
+
+
+# the words before a name that say who the person is: a demonym ("Frenchman", "Swedish"), a role ("champion"),
+# or whatever follows "ex-" or "former" ("ex-Zombie": a former member)
+_ROLE_OR_DEMONYM = re.compile(r"(?i)(?:\w+(?:man|woman|men|women|ian|ians|ish|ese|ean|i)|champion|"
+                              r"teammate|compatriot|rival|veteran|rookie|newcomer|holder|runner-up|seed|"
+                              + "|".join(sorted(OFFICE_WORDS)) + r")\Z")
+
+
+def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
+    """The last one to three words of an organisation or place entity when they would make an unknown name
+    (`_unknown_name`'s test) and the words before them are dictionary words: a demonym or a role the NER ran
+    into the name ("Frenchman Thibault Ravoire" ORG, "Swedish champion Ilse Vorn" ORG)."""
+    words = [t for t in ent if not t.is_punct]
+    for i in range(max(1, len(words) - 3), len(words)):
+        head, tail = words[:i], words[i:]
+        if all(_ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
+               or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head)) and all(
+                t.text[:1].isupper() and not _acronym(t.text) and not _DIGIT_OR_CAMEL.search(t.text)
+                and not _NOT_A_NAME_WORD.match(t.text) and not in_vocabulary(t.text, vocabulary)
+                and t.text.lower() not in KNOWN_PRODUCTS for t in tail):
+            return tail[0].idx, tail[-1].idx + len(tail[-1].text)
+    return None
 
 
 _NUMERIC_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"}

@@ -477,3 +477,12 @@ def test_a_given_name_addressed_without_a_comma(pii):
     assert "Rowena" not in r.text, r.text
     for text in ("Hope you are well.", "Will you come tomorrow?", "May I ask a question?", "Bless you all"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_name_after_a_demonym_or_former_role_in_an_organisation(pii):
+    r = pii("Swedish champion Jonas Lindkvist-Ahl , seeded third , beat Frenchman Thibault Ravoire 6-2 6-4 .")
+    assert not _leaks(r, "Thibault", "Ravoire", "Lindkvist"), r.text
+    r = pii("The new single by ex-Beatle Okonkwo Ravensdale topped the chart.")
+    assert not _leaks(r, "Ravensdale"), r.text
+    text = "The threat of Cyclone Phailin was taken seriously."
+    assert pii(text).text == text, pii(text).text
