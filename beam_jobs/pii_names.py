@@ -772,7 +772,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _INITIALS_ONLY = re.compile(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*")
 _DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
 _NOT_WORDLIKE = re.compile(r"[^\w'’\-]")
-_VERSION = re.compile(r"[ \t]+v?\d+(?:\.\d+)*\b")  # "Ubuntu 22.04", "Photoshop 2023": a product's version
+_VERSION = re.compile(r"[ \t]+v?\d+(?:\.\d+)*\b(?![-–]\d)")  # not a score: "Ravoire 6-2"  # "Ubuntu 22.04", "Photoshop 2023": a product's version
 _LIST_MARK = re.compile(r"^[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?")
 _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|any|some|no|your|my|our|their|its)[ \t\[(\"“]*\Z")
 
