@@ -489,5 +489,5 @@ def test_a_name_after_a_demonym_or_former_role_in_an_organisation(pii):
 
 
 def test_a_score_after_a_surname_is_no_version_number(pii):
-    r = pii("In the second round Ravoire won 6-2 6-4 . Install Ubuntu 22.04 first.")
+    r = pii("Second round : Ravoire 6-2 6-4 . Install Ubuntu 22.04 first.")
     assert "Ravoire" not in r.text and "Ubuntu 22.04" in r.text, r.text
