@@ -453,7 +453,10 @@ def is_word_problem(text: str) -> bool:
 
 # "the city of Vega", "Lake Louise": a place, whatever the NER says
 _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|republic|kingdom|university|port|"
-                           r"island|isle|river|lake|mount|bay|gulf|region|district)[ \t]+of|\b(?:lake|mount|river|cape))[ \t]+\Z")
+                           r"island|isle|river|lake|mount|bay|gulf|region|district|municipality)[ \t]+of|"
+                           r"\b(?:lake|mount|river|cape))[ \t]+\Z|"
+                           # "Near" opening a sentence or a list item says where ("Near Ayn Isa, one strike ...")
+                           r"(?:[.!?\n]|\A)[ \t.\-•*]*Near[ \t]+\Z")
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
 ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
                        r"act[ \t]+(?:as|like)|imagine[ \t]+(?:yourself[ \t]+as|you[ \t]+are)|you[ \t]+are[ \t]+now|"
@@ -522,6 +525,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
     ner = [after_office(view, *complete(view, s, e)) for s, e in ner + weak_cue_names(view, vocabulary) if text[s:e].strip()]
+    # a place cue before the completed span too ("Near Ayn" + "Qaslan", found word by word)
+    ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
     titled = [complete(view, s, e) for s, e in title_names(view)]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue

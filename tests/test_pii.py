@@ -491,3 +491,9 @@ def test_a_name_after_a_demonym_or_former_role_in_an_organisation(pii):
 def test_a_score_after_a_surname_is_no_version_number(pii):
     r = pii("Second round : Ravoire 6-2 6-4 . Install Ubuntu 22.04 first.")
     assert "Ravoire" not in r.text and "Ubuntu 22.04" in r.text, r.text
+
+
+def test_a_place_after_near_opening_a_sentence_or_after_municipality_of(pii):
+    text = "Syria\n. Near Ayn Qaslan, one strike engaged an ISIL unit.\n. Near Dayr Mukhtar, two strikes hit a bridge."
+    assert pii(text).text == text, pii(text).text
+    assert "Quennell" not in pii("She sat near Orlaith Quennell at dinner.").text
