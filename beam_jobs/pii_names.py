@@ -24,7 +24,7 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (NAME_SUFFIXES, OFFICE_WORDS, AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
+from beam_jobs.pii_words import (NAME_SUFFIXES, OFFICE_WORDS, surnames, AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
                                  MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND, SIGNATURE_LOCALES,
                                  country_names, given_names)
 
@@ -560,7 +560,7 @@ def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:
 
 def warm_word_lists() -> None:
     """Read the cached word lists the finders load on first use."""
-    given_names(), given_names(ENGLISH_LOCALES), given_names(SIGNATURE_LOCALES), _lower_given(), country_names()
+    given_names(), given_names(ENGLISH_LOCALES), given_names(SIGNATURE_LOCALES), _lower_given(), country_names(), surnames()
 
 
 @lru_cache(maxsize=1)
@@ -629,6 +629,21 @@ def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list
 
 
 
+_IRREGULAR_PLURALS = frozenset("women men people children police folks".split())
+_KIN_NOUNS = frozenset("""daughter son wife husband mom mum dad mother father sister brother baby kid kids boyfriend
+girlfriend bf gf family friend house car dog cat""".split())
+
+
+def _plural_noun(word: str, vocabulary: frozenset[str]) -> bool:
+    """The plural of a dictionary noun that is no English surname or given name ("Founders", "Muscles",
+    "Women"; not "Banks", "Woods", "Adams")."""
+    w = word.lower()
+    if word in surnames() or word in given_names(ENGLISH_LOCALES):
+        return False
+    return w in _IRREGULAR_PLURALS or len(w) > 4 and w.endswith("s") and not w.endswith("ss") and (
+        in_vocabulary(w[:-1], vocabulary) or w.endswith("es") and in_vocabulary(w[:-2], vocabulary))
+
+
 def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     """A one-word PERSON that is more likely a capitalised common word: a dictionary word opening its sentence
     or line, or after a field label, before an article, preposition or pronoun ("Embark on a journey",
@@ -636,6 +651,11 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     longer entity (the "Smith" of an earlier "Anna Smith" stays a name)."""
     if len(ent) != 1 or not vocabulary or not in_vocabulary(ent.text, vocabulary):
         return False
+    nxt = ent.doc[ent.end].lower_ if ent.end < len(ent.doc) else ""
+    # "Women defy ...", "our Founders": a plural is nobody's name; before a kin word it is a possessive
+    # written without its apostrophe ("Athenas daughter")
+    if _plural_noun(ent.text, vocabulary) and nxt not in _KIN_NOUNS:
+        return not any(len(other) > 1 and ent.text in other.text.split() for other in ent.doc.ents)
     text, s, e = ent.doc.text, ent.start_char, ent.end_char
     line_start = text.rfind("\n", 0, s) + 1
     line_end = text.find("\n", e)

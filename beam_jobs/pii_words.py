@@ -126,6 +126,21 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
     return frozenset(names)
 
 
+@lru_cache(maxsize=None)
+def surnames(locales: tuple[str, ...] = ENGLISH_LOCALES) -> frozenset[str]:
+    """Last names of people in Faker's English locale lists ("Adams", "Banks", "Woods"): a plural of a common
+    noun that is also a surname is not taken for the noun."""
+    import importlib
+    names: set[str] = set()
+    for locale in locales:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ImportError:
+            continue
+        names.update(w for w in getattr(provider, "last_names", None) or () if isinstance(w, str))
+    return frozenset(names)
+
+
 # ---- words the name finders (pii_names) and the handle recognizer (pii_patterns) read ----------------------
 
 # Words a name never holds or runs over: function words, greetings, a few numerals and adjectives

@@ -497,3 +497,10 @@ def test_a_place_after_near_opening_a_sentence_or_after_municipality_of(pii):
     text = "Syria\n. Near Ayn Qaslan, one strike engaged an ISIL unit.\n. Near Dayr Mukhtar, two strikes hit a bridge."
     assert pii(text).text == text, pii(text).text
     assert "Quennell" not in pii("She sat near Orlaith Quennell at dinner.").text
+
+
+def test_a_plural_noun_is_no_name_but_a_plural_surname_is(pii):
+    text = "Who stood up for the values our Founders charged us to keep? Jobs for Jordanians came first."
+    assert pii(text).text == text, pii(text).text
+    r = pii("Mr Banks said the deal was done. Damn Rowenas daughter is tall")
+    assert not _leaks(r, "Banks", "Rowenas"), r.text
