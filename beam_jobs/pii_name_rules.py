@@ -23,7 +23,7 @@ _INITIAL = r"[A-Z]\.?"
 HEADER = re.compile(r"(?im)^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)[ \t]*:[ \t]*(.+)$")
 _HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}(?:[ \t]+{_INITIAL})?|"
                             rf"{_CAPWORD}(?:[ \t]+{_INITIAL})?(?:[ \t]+{_CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$))")
-_GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*[,!]+[ \t]*$")
+_GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*(?:[,!]+|[-–—]{{1,2}})[ \t]*$")
 _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?|[ \t]+)"
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
@@ -103,7 +103,8 @@ def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
         words = m.group(1).split()
         if words[0].lower() in NOT_ADDRESSED or words[0].lower() in _CLOSINGS_SET:
             continue
-        if words[0][:1].isupper() or not is_word(words[0]):
+        if words[0][:1].isupper() or not is_word(words[0]) or len(words) == 1 and not is_function_word(words[0]) \
+                and words[0].capitalize() in given_names(SIGNATURE_LOCALES):  # "thanks much, kay"
             out.append((m.start(1), m.end(1)))
     return out
 
@@ -257,8 +258,10 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
              finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
                     ("See you soon.\n\nYours,\n\nBill", ["Bill"]),
-                    ("hi kemal,\nsee you at 5. cheers, oskar", ["kemal", "oskar"])),
-             leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:")),
+                    ("hi kemal,\nsee you at 5. cheers, oskar", ["kemal", "oskar"]),
+                    ("Jen--\nCan you resend it?\nthanks much, kay", ["Jen", "kay"])),
+             leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:",
+                     "Sounds good. Thanks, will do.", "Notes --\nbring the form")),
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
              finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
                     ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]), ("Mrs K. testified.", ["K."]),

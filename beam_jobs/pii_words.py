@@ -11,7 +11,8 @@ from functools import lru_cache
 CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regards|kind[ \t]+regards|regards|"
              r"warm[ \t]+regards|sincerely|yours[ \t]+(?:truly|sincerely)|love|take[ \t]+care|talk[ \t]+soon|"
              r"all[ \t]+the[ \t]+best|thx|ta|rgds|br|yours|yours[ \t]+faithfully|faithfully|respectfully|cordially|"
-             r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours")
+             r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours|"
+             r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot)|thank[ \t]+you[ \t]+(?:again|so[ \t]+much)|tia")
 GREETINGS = r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo"
 # Words that take a greeting's or a closing's place but are nobody's name
 NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
