@@ -197,6 +197,7 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
         while m:
             w = m.group(1)
             if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or _CONTRACTION.search(w) \
+                    or w.lower() == "day" \
                     or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
                 break
             if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))):

@@ -333,7 +333,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
     # a list without "and": its members no dictionary holds go when two of them are known names and none is
     # a country (a list of places with one misread, "Bhutan, India, Maldives", must not spread)
-    for m in _BARE_LIST.finditer(text):
+    for m in _BARE_LIST.finditer(text) if text.count(",") + text.count(";") >= 2 else ():
         items = [(m.start() + i.start(), m.start() + i.end()) for i in re.finditer(_BARE_ITEM, m.group(0))]
         if sum(any(s < b and a < e for s, e in known) for a, b in items) >= 2 \
                 and not any(text[a:b] in country_names() for a, b in items):
@@ -782,11 +782,11 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
     words = [t for t in ent if not t.is_punct]
     for i in range(max(1, len(words) - 3), len(words)):
         head, tail = words[:i], words[i:]
-        if all(_ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
-               or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head)) and all(
-                t.text[:1].isupper() and not _acronym(t.text) and not _DIGIT_OR_CAMEL.search(t.text)
-                and not _NOT_A_NAME_WORD.match(t.text) and not in_vocabulary(t.text, vocabulary)
-                and t.text.lower() not in KNOWN_PRODUCTS for t in tail):
+        if all(t.text[:1].isupper() and not _acronym(t.text) and not _DIGIT_OR_CAMEL.search(t.text)
+               and not _NOT_A_NAME_WORD.match(t.text) and not in_vocabulary(t.text, vocabulary)
+               and t.text.lower() not in KNOWN_PRODUCTS for t in tail) and all(
+                _ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
+                or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head)):
             return tail[0].idx, tail[-1].idx + len(tail[-1].text)
     return None
 

@@ -458,6 +458,11 @@ def test_a_hyphenated_surname_split_by_the_tokenizer_is_whole(pii):
     assert not _leaks(r, "Fitch", "Hollis", "Barnaby"), r.text
 
 
+def test_mothers_day_is_no_kin_name(pii):
+    for text in ("Happy Mothers Day to all moms.", "Mother's Day is in May."):
+        assert pii(text).text == text, pii(text).text
+
+
 def test_note_shorthand_and_drugs_before_a_dose_are_no_names(pii):
     text = ("GI: abd soft, NT/ND, +BS. CV: NSR 70-80s, no ectopy. Abd distended. Bilat LE edema. "
             "Lopressor 25mg PO given. Zosyn 4.5 g IV q8h. Fentanyl gtt @ 50mcg/hr. Tylenol PO prn.")
