@@ -162,7 +162,8 @@ def _capitalised_prefix(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 def _acronym(word: str) -> bool:
-    return len(word) > 1 and word.isupper()  # "CEO", "NCIS": a role or a title, not part of the name
+    # "CEO", "NCIS": a role or a title, not part of the name; "OBCs", "VBIEDs": an acronym's plural
+    return len(word) > 1 and (word.isupper() or len(word) > 2 and word[-1] == "s" and word[:-1].isupper())
 
 
 def _is_sentence_start(text: str, i: int) -> bool:

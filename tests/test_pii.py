@@ -509,3 +509,8 @@ def test_a_plural_noun_is_no_name_but_a_plural_surname_is(pii):
     assert pii(text).text == text, pii(text).text
     r = pii("Mr Banks said the deal was done. Damn Rowenas daughter is tall")
     assert not _leaks(r, "Banks", "Rowenas"), r.text
+
+
+def test_contract_roles_acronym_plurals_and_report_abbreviations_are_no_names(pii):
+    text = "The Pledgor further agrees that the notice period applies. Reservation rose to 44% for OBCs. See 2007 Cri.L.J. 583."
+    assert pii(text).text == text, pii(text).text
