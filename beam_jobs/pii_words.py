@@ -51,7 +51,7 @@ NEVER_A_NAME = re.compile(
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
     r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern|"
     # company forms and the words of court filings ("Ltd", "Versus", "Govt. Advocate", "Cwp No.")
-    r"ltd|pvt|llp|plc|inc|corp|versus|vs|govt|cwp|crl|cri|slp|wp|proh|clause|ors|"
+    r"ltd|pvt|llp|plc|inc|corp|versus|vs|govt|cwp|crl|cri|slp|wp|proh|clause|ors|act|"
     # the parties of a contract or a deed named by their role ("The Pledgor further agrees")
     r"pledgor|pledgee|mortgagor|mortgagee|lessor|lessee|assignor|assignee|licensor|licensee|obligor|obligee|"
     r"guarantor|grantor|grantee|vendor|vendee|testator|testatrix|deponent|complainant|accused|informant|"
