@@ -24,7 +24,7 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (NAME_SUFFIXES, OFFICE_WORDS, surnames, AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
+from beam_jobs.pii_words import (NAME_SUFFIXES, OFFICE_WORDS, place_names, surnames, AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
                                  MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND, SIGNATURE_LOCALES,
                                  country_names, given_names)
 
@@ -501,7 +501,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             if ent.label_ in ("PERSON", "PER") and not _common_word_alone(ent, vocabulary) \
                     or ent.label_ in _OTHER_LABELS and (_in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)
                                                         and not _place_in_place(ent, text)
-                                                        ) \
+                                                        and not _known_place(ent)) \
                     or ent.label_ in ("DATE", "TIME", "EVENT") and _given_and_surname(ent):  # "Ashley Day" DATE
                 ner.append((s, e))
             elif ent.label_ in _OTHER_LABELS and (tail := _unknown_tail(ent, vocabulary)):
@@ -561,7 +561,7 @@ def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:
 
 def warm_word_lists() -> None:
     """Read the cached word lists the finders load on first use."""
-    given_names(), given_names(ENGLISH_LOCALES), given_names(SIGNATURE_LOCALES), _lower_given(), country_names(), surnames()
+    given_names(), given_names(ENGLISH_LOCALES), given_names(SIGNATURE_LOCALES), _lower_given(), country_names(), surnames(), place_names()
 
 
 @lru_cache(maxsize=1)
@@ -672,6 +672,11 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
 
 
 _IN_A_PLACE = re.compile(r"(?i)\b(?:at|near|across|throughout|outside|inside|within)[ \t]+\Z")
+
+
+def _known_place(ent) -> bool:
+    """A place entity that Faker's address lists name ("San Francisco", "Haryana"): a place, not a person."""
+    return ent.label_ in ("GPE", "LOC", "FAC") and re.sub(r"(?i)^the\s+", "", ent.text) in place_names()
 
 
 def _place_in_place(ent, text: str) -> bool:

@@ -514,3 +514,10 @@ def test_a_plural_noun_is_no_name_but_a_plural_surname_is(pii):
 def test_contract_roles_acronym_plurals_and_report_abbreviations_are_no_names(pii):
     text = "The Pledgor further agrees that the notice period applies. Reservation rose to 44% for OBCs. See 2007 Cri.L.J. 583."
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_place_the_ner_found_and_faker_lists_is_no_name(pii):
+    text = "He was a citizen of San Francisco for decades. In The High Court Of Punjab And Haryana At Chandigarh."
+    r = pii(text)
+    assert "San Francisco" in r.text and "Haryana" in r.text, r.text
+    assert "Quennell" not in pii("Orlaith Quennell moved to San Francisco.").text
