@@ -596,7 +596,8 @@ _LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{4,}(?![^\W\d_])")
 
 def _never_a_name(span: str) -> bool:
     words = re.findall(r"[^\W\d_][\w'’]*", span)
-    return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in NOTE_SHORTHAND for w in words)
+    return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in NOTE_SHORTHAND or w.lower() in KNOWN_PRODUCTS
+                               for w in words)
 
 
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -80,7 +80,8 @@ iphone ipad ipod macbook android xbox playstation nintendo netflix spotify linke
 pinterest tumblr photoshop javascript typescript github gitlab bitcoin ethereum blockchain uber airbnb tesla
 samsung huawei skype slack chatgpt openai ebay paypal covid coronavirus wifi bluetooth linux ubuntu kubernetes
 docker tensorflow pytorch numpy pandas matlab excel powerpoint hashtag emoji selfie podcast vlog blogger
-wordpress shopify etsy twitch discord minecraft fortnite pokemon""".split())
+wordpress shopify etsy twitch discord minecraft fortnite pokemon wiki wikis wikinews wikimedia wiktionary
+zotero wrestlemania smackdown nikkei nasdaq sony nvidia""".split())
 
 
 @lru_cache(maxsize=1)

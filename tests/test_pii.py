@@ -521,3 +521,8 @@ def test_a_place_the_ner_found_and_faker_lists_is_no_name(pii):
     r = pii(text)
     assert "San Francisco" in r.text and "Haryana" in r.text, r.text
     assert "Quennell" not in pii("Orlaith Quennell moved to San Francisco.").text
+
+
+def test_brands_and_sites_are_no_names_even_when_the_model_says_so(pii):
+    text = "I put the notes on the wiki. Nikkei average rose 120 points and Sony gained 30 yen."
+    assert pii(text).text == text, pii(text).text
