@@ -33,7 +33,7 @@ _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCI
 _PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
 _GLUED_PARTICLE = rf"{_PARTICLE}[-'’][A-Z][\w'’\-]*"
-_TITLE_NAME = re.compile(rf"\b{TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
+_TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
 # Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
 # left out: "I'm happy", "a process called osmosis".
 _NAME_CUE = re.compile(r"(?i)\b(?:my[ \t]+name[ \t]+is|(?:his|her|their|your|the)[ \t]+name[ \t]+is|"
@@ -245,7 +245,8 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
 
 def title_names(text: str) -> list[tuple[int, int]]:
     """Names after a title ("Mrs. Meagan Wallace", "Dr. Berta Szöllössy")."""
-    return [(m.start(1), m.end(1) - (2 if m.group(1)[-2:] in ("'s", "’s") else 0)) for m in _TITLE_NAME.finditer(text)]
+    return [(m.start(1), m.end(1) - (2 if m.group(1)[-2:] in ("'s", "’s") else 0)) for m in _TITLE_NAME.finditer(text)
+            if m.group(1).split()[0].lower() not in NAME_STOPS]
 
 
 def cue_names(text: str) -> list[tuple[int, int]]:
@@ -331,7 +332,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     for m in _LIST.finditer(text):
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
-            spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in ("and", "or")]
+            spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in NAME_STOPS]
     # a list without "and": its members no dictionary holds go when two of them are known names and none is
     # a country (a list of places with one misread, "Bhutan, India, Maldives", must not spread)
     for m in _BARE_LIST.finditer(text) if text.count(",") + text.count(";") >= 2 else ():
