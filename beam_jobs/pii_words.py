@@ -55,6 +55,8 @@ NEVER_A_NAME = re.compile(
     # the parties of a contract or a deed named by their role ("The Pledgor further agrees")
     r"pledgor|pledgee|mortgagor|mortgagee|lessor|lessee|assignor|assignee|licensor|licensee|obligor|obligee|"
     r"guarantor|grantor|grantee|vendor|vendee|testator|testatrix|deponent|complainant|accused|informant|"
+    # a letter's closing words and abbreviated offices ("Respectfully, George Chriss", "Assoc. Dean")
+    r"respectfully|sincerely|regards|cordially|faithfully|assoc|asst|"
     # military ranks, abbreviated ("Maj. Gen. Gary J. Volesky")
     r"maj|gen|col|lt|sgt|cpl|capt|adm|brig|cmdr|cdr|lieut)$")
 
