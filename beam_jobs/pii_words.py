@@ -114,12 +114,8 @@ ENGLISH_LOCALES = ("en_US", "en_GB", "en_IE", "en_NZ")  # Faker has no person pr
 SIGNATURE_LOCALES = ("en_US", "en_GB")  # whose given names sign a message after a dash in lower case
 
 
-# one entry per locale tuple the finders ask for (all, English, US+GB): a smaller cache evicted and re-read
-@lru_cache(maxsize=None)
-def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
-    """First names of people in Faker's locale lists (18k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
-    "Priya"). Many are also places or words ("Paris", "Grace"): a finder uses them only where a name's place
-    is already likely."""
+def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset[str]:
+    """The capitalised names in the `attrs` lists of Faker's person provider of each locale it has."""
     import importlib
     names: set[str] = set()
     for locale in locales:
@@ -127,26 +123,25 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
             provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
         except ImportError:
             continue
-        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
-            value = getattr(provider, attr, None) or ()
-            names.update(w for w in value if isinstance(w, str) and w[:1].isupper())
+        for attr in attrs:
+            names.update(w for w in getattr(provider, attr, None) or () if isinstance(w, str) and w[:1].isupper())
     return frozenset(names)
+
+
+# one entry per locale tuple the finders ask for (all, English, US+GB): a smaller cache evicted and re-read
+@lru_cache(maxsize=None)
+def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
+    """First names of people in Faker's locale lists (13.8k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
+    "Priya"). Many are also places or words ("Paris", "Grace"): a finder uses them only where a name's place
+    is already likely."""
+    return _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
 
 
 @lru_cache(maxsize=None)
 def surnames(locales: tuple[str, ...] = ENGLISH_LOCALES) -> frozenset[str]:
     """Last names of people in Faker's English locale lists ("Adams", "Banks", "Woods"): a plural of a common
     noun that is also a surname is not taken for the noun."""
-    import importlib
-    names: set[str] = set()
-    for locale in locales:
-        try:
-            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
-        except ImportError:
-            continue
-        names.update(w for w in getattr(provider, "last_names", None) or () if isinstance(w, str))
-    return frozenset(names)
-
+    return _person_names(locales, ("last_names",))
 
 _PLACE_LIST_WORDS = ("cities", "states", "provinces", "regions", "counties", "departments", "prefectures",
                      "municipalities", "districts")
