@@ -66,8 +66,8 @@ turn counts the pause: --turn-s must be several times the longer step (the recip
 
 Reported per seed (in the run folder's seed-<n>/): median tokens/s over the steps after the first (each tool's
 own count: non-padding tokens of the step), their ratio, median step ms, the seconds each training held the
-CPU (process start to exit: speculators also validates every epoch), and held-out accuracy per TTT step from each tool's own validation, and the step-0 margin: eaglekit's minus
-speculators', both counting a hit on the target's best token among the draft vocabulary (speculators'
+CPU (process start to exit: speculators also validates every epoch), held-out accuracy per TTT step from
+each tool's own validation, and the step-0 margin: eaglekit's minus speculators', both counting a hit on the target's best token among the draft vocabulary (speculators'
 definition; eaglekit's stricter own figure, a miss where the draft cannot emit the target's top token, is
 reported beside it); with --tau-prompts, τ and accept rate ((τ - 1) / draft steps) of each head per setting.
 The targets are over the seeds: tau_margin (above), tok_s_ratio = the median of the per-seed ratios (goal
@@ -525,8 +525,8 @@ def prepare_speculators_data(py: Path, rows: list[dict], meta: dict, args, run: 
             "ratio": train_data_ratio(len(train), len(rows))} | {k: v for k, v in info.items() if k != "key"}
 
 
-def speculators_job(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path, seed: int = 0,
-                    settings: dict | None = None) -> Job:
+def speculators_job(py: Path, data: dict, meta: dict, args, run: Path, model_dir: Path, seed: int,
+                    settings: dict) -> Job:
     out = run / "speculators"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -534,7 +534,7 @@ def speculators_job(py: Path, data: dict, meta: dict, args, run: Path, model_dir
         cached.unlink()  # every seed builds its vocabulary mapping from token_freq.pt, as the first did
     cmd = [str(py), __file__, "_spec_train", "--speculator-type", "eagle3", "--verifier-name-or-path",
            str(model_dir), "--data-path", str(data["ds"]), "--target-layer-ids", *map(str, meta["aux_layer_ids"]),
-           *tool_flags(settings or aligned_settings(args, warmup_for(args, 1)), "speculators"),
+           *tool_flags(settings, "speculators"),
            "--train-data-ratio", repr(data["ratio"]), "--num-workers", "0",
            "--on-missing", "raise", "--draft-attn-impl", "sdpa", "--loss-implementation", "eager",
            "--hidden-states-dtype", "float32", "--checkpoint-freq", str(args.epochs), "--log-freq", "1",
@@ -560,13 +560,13 @@ def speculators_figures(recs: list[dict], ttt: int) -> dict:
             "heldout_cond_acc": [round(val[-1][f"cond_acc_{k}_epoch"], 4) for k in range(ttt)] if val else None}
 
 
-def eaglekit_job(features: Path, args, run: Path, seed: int = 0, settings: dict | None = None) -> Job:
+def eaglekit_job(features: Path, args, run: Path, seed: int, settings: dict) -> Job:
     out = run / "eaglekit"
     shutil.rmtree(out, ignore_errors=True)
     never = str(10 ** 9)  # one evaluation (at the end) and no step checkpoints, as on speculators' side
     cmd = [sys.executable, "-m", "eaglekit.cli", "train", "--data", str(features), "--out", str(out),
            "--heldout-fraction", str(args.heldout_fraction),
-           *tool_flags(settings or aligned_settings(args, warmup_for(args, 1)), "eaglekit"),
+           *tool_flags(settings, "eaglekit"),
            "--seed", str(seed), "--log-every", "1", "--eval-every", never, "--save-every", never, "--no-progress"]
     return Job(cmd, run / "eaglekit-train.log", child_env(args.threads))
 
@@ -588,7 +588,7 @@ def eaglekit_result(job: Job, run: Path) -> dict:
 
 
 def train_seed(features: Path, setup: tuple | None, meta: dict, args, run: Path, seed: int,
-               settings: dict | None = None) -> tuple[dict, dict | None, str | None]:
+               settings: dict) -> tuple[dict, dict | None, str | None]:
     """(eaglekit's figures, speculators' or None, why they are missing) of one seed: both trainings in turns
     (run_in_turns), or one after the other with --sequential (speculators first)."""
     ours = eaglekit_job(features, args, run, seed, settings)
@@ -651,12 +651,14 @@ def _spec_logits(ckpt: str, inputs: str, out: str) -> None:
     seen = {}
     model.lm_head.register_forward_hook(lambda mod, args, output: seen.__setitem__("logits", output))
     with torch.no_grad():
-        model(hidden_states=x["aux"][None].float(), input_ids=x["ids"][None], document_ids=torch.zeros_like(x["ids"])[None],
-              position_ids=torch.arange(len(x["ids"]))[None], ttt_steps=1)
+        model(hidden_states=x["aux"][None].float(), input_ids=x["ids"][None],
+              document_ids=torch.zeros_like(x["ids"])[None], position_ids=torch.arange(len(x["ids"]))[None],
+              ttt_steps=1)
     save_file({"logits": seen["logits"][0].contiguous()}, out)
 
 
-def check_conversion(py: Path, ckpt: Path, features: Path, row_id: str, target, work: Path) -> dict:
+def check_conversion(py: Path, ckpt: Path, features: Path, row_id: str, target, work: Path,
+                     threads: int | None = None) -> dict:
     """speculators' forward and the embedded engine's head (eaglekit.export.load_head on the same folder) on one
     held-out row's stored aux states and tokens: their step-0 logits must agree."""
     import torch
@@ -669,7 +671,7 @@ def check_conversion(py: Path, ckpt: Path, features: Path, row_id: str, target, 
     ids, aux = row.input_ids.long(), row.aux.float()
     save_file({"ids": ids.contiguous(), "aux": aux.contiguous()}, str(work / "check-in.safetensors"))
     run_logged([str(py), __file__, "_spec_logits", str(ckpt), str(work / "check-in.safetensors"),
-                str(work / "check-out.safetensors")], work / "spec-logits.log", child_env(None))
+                str(work / "check-out.safetensors")], work / "spec-logits.log", child_env(threads))
     theirs = load_file(str(work / "check-out.safetensors"))["logits"].float()
     head = load_head(ckpt, target)
     n = len(ids)
@@ -928,7 +930,7 @@ def main() -> None:
             if theirs:
                 heads["speculators"] = speculators_checkpoint(run / "speculators" / "ckpt")
                 rec["conversion_check"] = check_conversion(setup[0], heads["speculators"], features, held[0]["id"],
-                                                           target, run)
+                                                           target, run, args.threads)
                 print(f"seed {seed} conversion check: {rec['conversion_check']}", file=sys.stderr, flush=True)
             rec["tau"] = measure_tau(heads, args, target, run / "tau.json")
             rec["heads"] = {k: str(v) for k, v in heads.items()}
