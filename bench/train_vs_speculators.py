@@ -66,16 +66,17 @@ turn counts the pause: --turn-s must be several times the longer step (the recip
 
 Reported per seed (in the run folder's seed-<n>/): median tokens/s over the steps after the first (each tool's
 own count: non-padding tokens of the step), their ratio, median step ms, the seconds each training held the
-CPU (process start to exit: speculators also validates every epoch), held-out accuracy per TTT step from
-each tool's own validation, and the step-0 margin: eaglekit's minus speculators', both counting a hit on the target's best token among the draft vocabulary (speculators'
-definition; eaglekit's stricter own figure, a miss where the draft cannot emit the target's top token, is
-reported beside it); with --tau-prompts, τ and accept rate ((τ - 1) / draft steps) of each head per setting.
-The targets are over the seeds: tau_margin (above), tok_s_ratio = the median of the per-seed ratios (goal
->= 1.5); figures.summary also holds step0_margin = the mean of the per-seed step-0 margins, with its standard error
-(sample sd / sqrt(N)) and the per-seed lists in figures.summary. The held-out positions are the same for
-every seed, so that standard error is the spread of training (initialisation, data order), not the sampling
-error of a held-out set of 15 conversations (a binomial sd of ~0.01 on each accuracy, mostly shared by the
-two tools since they are scored on the same positions).
+CPU (process start to exit: speculators also validates every epoch), held-out accuracy per TTT step from each
+tool's own validation, and the step-0 margin: eaglekit's minus speculators', both counting a hit on the
+target's best token among the draft vocabulary (speculators' definition; eaglekit's stricter own figure, a
+miss where the draft cannot emit the target's top token, is reported beside it); with --tau-prompts, τ and
+accept rate ((τ - 1) / draft steps) of each head per setting. The targets are over the seeds: tau_margin
+(above), tok_s_ratio = the median of the per-seed ratios (goal >= 1.5); figures.summary also holds
+step0_margin = the mean of the per-seed step-0 margins, with its standard error (sample sd / sqrt(N)) and the
+per-seed lists in figures.summary. The held-out positions are the same for every seed, so that standard error
+is the spread of training (initialisation, data order), not the sampling error of a held-out set of 15
+conversations (a binomial sd of ~0.01 on each accuracy, mostly shared by the two tools since they are scored
+on the same positions).
 
     python bench/train_vs_speculators.py [--quick] [--seeds N] [--speculators-python PATH] [--gen DIR --features DIR]
         [--tau-prompts FILE [--tau-settings "3,1,4 5,4,8"]] [--tau-only]
