@@ -12,7 +12,9 @@ Formats:
 A head saved by speculators' own trainer (`speculators train`: config.json + model.safetensors of a checkpoint
 epoch folder) loads as it is when trained with the architecture this engine and SGLang run
 (--no-norm-before-residual --no-norm-before-fc --no-norm-output, frozen embedding): its extra
-`embed_tokens.weight` (the verifier's, frozen) is checked against the target's and not used.
+`embed_tokens.weight` (the verifier's, frozen) is checked against the target's and not used. Its layer's
+sliding window (speculators' default: 2,048 tokens, its training row length) is not applied: the engine
+attends to every earlier position, which is the same inside the window.
 
 Loaders drop tensors they do not know without a word and run missing ones with random weights, so after
 writing, the exporter reloads the files and checks every tensor name, shape and dtype against what the
