@@ -11,6 +11,19 @@ from eaglekit.train import save_checkpoint
 
 from test_draft import SGLANG_KEYS
 
+
+def assert_same_head(head, loaded, steps: int) -> None:
+    """`loaded` gives `head`'s draft logits on random features (to bf16 precision) and maps its draft vocabulary
+    to the same target tokens."""
+    x = torch.randn(1, steps, 3 * head.cfg.target_hidden_size)
+    ids, pos = torch.randint(0, 512, (1, steps)), torch.arange(steps)[None]
+    with torch.no_grad():
+        want = head(head.fuse(x), ids, pos, causal_bias(steps))[1]
+        got = loaded(loaded.fuse(x), ids, pos, causal_bias(steps))[1]
+    assert torch.allclose(want, got, atol=0.05)  # bf16 weights
+    draft = torch.arange(head.cfg.draft_vocab_size)
+    assert torch.equal(loaded.draft_to_target(draft), head.draft_to_target(draft))
+
 VOCAB = torch.randperm(512, generator=torch.Generator().manual_seed(1))[:300].sort().values
 
 
@@ -37,14 +50,7 @@ def test_sglang_export_round_trip(tmp_path, tiny_target, checkpoint):
     sd = load_file(out / "model.safetensors")
     assert set(sd) == SGLANG_KEYS
     assert sd["fc.weight"].dtype == torch.bfloat16 and sd["d2t"].dtype == torch.int64
-    loaded = load_head(out, tiny_target)
-    x = torch.randn(1, 4, 192)
-    ids, pos = torch.randint(0, 512, (1, 4)), torch.arange(4)[None]
-    with torch.no_grad():
-        want = head(head.fuse(x), ids, pos, causal_bias(4))[1]
-        got = loaded(loaded.fuse(x), ids, pos, causal_bias(4))[1]
-    assert torch.allclose(want, got, atol=0.05)  # bf16 export
-    assert torch.equal(loaded.draft_to_target(torch.arange(300)), VOCAB)
+    assert_same_head(head, load_head(out, tiny_target), steps=4)
 
 
 def test_speculators_export(tmp_path, tiny_target, checkpoint):

@@ -6,8 +6,10 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from eaglekit.draft import DraftConfig, Eagle3Draft, causal_bias
+from eaglekit.draft import DraftConfig, Eagle3Draft
 from eaglekit.export import ExportError, check_export, load_head
+
+from test_export import assert_same_head
 
 VOCAB = torch.randperm(512, generator=torch.Generator().manual_seed(2))[:300].sort().values
 
@@ -57,13 +59,7 @@ def test_speculators_trainer_checkpoint_gives_the_heads_logits(tmp_path, tiny_ta
     speculators_checkpoint(tmp_path / "ckpt", head, tiny_target.model.get_input_embeddings().weight)
     loaded = load_head(tmp_path / "ckpt", tiny_target)
     assert loaded.cfg == head.cfg
-    x = torch.randn(1, 5, 3 * head.cfg.target_hidden_size)
-    ids, pos = torch.randint(0, 512, (1, 5)), torch.arange(5)[None]
-    with torch.no_grad():
-        want = head(head.fuse(x), ids, pos, causal_bias(5))[1]
-        got = loaded(loaded.fuse(x), ids, pos, causal_bias(5))[1]
-    assert torch.allclose(want, got, atol=0.05)  # bf16 checkpoint
-    assert torch.equal(loaded.draft_to_target(torch.arange(300)), VOCAB)
+    assert_same_head(head, loaded, steps=5)
 
 
 @pytest.mark.parametrize("switch", ["norm_before_fc", "norm_output", "fc_norm", "embed_requires_grad"])
