@@ -14,8 +14,9 @@ from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from beam_jobs.pii_words import (OFFICE_WORDS, CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, PARTY_NOISE,
-                                 SENTENCE_STARTERS, STATE_PARTIES, TITLE_WORDS, SIGNATURE_LOCALES, country_names, given_names)
+from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE,
+                                 SENTENCE_STARTERS, SIGNATURE_LOCALES, STATE_PARTIES, TITLE_WORDS, country_names,
+                                 given_names)
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
@@ -211,11 +212,11 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_DASH_SIGNATURE = re.compile(r"(?:\A|\n)([^\n]*)\n[ \t]*[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+[^\W\d_][\w'’\-]+)?)[ \t]*\s*\Z")
-
-
+# a dash, then one or two words that end the text
+_DASH_SIGNED = r"[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+[^\W\d_][\w'’\-]+)?)[ \t]*\s*\Z"
+_DASH_SIGNATURE = re.compile(rf"(?:\A|\n)([^\n]*)\n[ \t]*{_DASH_SIGNED}")
 # the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
-_INLINE_DASH_SIGNATURE = re.compile(r"[.!?)][ \t]+[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+[^\W\d_][\w'’\-]+)?)[ \t]*\s*\Z")
+_INLINE_DASH_SIGNATURE = re.compile(rf"[.!?)][ \t]+{_DASH_SIGNED}")
 
 
 def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:

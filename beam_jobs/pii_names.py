@@ -24,9 +24,10 @@ from functools import lru_cache
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (NAME_SUFFIXES, OFFICE_WORDS, place_names, surnames, AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
-                                 MONTHS, NAME_STOPS, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND, SIGNATURE_LOCALES,
-                                 country_names, given_names)
+from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
+                                 MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS,
+                                 NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names, given_names,
+                                 place_names, surnames)
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
@@ -562,7 +563,8 @@ def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:
 
 def warm_word_lists() -> None:
     """Read the cached word lists the finders load on first use."""
-    given_names(), given_names(ENGLISH_LOCALES), given_names(SIGNATURE_LOCALES), _lower_given(), country_names(), surnames(), place_names()
+    given_names(), given_names(ENGLISH_LOCALES), given_names(SIGNATURE_LOCALES), _lower_given(), country_names()
+    surnames(), place_names()
 
 
 @lru_cache(maxsize=1)
@@ -667,7 +669,6 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     alone = _LIST_MARK.sub("", line).strip(" \t.,;!?)]") == ent.text
     # opening a sentence, a word before an article, preposition or pronoun reads as a verb ("Embark on",
     # "Embrace the"); before a verb it is the subject and may well be a name ("Anna is", "Dexter lives")
-    nxt = ent.doc[ent.end].lower_ if ent.end < len(ent.doc) else ""
     if not (alone or opening and nxt in AFTER_A_VERB):
         return False
     return not any(len(other) > 1 and ent.text in other.text.split() for other in ent.doc.ents)
@@ -771,9 +772,14 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     if _given_and_surname(ent):
         return True  # a given name and a surname the dictionary may hold ("Ewan Richards" ORG, "Rose Walker" GPE)
     words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s") and not t.is_digit]
-    return 1 <= len(words) <= 3 and all(
-        w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) and not _NOT_A_NAME_WORD.match(w)
-        and not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS for w in words)
+    return 1 <= len(words) <= 3 and all(_unknown_name_word(w, vocabulary) for w in words)
+
+
+def _unknown_name_word(w: str, vocabulary: frozenset[str]) -> bool:
+    """A capitalised word that could be a private person's name: no acronym, brand, organisation or place
+    word, known product, nor a word of the English dictionary."""
+    return w[:1].isupper() and not _acronym(w.rstrip(".")) and not _DIGIT_OR_CAMEL.search(w) \
+        and not _NOT_A_NAME_WORD.match(w) and not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS
 
 
 # the words before a name that say who the person is: a demonym ("Frenchman", "Swedish"), a role ("champion"),
@@ -790,9 +796,8 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
     words = [t for t in ent if not t.is_punct]
     for i in range(max(1, len(words) - 3), len(words)):
         head, tail = words[:i], words[i:]
-        if all(t.text[:1].isupper() and not _acronym(t.text) and not _DIGIT_OR_CAMEL.search(t.text)
-               and not _NOT_A_NAME_WORD.match(t.text) and not in_vocabulary(t.text, vocabulary)
-               and t.text.lower() not in KNOWN_PRODUCTS for t in tail) and all(
+        # an initial ends no tail ("Frenchman J. Ravoire" keeps "J." out)
+        if all(not _acronym(t.text) and _unknown_name_word(t.text, vocabulary) for t in tail) and all(
                 _ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
                 or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head)):
             return tail[0].idx, tail[-1].idx + len(tail[-1].text)
@@ -805,7 +810,8 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _INITIALS_ONLY = re.compile(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*")
 _DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
 _NOT_WORDLIKE = re.compile(r"[^\w'’\-]")
-_VERSION = re.compile(r"[ \t]+v?\d+(?:\.\d+)*\b(?![-–]\d)")  # not a score: "Ravoire 6-2"  # "Ubuntu 22.04", "Photoshop 2023": a product's version
+# "Ubuntu 22.04", "Photoshop 2023": a product's version; not a score ("Ravoire 6-2")
+_VERSION = re.compile(r"[ \t]+v?\d+(?:\.\d+)*\b(?![-–]\d)")
 _LIST_MARK = re.compile(r"^[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?")
 _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|any|some|no|your|my|our|their|its)[ \t\[(\"“]*\Z")
 

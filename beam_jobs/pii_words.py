@@ -51,7 +51,7 @@ NEVER_A_NAME = re.compile(
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
     r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern|"
     # company forms and the words of court filings ("Ltd", "Versus", "Govt. Advocate", "Cwp No.")
-    r"ltd|pvt|llp|plc|inc|corp|versus|vs|govt|cwp|crl|cri|slp|wp|proh|clause|ors|act|"
+    r"ltd|pvt|llp|plc|inc|corp|versus|vs|govt|cwp|crl|cri|slp|wp|proh|clause|act|"
     # the parties of a contract or a deed named by their role ("The Pledgor further agrees")
     r"pledgor|pledgee|mortgagor|mortgagee|lessor|lessee|assignor|assignee|licensor|licensee|obligor|obligee|"
     r"guarantor|grantor|grantee|vendor|vendee|testator|testatrix|deponent|complainant|accused|informant|"
@@ -150,7 +150,7 @@ _PLACE_LIST_WORDS = ("cities", "states", "provinces", "regions", "counties", "de
 @lru_cache(maxsize=None)
 def place_names() -> frozenset[str]:
     """Cities, states, provinces, regions and counties in Faker's address lists of every locale ("San Francisco",
-    "Haryana", "Tipperary"; ~20k): an entity the NER called a place that is one of them stays a place even
+    "Haryana", "Tipperary"; ~30k): an entity the NER called a place that is one of them stays a place even
     when no dictionary holds its words."""
     import importlib
     import pkgutil
