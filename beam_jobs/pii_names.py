@@ -792,14 +792,16 @@ _ROLE_OR_DEMONYM = re.compile(r"(?i)(?:\w+(?:man|woman|men|women|ian|ians|ish|es
 def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
     """The last one to three words of an organisation or place entity when they would make an unknown name
     (`_unknown_name`'s test) and the words before them are dictionary words: a demonym or a role the NER ran
-    into the name ("Frenchman Thibault Ravoire" ORG, "Swedish champion Ilse Vorn" ORG)."""
+    into the name ("Frenchman Thibault Ravoire" ORG, "Swedish champion Ilse Vorn" ORG), or a person slot such as
+    a verb that takes a person ("Call Anselma Quillfeather at ..." ORG)."""
     words = [t for t in ent if not t.is_punct]
     for i in range(max(1, len(words) - 3), len(words)):
         head, tail = words[:i], words[i:]
         # an initial ends no tail ("Frenchman J. Ravoire" keeps "J." out)
-        if all(not _acronym(t.text) and _unknown_name_word(t.text, vocabulary) for t in tail) and all(
+        if all(not _acronym(t.text) and _unknown_name_word(t.text, vocabulary) for t in tail) and (all(
                 _ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
-                or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head)):
+                or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head))
+                or _SLOT_BEFORE.search(ent.doc.text[ent.start_char:tail[0].idx])):  # "Call Anselma Quillfeather" ORG
             return tail[0].idx, tail[-1].idx + len(tail[-1].text)
     return None
 

@@ -533,3 +533,9 @@ def test_a_title_glued_to_a_word_and_numerals_in_a_list_are_no_names(pii):
     assert "The first bag" in pii(text).text, pii(text).text
     r = pii("Two, Blount and Dayton, were in debt.")
     assert r.text.startswith("Two,") and not _leaks(r, "Blount", "Dayton"), r.text
+
+
+def test_a_name_after_an_imperative_the_ner_ran_into_an_organisation(pii):
+    # found by trying the clean stage by hand: the NER read "Call Anselma Quillfeather" as one ORG
+    r = pii("Call Anselma Quillfeather at 617-555-0199 about the deal.")
+    assert not _leaks(r, "Anselma", "Quillfeather", "617-555-0199"), r.text
