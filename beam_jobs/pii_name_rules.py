@@ -14,9 +14,9 @@ from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE,
-                                 SENTENCE_STARTERS, SIGNATURE_LOCALES, STATE_PARTIES, TITLE_WORDS, country_names,
-                                 given_names)
+from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, KIN_WORDS, NOT_ADDRESSED, OFFICE_WORDS,
+                                 PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES, STATE_PARTIES, TITLE_WORDS,
+                                 country_names, given_names, trie_alternation)
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
@@ -30,13 +30,8 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
-# Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside")
-_KIN = re.compile(r"(?i)\b(?:wife|husband|son|daughter|mother|father|mom|mum|dad|sister|brother|partner|fianc[ée]e?|"
-                  r"girlfriend|boyfriend|nephew|niece|aunt|uncle|grandson|granddaughter|grandmother|grandfather|"
-                  r"neighbou?r|friend|roommate|caregiver|pcp|attending|nurse|cousin|hubby|wifey|bff|bestie|bf|gf|"
-                  r"grandma|grandpa|granny|nana|grand-?dad|step-?(?:mom|mum|dad|son|daughter)|sis|bro|boss|"
-                  r"co-?worker|colleague|team-?mate|class-?mate|flat-?mate|house-?mate|buddy|bae|baby|"
-                  r"sons|daughters|brothers|sisters|grandsons|granddaughters|nephews|nieces|cousins)"
+# A name after a kin or care role (pii_words.KIN_WORDS)
+_KIN = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) +
                   r"(?:['’]s)?[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)([^\W\d_][\w'’\-]+)")
 # the next names of the same kin ("2 sons (Ezekiel & Thaddeus)", "daughters Ana, Lupe and Rosa")
 _KIN_MORE = re.compile(r"[ \t]*(?:,|&|\band\b)[ \t]*([^\W\d_][\w'’\-]+)")

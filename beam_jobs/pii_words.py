@@ -14,6 +14,41 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours|"
              r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot)|thank[ \t]+you[ \t]+(?:again|so[ \t]+much)|tia")
 GREETINGS = r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo"
+# Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside");
+# every spelling written out, so pii_name_rules can match them through one prefix tree (trie_alternation)
+KIN_WORDS = tuple("""wife husband son daughter mother father mom mum dad sister brother partner fiance fiancee fiancé
+fiancée girlfriend boyfriend nephew niece aunt uncle grandson granddaughter grandmother grandfather neighbor neighbour
+friend roommate caregiver pcp attending nurse cousin hubby wifey bff bestie bf gf grandma grandpa granny nana granddad
+grand-dad stepmom step-mom stepmum step-mum stepdad step-dad stepson step-son stepdaughter step-daughter sis bro boss
+coworker co-worker colleague teammate team-mate classmate class-mate flatmate flat-mate housemate house-mate buddy bae
+baby sons daughters brothers sisters grandsons granddaughters nephews nieces cousins""".split())
+
+
+def trie_alternation(words) -> str:
+    """A regex group matching exactly one of `words`, factored by shared prefixes ("s(?:on|ister)..."): the
+    regex engine tries alternatives one by one at every position, so a flat list of 80 words cost the
+    filter ~80 µs a prompt where the tree costs ~25. Longer words are tried before their prefixes."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        alts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return "(?:" + emit(trie) + ")"
+
+
+# Titles, ranks and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
+# "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of"), as one regex group
+TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np sri shri smt kum adv justice judge inspector constable
+sergeant sgt det capt captain colonel col lieutenant lieut lt corporal cpl brigadier rev s/o d/o w/o c/o""".split())
+
 # Words that take a greeting's or a closing's place but are nobody's name
 NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
 again both y'all ya mate ok okay yes no so well sure note please update""".split())
@@ -22,10 +57,6 @@ DOTTED_NOT_INITIALS = frozenset("""U.S. U.K. E.U. U.N. A.M. P.M. D.C. B.C. A.D. 
 E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St.""".split())
 
 
-# Titles, ranks and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
-# "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of")
-TITLE_WORDS = (r"mr|mrs|ms|miss|mx|dr|prof|rn|np|sri|shri|smt|kum|adv|justice|judge|inspector|constable|sergeant|"
-                r"sgt|det|capt|captain|colonel|col|lieutenant|lieut|lt|corporal|cpl|brigadier|rev|[sdwc]/o")
 
 SENTENCE_STARTERS = frozenset("""the then this that these those it its in on at a an we they he she i but and so
 however there here also after before when while if as for to of our my your his her their no yes what who

@@ -354,6 +354,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dev-size", type=int, default=1500, help="dev records held back to pick the best epoch")
     ap.add_argument("--max-chars", type=int, default=1500, help="records are cut into paragraphs of at most this")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--base", default=BASE, help="spaCy model to fine-tune (package or folder)")
     ap.add_argument("--quick", action="store_true", help="a small run (200 records a corpus, 1 epoch)")
     args = ap.parse_args(argv)
     if args.quick:
@@ -373,7 +374,8 @@ def main(argv=None) -> int:
     dev = [r for r in records if r["split"] == "dev"][:args.dev_size]
     dev_ids = {id(r) for r in dev}
     train = [r for r in records if id(r) not in dev_ids]
-    nlp = spacy.load(BASE, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "senter"], disable=["lemmatizer"])
+    from beam_jobs.pii import spacy_model
+    nlp = spacy.load(spacy_model(args.base), exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "senter"], disable=["lemmatizer"])
     silver, silver_name = silver_model()
     add_silver(silver, train)
     add_silver(silver, dev)
@@ -415,7 +417,7 @@ def main(argv=None) -> int:
     if rehearsal:
         sources.append({"corpus": "gsm8k train (rehearsal)", "repo": "openai/grade-school-math", "licence": "MIT",
                         "records": len(rehearsal), "genres": None})
-    summary = {"base": BASE, "corpora": sources, "train_records": len(train), "augmented": len(augmented),
+    summary = {"base": args.base, "corpora": sources, "train_records": len(train), "augmented": len(augmented),
                "case_variants": len(cased), "rehearsal": len(rehearsal), "silver_model": silver_name,
                "dev_records": len(dev), "dev_base": base_dev, "dev_best": best,
                "epochs": history, "seconds": round(time.time() - t0), "seed": args.seed,
