@@ -190,12 +190,12 @@ def test_names_the_ner_mislabels_or_misses_are_redacted(pii, text, values):
 
 
 @pytest.mark.parametrize("text", [
-    # words of the English dictionary, famous places and people are not private names, whatever the NER said
+    # words of the English dictionary and famous places are not private names, whatever the NER said (a famous
+    # person the model finds, "Socrates", is redacted as every name is: the policy redacts names, not private ones)
     "1. Oranges cost more than apples.\n2. Oranges cost less than bananas.",
     "Photosynthesis is a vital process for life on Earth. Could you outline its two main stages?",
     "How have the Alps and Rhine River influenced settlement and agriculture in Western Europe?",
     "Develop a Python program that reads all the text files under a directory.",
-    "Which methods did Socrates employ to challenge the prevailing thoughts of his time?",
     "Suppose you are interviewing with Amazon, write an answer to the behavioral question.",
     # inflected and function words, labels, list items and words after an article
     "During a staff meeting, some teachers said nothing.",
