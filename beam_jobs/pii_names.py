@@ -859,6 +859,20 @@ _LIST_MARK = re.compile(r"^[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?")
 _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|any|some|no|your|my|our|their|its)[ \t\[(\"“]*\Z")
 
 
+def _shouted_lines(text: str) -> list[tuple[int, int]]:
+    """The lines written all in capitals, of 3+ words: headlines and shouted posts."""
+    out, start = [], 0
+    for line in text.split("\n"):
+        words = _LETTER_WORD.findall(line)
+        if len(words) >= 3 and all(w.isupper() for w in words):
+            out.append((start, start + len(line)))
+        start += len(line) + 1
+    return out
+
+
+_LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
 def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[tuple[int, int]]:
     """Capitalised words (any words of 4+ letters in a text written all in lower case: `lower`) outside
     every entity of the NER that no English dictionary holds, in a name's place: not after an article or
@@ -867,14 +881,20 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[
     if not vocabulary:  # without a dictionary every capitalised word would look unknown
         return []
     out = []
-    # in a text written all in lower case the NER's labels say little ("bertram" ORG): only its numbers,
-    # dates and amounts hold there
-    inside = {t.i for e in doc.ents for t in e if not lower or e.label_ in _NUMERIC_LABELS}
     text = doc.text
+    shouted = _shouted_lines(text)
+    # in a text written all in lower case, or a line all in capitals, the NER's labels say little ("bertram"
+    # ORG, "SOCCER - KLINSMANN" ORG): only its numbers, dates and amounts hold there
+    inside = {t.i for e in doc.ents for t in e if e.label_ in _NUMERIC_LABELS or not lower and not any(
+        a <= e.start_char < b for a, b in shouted)}
     for t in doc:
         w, s = t.text, t.idx
         e = s + len(w)
-        if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 or _acronym(w) \
+        # a line written all in capitals ("TENNIS - OKONKWO BEATS LINDQVIST") has no acronym shape to go by:
+        # there an unknown word of 4+ letters is a name like any other
+        caps_word = len(w) >= 4 and w.isalpha() and any(a <= s < b for a, b in shouted)
+        if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 \
+                or _acronym(w) and not caps_word \
                 or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
                 or in_vocabulary(w.strip("-'’"), vocabulary) \
