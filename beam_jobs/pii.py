@@ -262,15 +262,16 @@ class PiiFilter:
         from beam_jobs.pii_names import english_vocabulary
         self.vocabulary = english_vocabulary(self.analyzer.nlp_engine.nlp[cfg.language])
         self.blas = _blas_limiter()
-        from py3langid import rank
-        rank("warm up")  # loads the language model now (0.5 s), not inside the first batch
-        self._rank = rank
+        self._rank = None  # py3langid, loaded at the first passage that may be in another language (0.4 s)
         from beam_jobs.pii_names import warm_word_lists
         warm_word_lists()  # Faker's name lists, read now (a prewarm thread overlaps it with reading the input)
 
     def langid(self, text: str) -> str:
         """The language of `text`; English unless another wins by a clear margin (30 nats of log-probability:
         an English sentence full of foreign place names scored 12 behind Nigerian Pidgin, German 60-110)."""
+        if self._rank is None:
+            from py3langid import rank
+            self._rank = rank
         scores = dict(self._rank(text))
         top = max(scores, key=scores.get)
         return "en" if top == "en" or scores[top] - scores.get("en", float("-inf")) < LANGID_MARGIN else top

@@ -120,6 +120,16 @@ def test_phone_score_checks_the_number_itself():
     assert phone_score("030/12345678", context=True) > 0
 
 
+def test_the_written_out_country_names_are_phonenumbers_own():
+    # pii_words writes the list out to spare each worker the geocoder's start-up; it must say what the
+    # geocoder says (a new phonenumbers release that renames a region fails here: write the list again)
+    import phonenumbers
+    from phonenumbers import geocoder
+    from beam_jobs.pii_words import country_names
+    examples = [phonenumbers.example_number(r) for r in phonenumbers.SUPPORTED_REGIONS]
+    assert country_names() == {geocoder.country_name_for_number(e, "en") for e in examples if e} - {""}
+
+
 def test_a_weekday_is_never_a_person(pii):
     r = pii("Chinese police said Sunday they were conducting further probes into the crash.")
     assert "Sunday" in r.text and not r.counts.get("PERSON"), r.text
