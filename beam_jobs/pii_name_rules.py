@@ -14,9 +14,9 @@ from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, GREETINGS, KIN_WORDS, NOT_ADDRESSED, OFFICE_WORDS,
-                                 PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES, STATE_PARTIES, TITLE_WORDS,
-                                 country_names, given_names, trie_alternation)
+from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, KIN_WORDS, NOT_ADDRESSED,
+                                 OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES, STATE_PARTIES,
+                                 TITLE_WORDS, country_names, given_names, trie_alternation)
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
@@ -76,8 +76,9 @@ def _header_names(text: str, is_word) -> list[tuple[int, int]]:
     for line in HEADER.finditer(text):
         for m in _HEADER_PERSON.finditer(line.group(1)):
             words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
-            if "@" in m.group(1) or all(is_word(w) for w in words):
-                continue  # "To: All Staff", "From: Customer Service"
+            if "@" in m.group(1) or all(is_word(w) for w in words) and not any(
+                    w in given_names() and w.lower() not in NOT_ADDRESSED for w in words):
+                continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." holds a given name
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
     return out
 
@@ -93,8 +94,8 @@ def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
                                                                         "morning", "greetings", "good")
         if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET:
             continue
-        if greeted or (first[:1].isupper() and not is_word(first)):
-            out.append((m.start(1), m.end(1)))
+        if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)):
+            out.append((m.start(1), m.end(1)))  # "Anna," though "anna" is a coin in the dictionary
     for m in _CLOSING_NAME.finditer(text):
         words = m.group(1).split()
         if words[0].lower() in NOT_ADDRESSED or words[0].lower() in _CLOSINGS_SET:
@@ -234,6 +235,20 @@ def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     return []
 
 
+# "then called anna about it": a verb of getting in touch, then a given name written in lower case
+_CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned?|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
+                        r"notified|informed)[ \t]+([a-z][a-z'’\-]{2,})\b")
+
+
+def _contacted_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A given name of the English-speaking lists in lower case after a verb of getting in touch ("called
+    anna", "paged rose"), dictionary word or not: what follows such a verb is a person or nothing."""
+    names = given_names(ENGLISH_LOCALES)
+    return [(m.start(1), m.end(1)) for m in _CONTACTED.finditer(text)
+            if m.group(1).capitalize() in names and not is_function_word(m.group(1))
+            and m.group(1) not in NOT_ADDRESSED and not _CONTRACTION.search(m.group(1))]
+
+
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
     dictionary words: its signature ("...\n\nVaclav")."""
@@ -249,14 +264,16 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Cc: Priya Raman <p.raman@example.org>", ["Priya Raman"]),
                     ("---- Forwarded by Dagny K Olafsdottir/LON/NORTHCO on 03/02/2001 ----\nTo: Teodor Vasilescu/LON/NORTHCO@NORTHCO",
                      ["Dagny K Olafsdottir", "Teodor Vasilescu"]),
-                    ("cc: Abernathy@NORTHCO, Mirela Dragomir/LON/NORTHCO@NORTHCO", ["Abernathy", "Mirela Dragomir"])),
-             leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "Read Input/Output and TCP/IP",
+                    ("cc: Abernathy@NORTHCO, Mirela Dragomir/LON/NORTHCO@NORTHCO", ["Abernathy", "Mirela Dragomir"]),
+                    ("From: Crane, Grace\nTo: Doe, John A.", ["Crane, Grace", "Doe, John A."])),
+             leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "To: Sales Team", "Read Input/Output and TCP/IP",
                      "Write to Support@Example.com")),
     NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
              finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
                     ("See you soon.\n\nYours,\n\nBill", ["Bill"]),
                     ("hi kemal,\nsee you at 5. cheers, oskar", ["kemal", "oskar"]),
-                    ("Jen--\nCan you resend it?\nthanks much, kay", ["Jen", "kay"])),
+                    ("Jen--\nCan you resend it?\nthanks much, kay", ["Jen", "kay"]),
+                    ("Anna,\nsee attached.", ["Anna"])),
              leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:",
                      "Sounds good. Thanks, will do.", "Notes --\nbring the form")),
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
@@ -292,6 +309,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Call me at x4471. -Bill", ["Bill"])),
              leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast",
                      "Add the flour. -- Optional")),
+    NameRule("contacted", "a given name in lower case after a verb of getting in touch", _contacted_names,
+             finds=(("Pt seen, then called anna about discharge.", ["anna"]),
+                    ("texted lena and paged rose twice", ["lena", "rose"])),
+             leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
+                     "He told me so.", "asked for help")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion")),
