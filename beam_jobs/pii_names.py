@@ -874,8 +874,9 @@ _LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[tuple[int, int]]:
-    """Capitalised words (any words of 4+ letters in a text written all in lower case: `lower`) outside
-    every entity of the NER that no English dictionary holds, in a name's place: not after an article or
+    """Capitalised words (any words of 4+ letters in a text written all in lower case: `lower`; on a line
+    written all in capitals, its words of 4+ letters) outside every entity of the NER that no English
+    dictionary holds, in a name's place: not after an article or
     a determiner ("the nth Fibonacci number"), not a field label ("Loc:"), not a lone word on its line (a
     list item: "Burpees"), not before a version number ("Ubuntu 22.04")."""
     if not vocabulary:  # without a dictionary every capitalised word would look unknown
