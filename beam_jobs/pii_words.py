@@ -44,6 +44,13 @@ def trie_alternation(words) -> str:
     return "(?:" + emit(trie) + ")"
 
 
+def first_word_gate(words: str) -> str:
+    """A look-ahead that lets a regex go on only where one of `words` (the words its alternatives open with,
+    space-separated) begins: it rejects most positions at the cost of one prefix-tree step, and changes no
+    match (nothing is asked of what follows the word)."""
+    return r"(?=" + trie_alternation(words.split()) + r")"
+
+
 # Titles, ranks and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
 # "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of"), as one regex group
 TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np sri shri smt kum adv justice judge inspector constable

@@ -120,6 +120,20 @@ def test_phone_score_checks_the_number_itself():
     assert phone_score("030/12345678", context=True) > 0
 
 
+def test_a_prefix_tree_matches_exactly_its_words():
+    import re
+    from beam_jobs.pii_words import KIN_WORDS, first_word_gate, trie_alternation
+    words = ["son", "sons", "sister", "sis", "step-mom", "fiancé", "bro", "brother"]
+    rx = re.compile(trie_alternation(words))
+    assert all(rx.fullmatch(w) for w in words)
+    assert not any(rx.fullmatch(w) for w in ("so", "sonn", "step", "stepmom", "fiance", "br", "sist", ""))
+    kin = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) + r"\b")
+    assert [m.group(0) for m in kin.finditer("My Sister and her step-dad met my co-worker's sons.")] == \
+        ["Sister", "step-dad", "co-worker", "sons"]
+    gate = re.compile(r"\b" + first_word_gate("hi dear") + r"(?:hi|dear)[ \t]+\w+")
+    assert [m.group(0) for m in gate.finditer("oh hi Ann, dear Bo; chi x, dearest")] == ["hi Ann", "dear Bo"]
+
+
 def test_the_written_out_country_names_are_phonenumbers_own():
     # pii_words writes the list out to spare each worker the geocoder's start-up; it must say what the
     # geocoder says (a new phonenumbers release that renames a region fails here: write the list again)
