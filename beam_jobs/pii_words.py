@@ -105,13 +105,35 @@ psych activity diet dispo disposition hpi pmh psh meds medications allergies vit
 ros cc a/p subjective objective ms mental status gen general heent lungs abd abdomen ext extremities msk""".split())
 
 # The shorthand of clinical and nursing notes that no English dictionary holds ("Abd soft", "coarse bilat",
-# "tol clear liquids", "f/u lytes"): a safe list for the dictionary rule, never a name alone
+# "tol clear liquids", "f/u lytes"), and a ward's drugs and services: a safe list for the dictionary rule,
+# never a name alone
 NOTE_SHORTHAND = frozenset("""abd bilat sx tol cont noc prn qd bid tid qid qhs qam qpm qod hx dx tx rx fx sob doe pnd
 nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perl nsr abx vss afeb cath ett ngt ogt picc cvp sbp dbp spo2
 fio2 peep cpap bipap abg vbg cxr ekg ecg cta rrr ntnd inr ptt wbc hct hgb plt bun gluc fsbs riss ssi htn chf copd
 cad cva uti pna gib ards afib vfib svt pvc dvt lle rle lue rue llq rlq luq ruq dtr hcp dnr dni cmo micu sicu ccu
 csru tsicu nicu pacu trach vent extubated reintubated diuresed diuresing pedal tele ambulated ambulating
-lasix""".split())
+lasix""".split()) | frozenset(
+    # the drugs and services a ward's notes name by brand, generic or shorthand ("Levophed weaned", "Vanc trough",
+    # "Seen by Neurosurgery"): the name model and the dictionary rule read them as names. Not "Foley" (a
+    # catheter, and a surname: recall first), nor "Neo" and "Senna": given names of Faker's lists)
+    """levophed neosynephrine vasopressin vaso dopamine dobutamine epi norepi milrinone vanc vanco vancomycin
+zosyn pip-tazo piperacillin cefepime ceftriaxone cefazolin ancef kefzol flagyl metronidazole cipro levaquin
+levofloxacin bactrim augmentin unasyn meropenem merrem zyvox linezolid dapto daptomycin fluconazole diflucan
+acyclovir gent gentamicin tobra tobramycin heparin hep lovenox enoxaparin coumadin warfarin argatroban plavix
+clopidogrel asa aspirin integrilin tpa lopressor metoprolol labetalol hydralazine lisinopril captopril norvasc
+amlodipine diltiazem cardizem dig digoxin amio amiodarone lidocaine nitro ntg nitroglycerin nipride esmolol
+propofol diprivan precedex dexmedetomidine versed midazolam fentanyl morphine dilaudid hydromorphone oxycodone
+percocet vicodin tylenol acetaminophen motrin ibuprofen toradol ketorolac ativan lorazepam haldol haloperidol
+seroquel quetiapine zyprexa olanzapine ambien zolpidem benadryl zofran ondansetron reglan compazine protonix
+pantoprazole pepcid famotidine colace dulcolax lactulose miralax kayexalate insulin lantus humalog
+glargine solumedrol methylprednisolone prednisone decadron dexamethasone hydrocortisone albuterol atrovent
+combivent duoneb xopenex mucomyst keppra levetiracetam dilantin phenytoin depakote tegretol neurontin
+gabapentin mannitol kcl kphos magox mag calcium gluconate bicarb narcan naloxone flumazenil lipitor
+atorvastatin simvastatin zocor synthroid levothyroxine klonopin clonazepam xanax valium ceftaz nexium
+neurosurgery nsgy neurology neuro cardiology cards ortho orthopedics nephrology renal pulmonology pulm
+gastroenterology gi hepatology urology ent oncology onc hematology heme surgery gensurg ctsurg ctsicu ir
+radiology rads endocrine endo psychiatry psych dermatology derm ophthalmology optho podiatry palliative
+pt ot slp pharmacy""".split())
 
 # Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
 # a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand

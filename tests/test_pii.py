@@ -506,6 +506,13 @@ def test_note_shorthand_and_drugs_before_a_dose_are_no_names(pii):
     assert not _leaks(pii("Spoke with Delgado IV team. Marisol im so happy."), "Delgado", "Marisol")
 
 
+def test_a_wards_drugs_and_services_without_a_dose_are_no_names(pii):
+    text = "Vanc trough pending. Levophed weaned off. Seen by Neurosurgery. Ambien at HS. f/u Cards recs."
+    assert pii(text).text == text, pii(text).text
+    r = pii("Precedex off per Dr. Ostrowski; daughter Ilse called.")
+    assert not _leaks(r, "Ostrowski", "Ilse") and "Precedex off" in r.text, r.text
+
+
 def test_and_others_of_a_case_name_is_no_name(pii):
     r = pii("see Okoro and Others v. Lindqvist, no. 12345/06, § 41, 2010")
     assert "and Others v." in r.text and not _leaks(r, "Okoro", "Lindqvist"), r.text
