@@ -506,13 +506,14 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     language, where the English NER and dictionary read common nouns as names ("Ruhe", "Zweifel"): there
     only names after a title or a naming cue are found (a detector's limit, measured in the README)."""
     ner: list[tuple[int, int]] = []
+    shouted = _shouted_lines(text)
     for d in (doc, cased_doc):
         if d is None:
             continue
         for ent in d.ents:
             if ent.label_ in ("PERSON", "PER"):
                 ent = _before_digits(ent)  # "IBAN GB82WEST1234...": no name holds a digit
-                if ent is None:
+                if ent is None or _shouted_words(ent, shouted, vocabulary):
                     continue
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line
             s, e = ent.start_char, ent.end_char
@@ -708,6 +709,17 @@ def _before_digits(ent):
     if cut is None:
         return ent
     return Span(ent.doc, ent.start, ent.start + cut, label=ent.label) if cut else None
+
+
+def _shouted_words(ent, shouted: list[tuple[int, int]], vocabulary: frozenset[str]) -> bool:
+    """A PERSON on a line written all in capitals whose every word is a dictionary word or a note's shorthand
+    and none an English given name or surname ("SX FOR THICK TAN SPUTUM"): capitals tell the model nothing
+    there; the unknown words of such a line are names by the dictionary rule, "SON BARTHOLOMEW" by the kin rule."""
+    if not any(a <= ent.start_char < b for a, b in shouted):
+        return False
+    words = _LETTER_WORD.findall(ent.text)
+    return bool(words) and all(in_vocabulary(w, vocabulary) or w.lower() in NOTE_SHORTHAND for w in words) \
+        and not any(w.capitalize() in given_names(ENGLISH_LOCALES) or w.capitalize() in surnames() for w in words)
 
 
 def _short_acronym(ent) -> bool:

@@ -111,7 +111,7 @@ NOTE_SHORTHAND = frozenset("""abd bilat sx tol cont noc prn qd bid tid qid qhs q
 nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perl nsr abx vss afeb cath ett ngt ogt picc cvp sbp dbp spo2
 fio2 peep cpap bipap abg vbg cxr ekg ecg cta rrr ntnd inr ptt wbc hct hgb plt bun gluc fsbs riss ssi htn chf copd
 cad cva uti pna gib ards afib vfib svt pvc dvt lle rle lue rue llq rlq luq ruq dtr hcp dnr dni cmo micu sicu ccu
-csru tsicu nicu pacu trach vent extubated reintubated diuresed diuresing pedal tele ambulated ambulating
+csru tsicu nicu pacu trach vent extubated reintubated diurese diuresed diuresing pedal tele ambulated ambulating
 lasix""".split()) | frozenset(
     # the drugs and services a ward's notes name by brand, generic or shorthand ("Levophed weaned", "Vanc trough",
     # "Seen by Neurosurgery"): the name model and the dictionary rule read them as names. Not "Foley" (a

@@ -465,6 +465,11 @@ def test_a_name_in_a_line_written_in_capitals(pii):
     assert "BEATS" in r.text and "IN STRAIGHT SETS" in r.text and "TENNIS" in r.text, r.text
     # an acronym in a normally written line stays one
     assert pii("The UEFA final is in May.").text == "The UEFA final is in May."
+    # a note written in capitals keeps its words and loses its names
+    r = pii("RESP: LS COARSE BILAT, SX FOR THICK TAN SPUTUM. PLAN: DIURESE, WEAN O2.\n"
+            "SOCIAL: SON BARTHOLOMEW CALLED. DR OKONKWO AWARE.")
+    assert not _leaks(r, "BARTHOLOMEW", "OKONKWO"), r.text
+    assert "LS COARSE BILAT, SX FOR THICK TAN SPUTUM. PLAN: DIURESE, WEAN O2." in r.text, r.text
 
 
 def test_a_list_without_and_goes_with_its_known_names(pii):
