@@ -251,9 +251,9 @@ def _contacted_names(text: str, is_word) -> list[tuple[int, int]]:
 
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
-    dictionary words: its signature ("...\n\nVaclav")."""
+    dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren")."""
     m = _LAST_LINE.search(text)
-    if m and not all(is_word(w) for w in m.group(1).split()):
+    if m and (not all(is_word(w) for w in m.group(1).split()) or m.group(1).split()[0] in given_names(ENGLISH_LOCALES)):
         return [(m.start(1), m.end(1))]
     return []
 
@@ -315,7 +315,8 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
-             finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),),
+             finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
+                    ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"])),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion")),
 )
 
