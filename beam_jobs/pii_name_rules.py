@@ -14,9 +14,9 @@ from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, KIN_WORDS, NOT_ADDRESSED,
-                                 OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES, STATE_PARTIES,
-                                 TITLE_WORDS, country_names, given_names, trie_alternation)
+from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ROLES, KIN_WORDS,
+                                 NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
+                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, trie_alternation)
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
@@ -249,6 +249,17 @@ def _contacted_names(text: str, is_word) -> list[tuple[int, int]]:
             and m.group(1) not in NOT_ADDRESSED and not _CONTRACTION.search(m.group(1))]
 
 
+_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?)[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*)"
+                            r"(?![\w.])")
+
+
+def _role_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """Initials that stand for a person after a role, as judgments and reports anonymise ("investigator S.",
+    "officers B. and D."): each initial is that person's name."""
+    return [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
+            for i in re.finditer(r"[A-Z]\.", m.group(1))]
+
+
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
     dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren")."""
@@ -314,6 +325,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("texted lena and paged rose twice", ["lena", "rose"])),
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help")),
+    NameRule("role_initial", "an initial standing for a person after a role", _role_initials,
+             finds=(("investigator S. questioned the neighbour", ["S."]),
+                    ("he had seen officers B. and D. beating him", ["B.", "D."])),
+             leaves=("the officer's A. form", "the witness stand", "see Annex A. Then", "a major A.D. 1200 site")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"])),

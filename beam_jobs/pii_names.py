@@ -25,8 +25,8 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Span
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, KNOWN_PRODUCTS, LINE_LABELS,
-                                 MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS,
+from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, INITIAL_ROLES, KNOWN_PRODUCTS,
+                                 LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS,
                                  NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names, first_word_gate,
                                  given_names, place_names, surnames, trie_alternation)
 
@@ -634,9 +634,9 @@ def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     ("the father of B. B is": letters) unless a title stands before them ("Mrs K.", as judgments name
     parties), or words that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
-            and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _TITLE_BEFORE.search(text[max(0, s - 8):s]))
+            and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s]))
             and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
-            and (_PLAIN_WORD.search(text[s:e]) or _TITLE_BEFORE.search(text[max(0, s - 8):s]))]
+            and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s]))]
 
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
@@ -647,7 +647,9 @@ _PLAIN_WORD = re.compile(r"(?<![\w&])[^\W\d_]{2,}(?![\w&])|(?:[A-Z]\.[ \t]?){2,}
 _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['’](?:m|d|ll|ve|re|s)")
 
 
-_TITLE_BEFORE = re.compile(rf"\b{TITLES}\.?[ \t]+\Z")
+# a title or a role before an initial, then maybe more initials of the same role ("officers B. and " before "D.")
+_INITIAL_CUE_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:{INITIAL_ROLES})s?))[ \t]+"
+                                 r"(?:[A-Z]\.,?[ \t]+(?:(?:and|&)[ \t]+)?)*\Z")
 
 
 def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list[tuple[int, int]]:

@@ -56,6 +56,13 @@ def first_word_gate(words: str) -> str:
 TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np sri shri smt kum adv justice judge inspector constable
 sergeant sgt det capt captain colonel col lieutenant lieut lt corporal cpl brigadier rev s/o d/o w/o c/o""".split())
 
+# Roles before which a judgment or a report writes a person as an initial ("investigator S.", "officers B. and
+# D.", "witness K."): there the initial is the person's name
+INITIAL_ROLES = (r"investigator|officer|police[ \t]+officer|witness|prosecutor|judge|doctor|nurse|neighbou?r|inspector|"
+                 r"lieutenant|major|captain|sergeant|colonel|agent|detective|applicant|victim|suspect|defendant|"
+                 r"accused|guard|warder|head|director|employee")
+
+
 # Words that take a greeting's or a closing's place but are nobody's name
 NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
 again both y'all ya mate ok okay yes no so well sure note please update""".split())
