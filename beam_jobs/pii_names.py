@@ -302,6 +302,7 @@ _RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ 
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
 _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&)[ \t]+({_CAP})(?![\w'’\-])")  # "Park and Mann"
+_LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+)(?![\w'’\-])")
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
 _PERSON_PREDICATE = re.compile(
     rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]+(?:is|was|seems|became|has[ \t]+been)[ \t]+"
@@ -350,6 +351,12 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         for mine, other in ((1, 2), (2, 1)):
             if any(s <= m.start(other) and m.end(other) <= e for s, e in known) \
                     and m.group(mine).lower() not in NAME_STOPS and not _acronym(m.group(mine)):
+                spans.append((m.start(mine), m.end(mine)))
+    english = given_names(ENGLISH_LOCALES)
+    for m in _LOWER_PAIR.finditer(text):  # ... in lower case, when the partner is a given name ("mark and louise")
+        for mine, other in ((1, 2), (2, 1)):
+            if any(s <= m.start(other) and m.end(other) <= e for s, e in known) \
+                    and m.group(mine).capitalize() in english and m.group(mine) not in STOP_WORDS:
                 spans.append((m.start(mine), m.end(mine)))
     for m in _LIST.finditer(text):
         items = list(re.finditer(_CAP, m.group(0)))

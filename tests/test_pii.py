@@ -120,6 +120,13 @@ def test_phone_score_checks_the_number_itself():
     assert phone_score("030/12345678", context=True) > 0
 
 
+def test_a_lower_case_given_name_beside_a_found_one(pii):
+    # "mark" is a dictionary word; beside a name found in the same lower-case pair it is a name too
+    r = pii("jeff, can you get with mark and louise on the swap? thx")
+    assert not _leaks(r, "jeff", "mark", "louise"), r.text
+    assert pii("we had bread and butter with the team").text == "we had bread and butter with the team"
+
+
 def test_a_prefix_tree_matches_exactly_its_words():
     import re
     from beam_jobs.pii_words import KIN_WORDS, first_word_gate, trie_alternation
