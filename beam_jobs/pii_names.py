@@ -638,8 +638,8 @@ def _never_a_name(span: str) -> bool:
 
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
-    ("the father of B. B is": letters) unless a title stands before them ("Mrs K.", as judgments name
-    parties), or words that are never a name."""
+    ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
+    S.", as judgments name parties), or words that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s]))
             and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
