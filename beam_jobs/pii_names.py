@@ -26,9 +26,9 @@ from spacy.tokens import Span
 
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, INITIAL_ROLES, KNOWN_PRODUCTS,
-                                 LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS,
-                                 NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names, first_word_gate,
-                                 given_names, place_names, surnames, trie_alternation)
+                                 LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE,
+                                 NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names,
+                                 cue_alternation, given_names, place_names, surnames)
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
@@ -38,12 +38,16 @@ _GLUED_PARTICLE = rf"{_PARTICLE}[-'’][A-Z][\w'’\-]*"
 _TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
 # Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
 # left out: "I'm happy", "a process called osmosis".
-# (the look-ahead lets a position through only where one of the cues' first words begins: the same matches in
-# 70% of the time)
-_NAME_CUE = re.compile(r"(?i)\b" + first_word_gate("my his her their your the maiden name under signed sincerely "
-                                                    "regards cheers best dear") + r"(?:my[ \t]+name[ \t]+is|(?:his|her|their|your|the)[ \t]+name[ \t]+is|"
-                       r"maiden[ \t]+name[ \t]+is|(?<!file[ \t])name[ \t]*[:?]|under[ \t]+(?:my|the|his|her)[ \t]+name|"
-                       r"(?:signed|sincerely|regards|cheers|best)[ \t]*,[ \t]*\n|(?<![\w ])dear)[ \t]*\n?[ \t]*")
+_NAME_CUES = (
+    ("", "my", r"[ \t]+name[ \t]+is"),
+    ("", "his her their your the", r"[ \t]+name[ \t]+is"),
+    ("", "maiden", r"[ \t]+name[ \t]+is"),
+    (r"(?<!file[ \t])", "name", r"[ \t]*[:?]"),
+    ("", "under", r"[ \t]+(?:my|the|his|her)[ \t]+name"),
+    ("", "signed sincerely regards cheers best", r"[ \t]*,[ \t]*\n"),
+    (r"(?<![\w ])", "dear", ""),
+)
+_NAME_CUE = re.compile(r"(?i)\b" + cue_alternation(_NAME_CUES) + r"[ \t]*\n?[ \t]*")
 # Person slots around an entity spaCy labelled as something else
 _SLOT_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:my[ \t]+name[ \t]+is|named|dear|hi|hello|thanks|thank[ \t]+you|"
                           r"contact|ask|call|email|tell|met|meet|married|said[ \t]+to|add|appointed|hired|thanked|"
@@ -176,8 +180,8 @@ def _is_sentence_start(text: str, i: int) -> bool:
     return not before or before[-1] in ".!?:\n\"“"
 
 
-# Cues after which capitalised words are a name ("was called Crystal Murdock", "says Navrátilová"): each row
-# is (what may stand before the cue, its first words, what follows them), tried in this order
+# Cues after which capitalised words are a name ("was called Crystal Murdock", "says Navrátilová"), as rows of
+# cue_alternation
 _WEAK_CUES = (
     ("", "said says shouted yelled whispered cried", r"[ \t]+(?:\S+[ \t]+)?(?:to|at)"),
     ("", "call called", r"[ \t]+(?:me|him|her)"),
@@ -198,12 +202,9 @@ _WEAK_CUES = (
      "professor nurse officer agent customer user resident employee applicant candidate tenant guardian "
      "beneficiary attorney", ""),
 )
-# every cue's first word is followed by a space or a tab: a look-ahead through one prefix tree of those words
-# rejects most positions before the rows are tried one by one (the rows alone cost ~95 µs a prompt)
-_WEAK_CUE = re.compile(
-    r"(?i:\b(?=" + trie_alternation({w for _, words, _ in _WEAK_CUES for w in words.split()}) + r"[ \t])(?:"
-    + "|".join(f"{before}(?:{'|'.join(words.split())}){after}" for before, words, after in _WEAK_CUES)
-    + r"))[ \t]+")
+# (cue_alternation's look-ahead rejects most positions before the rows are tried one by one: alone they cost
+# ~95 µs a prompt)
+_WEAK_CUE = re.compile(r"(?i:\b" + cue_alternation(_WEAK_CUES) + r")[ \t]+")
 _SAID_NAME = re.compile(rf"\b(?:said|says|shouted|yelled|whispered|cried)[ \t]+({_CAP})[ \t]+(?:to|at)\b")  # "said Maslin to"
 # the subject of a verb only people do: "Enrico shouted at Gary" (organisations say, explain and write)
 _SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shouted|yelled|whispered|screamed|cried|sighed|"
@@ -220,11 +221,13 @@ _NOT_BARE_VOCATIVE = frozenset("hope love will may miss wish trust bless thank p
 # A given name addressed: after a greeting or a thanks, or set off by a comma at a sentence's end ("Thanks for
 # the follow, Kent!", "Hi Harry", "love you Miranda")
 # (after a comma only before "!", "?" or the line's end: "in Paris, Jordan, Victoria" is a list of places)
-_ADDRESSED = re.compile(r"(?i:\b" + first_word_gate("hi hey hello hiya thanks thank thx ty love miss congrats "
-                                                     "congratulations happy merry good bye goodnight welcome sorry "
-                                                     "dear go") + r"(?:hi|hey|hello|hiya|thanks|thank[ \t]+you|thx|ty|love[ \t]+you|miss[ \t]+you|"
-                        r"congrats|congratulations|happy[ \t]+(?:birthday|new[ \t]+year)|merry[ \t]+christmas|"
-                        r"good[ \t]+luck|bye|goodnight|good[ \t]+night|welcome|sorry|dear|go)),?[ \t]+"
+_ADDRESSING = (
+    ("", "hi hey hello hiya thanks", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
+    ("", "miss", r"[ \t]+you"), ("", "congrats congratulations", ""),
+    ("", "happy", r"[ \t]+(?:birthday|new[ \t]+year)"), ("", "merry", r"[ \t]+christmas"), ("", "good", r"[ \t]+luck"),
+    ("", "bye goodnight", ""), ("", "good", r"[ \t]+night"), ("", "welcome sorry dear go", ""),
+)
+_ADDRESSED = re.compile(r"(?i:\b" + cue_alternation(_ADDRESSING) + r"),?[ \t]+"
                         r"([A-Za-z][a-z'’\-]+|[A-Z]{2,})(?![\w'’\-])|"
                         r",[ \t]*([A-Z][a-z'’\-]+|[A-Z]{2,})(?=[ \t]*(?:[!?]|$))", re.MULTILINE)
 
@@ -347,17 +350,14 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     spans += [(m.start(1), m.end(1)) for m in said
               if m.group(1).split()[0].lower() not in NAME_STOPS and not _acronym(m.group(1).split()[0])]
     known = found + spans
-    for m in _PAIR.finditer(text):  # the partner of a known name in "X and Y"
-        for mine, other in ((1, 2), (2, 1)):
-            if any(s <= m.start(other) and m.end(other) <= e for s, e in known) \
-                    and m.group(mine).lower() not in NAME_STOPS and not _acronym(m.group(mine)):
-                spans.append((m.start(mine), m.end(mine)))
+    # the partner of a known name in "X and Y"; in lower case only a given name ("mark and louise")
     english = given_names(ENGLISH_LOCALES)
-    for m in _LOWER_PAIR.finditer(text):  # ... in lower case, when the partner is a given name ("mark and louise")
-        for mine, other in ((1, 2), (2, 1)):
-            if any(s <= m.start(other) and m.end(other) <= e for s, e in known) \
-                    and m.group(mine).capitalize() in english and m.group(mine) not in STOP_WORDS:
-                spans.append((m.start(mine), m.end(mine)))
+    for pair, may_be_name in ((_PAIR, lambda w: w.lower() not in NAME_STOPS and not _acronym(w)),
+                              (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS)):
+        for m in pair.finditer(text):
+            for mine, other in ((1, 2), (2, 1)):
+                if any(s <= m.start(other) and m.end(other) <= e for s, e in known) and may_be_name(m.group(mine)):
+                    spans.append((m.start(mine), m.end(mine)))
     for m in _LIST.finditer(text):
         items = list(re.finditer(_CAP, m.group(0)))
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
@@ -541,7 +541,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                 ner.append((s, e))
             elif ent.label_ in _OTHER_LABELS and (tail := _unknown_tail(ent, vocabulary)):
                 ner.append(tail)  # "Frenchman Thibault Ravoire" ORG: the name after a demonym or a role
-    ner += unknown_words(doc, vocabulary, lower=cased_doc is not None)
+    ner += unknown_words(doc, vocabulary, lower=cased_doc is not None, shouted=shouted)
     if cased_doc is None:
         # in normally cased text a lower-case PERSON of the trained model stands (it learnt lower-case names
         # from real text: "seen by dr smith"); any other lower-case candidate is a word misread ("anna")
@@ -899,17 +899,18 @@ def _shouted_lines(text: str) -> list[tuple[int, int]]:
 _LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
-def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False) -> list[tuple[int, int]]:
+def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False,
+                  shouted: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Capitalised words (any words of 4+ letters in a text written all in lower case: `lower`; on a line
     written all in capitals, its words of 4+ letters) outside every entity of the NER that no English
-    dictionary holds, in a name's place: not after an article or
-    a determiner ("the nth Fibonacci number"), not a field label ("Loc:"), not a lone word on its line (a
-    list item: "Burpees"), not before a version number ("Ubuntu 22.04")."""
+    dictionary holds, in a name's place: not after an article or a determiner ("the nth Fibonacci number"),
+    not a field label ("Loc:"), not a lone word on its line (a list item: "Burpees"), not before a version
+    number ("Ubuntu 22.04"). `shouted`: the text's lines written all in capitals, when the caller has them."""
     if not vocabulary:  # without a dictionary every capitalised word would look unknown
         return []
     out = []
     text = doc.text
-    shouted = _shouted_lines(text)
+    shouted = _shouted_lines(text) if shouted is None else shouted  # find_names passes the lines it found
     # in a text written all in lower case, or a line all in capitals, the NER's labels say little ("bertram"
     # ORG, "SOCCER - KLINSMANN" ORG): only its numbers, dates and amounts hold there
     inside = {t.i for e in doc.ents for t in e if e.label_ in _NUMERIC_LABELS or not lower and not any(

@@ -51,6 +51,14 @@ def first_word_gate(words: str) -> str:
     return r"(?=" + trie_alternation(words.split()) + r")"
 
 
+def cue_alternation(rows) -> str:
+    """A table of cues as one regex group, tried row by row in order: each row is (what may stand before the
+    cue, its first words space-separated, the regex that follows them). The first words of every row make
+    the group's `first_word_gate`, so a row added to a table is never shut out by its gate."""
+    return first_word_gate(" ".join(words for _, words, _ in rows)) + "(?:" + "|".join(
+        f"{before}(?:{'|'.join(words.split())}){after}" for before, words, after in rows) + ")"
+
+
 # Titles, ranks and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
 # "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of"), as one regex group
 TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np sri shri smt kum adv justice judge inspector constable
@@ -156,36 +164,36 @@ zotero wrestlemania smackdown nikkei nasdaq sony nvidia""".split())
 # The English name of every region `phonenumbers` knows, as its geocoder gives them (written out here: reading
 # them through the geocoder cost every clean worker 0.25-0.45 s of start-up; tests/test_pii.py checks the
 # list against phonenumbers)
-_COUNTRY_NAMES = """Afghanistan|Albania|Algeria|American Samoa|Andorra|Angola|Anguilla|Antigua and
-Barbuda|Argentina|Armenia|Aruba|Australia|Austria|Azerbaijan|Bahamas|Bahrain|Bangladesh|Barbados|Belarus|Belgium|Belize|Benin|Bermuda|Bhutan|Bolivia|Bonaire,
-Sint Eustatius and Saba|Bosnia and Herzegovina|Botswana|Brazil|British Indian Ocean Territory|British Virgin
-Islands|Brunei|Bulgaria|Burkina Faso|Burundi|Cambodia|Cameroon|Canada|Cape Verde|Cayman Islands|Central African
-Republic|Chad|Chile|China|Christmas Island|Cocos Islands|Colombia|Comoros|Congo|Cook Islands|Costa
-Rica|Croatia|Cuba|Curaçao|Cyprus|Czech Republic|Côte d'Ivoire|Denmark|Djibouti|Dominica|Dominican
-Republic|Ecuador|Egypt|El Salvador|Equatorial Guinea|Eritrea|Estonia|Ethiopia|Falkland Islands|Faroe
-Islands|Fiji|Finland|France|French Guiana|French
-Polynesia|Gabon|Gambia|Georgia|Germany|Ghana|Gibraltar|Greece|Greenland|Grenada|Guadeloupe|Guam|Guatemala|Guernsey|Guinea|Guinea-Bissau|Guyana|Haiti|Honduras|Hong
-Kong|Hungary|Iceland|India|Indonesia|Iran|Iraq|Ireland|Isle Of
-Man|Israel|Italy|Jamaica|Japan|Jersey|Jordan|Kazakhstan|Kenya|Kiribati|Kuwait|Kyrgyzstan|Laos|Latvia|Lebanon|Lesotho|Liberia|Libya|Liechtenstein|Lithuania|Luxembourg|Macao|Macedonia|Madagascar|Malawi|Malaysia|Maldives|Mali|Malta|Marshall
-Islands|Martinique|Mauritania|Mauritius|Mayotte|Mexico|Micronesia|Moldova|Monaco|Mongolia|Montenegro|Montserrat|Morocco|Mozambique|Myanmar|Namibia|Nauru|Nepal|Netherlands|New
-Caledonia|New Zealand|Nicaragua|Niger|Nigeria|Niue|Norfolk Island|North Korea|Northern Mariana
-Islands|Norway|Oman|Pakistan|Palau|Palestine|Panama|Papua New
-Guinea|Paraguay|Peru|Philippines|Poland|Portugal|Puerto Rico|Qatar|Reunion|Romania|Russia|Rwanda|Saint
-Helena|Saint Kitts And Nevis|Saint Lucia|Saint Pierre And Miquelon|Saint Vincent And The Grenadines|Samoa|San
-Marino|Sao Tome And Principe|Saudi Arabia|Senegal|Serbia|Seychelles|Sierra Leone|Singapore|Sint Maarten (Dutch
-part)|Slovakia|Slovenia|Solomon Islands|Somalia|South Africa|South Korea|South Sudan|Spain|Sri
-Lanka|Sudan|Suriname|Svalbard And Jan
-Mayen|Swaziland|Sweden|Switzerland|Syria|Taiwan|Tajikistan|Tanzania|Thailand|The Democratic Republic Of
-Congo|Timor-Leste|Togo|Tokelau|Tonga|Trinidad and Tobago|Tunisia|Turkey|Turkmenistan|Turks And Caicos
-Islands|Tuvalu|U.S. Virgin Islands|Uganda|Ukraine|United Arab Emirates|United Kingdom|United
-States|Uruguay|Uzbekistan|Vanuatu|Vatican|Venezuela|Vietnam|Wallis And Futuna|Yemen|Zambia|Zimbabwe|Åland
-Islands"""
+_COUNTRY_NAMES = """Afghanistan|Albania|Algeria|American Samoa|Andorra|Angola|Anguilla|Antigua and Barbuda|Argentina|Armenia|Aruba|
+Australia|Austria|Azerbaijan|Bahamas|Bahrain|Bangladesh|Barbados|Belarus|Belgium|Belize|Benin|Bermuda|Bhutan|
+Bolivia|Bonaire, Sint Eustatius and Saba|Bosnia and Herzegovina|Botswana|Brazil|British Indian Ocean Territory|
+British Virgin Islands|Brunei|Bulgaria|Burkina Faso|Burundi|Cambodia|Cameroon|Canada|Cape Verde|Cayman Islands|
+Central African Republic|Chad|Chile|China|Christmas Island|Cocos Islands|Colombia|Comoros|Congo|Cook Islands|
+Costa Rica|Croatia|Cuba|Curaçao|Cyprus|Czech Republic|Côte d'Ivoire|Denmark|Djibouti|Dominica|
+Dominican Republic|Ecuador|Egypt|El Salvador|Equatorial Guinea|Eritrea|Estonia|Ethiopia|Falkland Islands|
+Faroe Islands|Fiji|Finland|France|French Guiana|French Polynesia|Gabon|Gambia|Georgia|Germany|Ghana|Gibraltar|
+Greece|Greenland|Grenada|Guadeloupe|Guam|Guatemala|Guernsey|Guinea|Guinea-Bissau|Guyana|Haiti|Honduras|
+Hong Kong|Hungary|Iceland|India|Indonesia|Iran|Iraq|Ireland|Isle Of Man|Israel|Italy|Jamaica|Japan|Jersey|
+Jordan|Kazakhstan|Kenya|Kiribati|Kuwait|Kyrgyzstan|Laos|Latvia|Lebanon|Lesotho|Liberia|Libya|Liechtenstein|
+Lithuania|Luxembourg|Macao|Macedonia|Madagascar|Malawi|Malaysia|Maldives|Mali|Malta|Marshall Islands|Martinique|
+Mauritania|Mauritius|Mayotte|Mexico|Micronesia|Moldova|Monaco|Mongolia|Montenegro|Montserrat|Morocco|Mozambique|
+Myanmar|Namibia|Nauru|Nepal|Netherlands|New Caledonia|New Zealand|Nicaragua|Niger|Nigeria|Niue|Norfolk Island|
+North Korea|Northern Mariana Islands|Norway|Oman|Pakistan|Palau|Palestine|Panama|Papua New Guinea|Paraguay|Peru|
+Philippines|Poland|Portugal|Puerto Rico|Qatar|Reunion|Romania|Russia|Rwanda|Saint Helena|Saint Kitts And Nevis|
+Saint Lucia|Saint Pierre And Miquelon|Saint Vincent And The Grenadines|Samoa|San Marino|Sao Tome And Principe|
+Saudi Arabia|Senegal|Serbia|Seychelles|Sierra Leone|Singapore|Sint Maarten (Dutch part)|Slovakia|Slovenia|
+Solomon Islands|Somalia|South Africa|South Korea|South Sudan|Spain|Sri Lanka|Sudan|Suriname|
+Svalbard And Jan Mayen|Swaziland|Sweden|Switzerland|Syria|Taiwan|Tajikistan|Tanzania|Thailand|
+The Democratic Republic Of Congo|Timor-Leste|Togo|Tokelau|Tonga|Trinidad and Tobago|Tunisia|Turkey|Turkmenistan|
+Turks And Caicos Islands|Tuvalu|U.S. Virgin Islands|Uganda|Ukraine|United Arab Emirates|United Kingdom|
+United States|Uruguay|Uzbekistan|Vanuatu|Vatican|Venezuela|Vietnam|Wallis And Futuna|Yemen|Zambia|Zimbabwe|
+Åland Islands"""
 
 
 @lru_cache(maxsize=1)
 def country_names() -> frozenset[str]:
     """The English name of every region `phonenumbers` knows ("Poland", "United Kingdom", ...)."""
-    return frozenset(_COUNTRY_NAMES.replace("\n", " ").split("|"))
+    return frozenset(_COUNTRY_NAMES.replace("\n", "").split("|"))
 
 
 # Faker's person providers whose given names the filter knows (MIT-licensed lists installed with Faker, nothing
@@ -230,6 +238,7 @@ def surnames(locales: tuple[str, ...] = ENGLISH_LOCALES) -> frozenset[str]:
     """Last names of people in Faker's English locale lists ("Adams", "Banks", "Woods"): a plural of a common
     noun that is also a surname is not taken for the noun."""
     return _person_names(locales, ("last_names",))
+
 
 _PLACE_LIST_WORDS = ("cities", "states", "provinces", "regions", "counties", "departments", "prefectures",
                      "municipalities", "districts")

@@ -139,6 +139,9 @@ def test_a_prefix_tree_matches_exactly_its_words():
         ["Sister", "step-dad", "co-worker", "sons"]
     gate = re.compile(r"\b" + first_word_gate("hi dear") + r"(?:hi|dear)[ \t]+\w+")
     assert [m.group(0) for m in gate.finditer("oh hi Ann, dear Bo; chi x, dearest")] == ["hi Ann", "dear Bo"]
+    from beam_jobs.pii_words import cue_alternation
+    cues = re.compile(r"(?i)\b" + cue_alternation((("", "thank", r"[ \t]+you"), (r"(?<![\w ])", "hi hey", ""))))
+    assert [m.group(0) for m in cues.finditer("Thank you! hi Ann; oh hey Bo\nHey")] == ["Thank you", "Hey"]
 
 
 def test_the_written_out_country_names_are_phonenumbers_own():
