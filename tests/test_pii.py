@@ -595,3 +595,52 @@ def test_a_name_after_an_imperative_the_ner_ran_into_an_organisation(pii):
     # found by trying the clean stage by hand: the NER read "Call Anselma Quillfeather" as one ORG
     r = pii("Call Anselma Quillfeather at 617-555-0199 about the deal.")
     assert not _leaks(r, "Anselma", "Quillfeather", "617-555-0199"), r.text
+
+
+# --- the model's second member (beam_jobs.pii.second_opinion) -------------------------------------------
+
+def _two_members(first: list[dict], second: list[dict]):
+    """A pipeline standing in for the shipped model: entity rulers in place of the two trained NERs, the
+    second under the member's name and disabled, as bench/name_model_recipe.py saves it."""
+    import spacy
+    from beam_jobs.pii import SECOND_NER
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler", name="ner").add_patterns(first)
+    nlp.add_pipe("entity_ruler", name=SECOND_NER).add_patterns(second)
+    nlp.disable_pipe(SECOND_NER)
+    return nlp
+
+
+def test_second_member_adds_the_names_the_first_missed():
+    from beam_jobs.pii import second_opinion
+    nlp = _two_members(
+        [{"label": "PERSON", "pattern": "Anna Berg"}, {"label": "ORG", "pattern": "Lindqvist Holm"},
+         {"label": "GPE", "pattern": "Oslo"}],
+        [{"label": "PERSON", "pattern": "Lindqvist Holm"}, {"label": "PERSON", "pattern": "Okonkwo"},
+         {"label": "PERSON", "pattern": "Anna"}, {"label": "ORG", "pattern": "Oslo"}])
+    docs = list(nlp.pipe(["Anna Berg met Lindqvist Holm and Okonkwo in Oslo."]))
+    assert [(e.text, e.label_) for e in docs[0].ents] == [("Anna Berg", "PERSON"), ("Lindqvist Holm", "ORG"),
+                                                          ("Oslo", "GPE")]  # the member did not run
+    second_opinion(nlp, docs)
+    # a person of the member's wins over the first's organisation; a new one is added; the first's person
+    # and its place stay (the member's "Anna" inside "Anna Berg", its organisation, are not taken)
+    assert [(e.text, e.label_) for e in docs[0].ents] == [("Anna Berg", "PERSON"), ("Lindqvist Holm", "PERSON"),
+                                                          ("Okonkwo", "PERSON"), ("Oslo", "GPE")]
+
+
+def test_a_model_without_a_second_member_is_left_as_it_is():
+    import spacy
+    from beam_jobs.pii import second_opinion
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler", name="ner").add_patterns([{"label": "PERSON", "pattern": "Anna"}])
+    docs = list(nlp.pipe(["Anna met Okonkwo."]))
+    second_opinion(nlp, docs)
+    assert [e.text for e in docs[0].ents] == ["Anna"]
+
+
+def test_the_shipped_model_has_its_second_member_disabled():
+    import spacy
+    from beam_jobs.pii import NAMES_MODEL, SECOND_NER
+    nlp = spacy.load(NAMES_MODEL)
+    assert SECOND_NER in nlp.component_names and SECOND_NER in nlp.disabled
+    assert nlp.get_pipe(SECOND_NER).labels == nlp.get_pipe("ner").labels
