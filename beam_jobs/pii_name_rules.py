@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ROLES, KIN_WORDS,
-                                 NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
+                                 MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
 
@@ -270,6 +270,38 @@ def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     return []
 
 
+_EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_CAP_RUN = re.compile(rf"{_CAPWORD}(?:[ \t]+{_CAPWORD})*")
+
+
+def _email_owner_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The words of an e-mail address's local part written out as capitalised words anywhere in the text:
+    the address is its owner's name ("Lena Okafor lena.okafor@example.org", "jsmith@..." with "J. Smith"
+    nearby is left to the NER). Words of 3+ letters of a personal address only: a shared mailbox's words
+    ("info", "sales", "support") name a function."""
+    words: set[str] = set()
+    joined: set[str] = set()
+    for m in _EMAIL.finditer(text):
+        local = m.group(1).lower().split("+")[0]
+        parts = [w for w in re.split(r"[._\-\d]+", local) if w]
+        if any(w in MAILBOX_WORDS for w in parts):
+            continue
+        words.update(w for w in parts if len(w) >= 3 and w not in STOP_WORDS)
+        if len(parts) == 1 and len(local) >= 6:
+            joined.add(local)  # "lenaokafor": a pair of words written together
+    if not words and not joined:
+        return []
+    spans = []
+    for run in _CAP_RUN.finditer(text):
+        toks = list(re.finditer(r"\S+", run.group(0)))
+        hits = [t for t in toks if t.group(0).lower() in words]
+        for i in range(len(toks) - 1):
+            if (toks[i].group(0) + toks[i + 1].group(0)).lower() in joined:
+                hits += [toks[i], toks[i + 1]]
+        spans += [(run.start() + t.start(), run.start() + t.end()) for t in hits]
+    return sorted(set(spans))
+
+
 NAME_RULES: tuple[NameRule, ...] = (
     NameRule("header", "'Last, First' and 'First Last' in e-mail From/To/Cc lines", _header_names,
              finds=(("From: Okafor, Chidi\nTo: Lindqvist, Maja A.; Brennan, Tom", ["Okafor, Chidi", "Lindqvist, Maja A.", "Brennan, Tom"]),
@@ -330,6 +362,14 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("investigator S. questioned the neighbour", ["S."]),
                     ("he had seen officers B. and D. beating him", ["B.", "D."])),
              leaves=("the officer's A. form", "the witness stand", "see Annex A. Then", "a major A.D. 1200 site")),
+    NameRule("email_owner", "a name written out beside (or anywhere with) the e-mail address made of it",
+             _email_owner_names,
+             finds=(("Jan Pols j.pols@uva.nl University of Amsterdam Marit Okonjo marit.okonjo@kb.nl National Library",
+                     ["Marit", "Okonjo", "Pols"]),
+                    ("Reach me at tereza_novakova@example.cz any time. Tereza Novakova", ["Tereza", "Novakova"]),
+                    ("Write to kwamemensah@example.com.\nKwame Mensah, Accra", ["Kwame", "Mensah"])),
+             leaves=("Write to info@example.com about Info Sessions.", "Mail support.team@acme.io; the Support Team answers.",
+                     "Email j.doe@example.com for the Annual Report.")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"])),

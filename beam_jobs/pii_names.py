@@ -306,7 +306,8 @@ _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM
 _RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
-_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&)[ \t]+({_CAP})(?![\w'’\-])")  # "Park and Mann"
+# "Park and Mann", and as chat writes it, "Bob n Renee"
+_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?)[ \t]+({_CAP})(?![\w'’\-])")
 _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+)(?![\w'’\-])")
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
 _PERSON_PREDICATE = re.compile(

@@ -13,6 +13,13 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"all[ \t]+the[ \t]+best|thx|ta|rgds|br|yours|yours[ \t]+faithfully|faithfully|respectfully|cordially|"
              r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours|"
              r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot)|thank[ \t]+you[ \t]+(?:again|so[ \t]+much)|tia")
+# The local parts of shared mailboxes: their words name a function, never a person ("info@", "sales.team@")
+MAILBOX_WORDS = frozenset("""info information sales support help helpdesk service services admin administrator
+contact contacts office mail email mailbox team hello hi noreply reply no webmaster postmaster press news
+newsletter jobs careers hr billing accounts account finance legal privacy security abuse marketing orders
+order shop store booking bookings reservations enquiries inquiries feedback customer customers care dev
+devs root user users test demo example group list lists notifications alerts updates editor editors desk
+reception general hq all staff dept department""".split())
 GREETINGS = r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo"
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside");
 # every spelling written out, so pii_name_rules can match them through one prefix tree (trie_alternation)

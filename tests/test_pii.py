@@ -215,6 +215,7 @@ def test_ordinary_prompts_keep_their_words(pii, text):
     ("the true gender of bertram has been under debate for years, but the riff is a masterpiece", ["bertram"]),
     ("Scott is a very sympathetic person. They are also good listeners.", ["Scott"]),   # what the text says
     ("Is there a better crafted pop song on this list? Park and Mann were precision engineers.", ["Park"]),  # pair
+    ("Cover photo by Dariusz Wolski n Marisol, shared with thanks", ["Marisol"]),          # a pair as chat writes it
     ('Vsevolod: "Who are you?"\nHeather: "I\'m Daniel\'s daughter".', ["Daniel"]),          # a relative of
     ("They sang the verses from Edi Živković's Cautionary Tales. Is there a better example than early Živković?",
      ["Živković"]),                                                                      # a repeat after "'s"
