@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ROLES, KIN_WORDS,
+from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ACTOR_VERBS,
+                                 INITIAL_ROLES, KIN_WORDS,
                                  MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
@@ -270,6 +271,37 @@ def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     return []
 
 
+_INITIAL_SUBJECT = re.compile(rf"(?<![\w.])([A-Z]\.)(?=[ \t]+(?:{INITIAL_ACTOR_VERBS})\b)")
+
+
+def _initial_subjects(text: str, is_word) -> list[tuple[int, int]]:
+    """A lone initial that does what a person does ("G. told the police", "K. was arrested"): judgments and
+    reports name witnesses so, and an initial that ends a sentence is followed by a capital, not a verb."""
+    return [(m.start(1), m.end(1)) for m in _INITIAL_SUBJECT.finditer(text)
+            if not text[max(0, m.start(1) - 2):m.start(1)].rstrip().endswith(".")]  # "U.S. was": not a lone initial
+
+
+_KIN_SET = frozenset(KIN_WORDS)
+# "Steve and I met", "me and jenna went": who stands beside the writer is a person
+_WITH_ME = re.compile(rf"(?<![\w'’\-])({_ANYWORD})[ \t]+(?:and|&|n)[ \t]+(?:I|me|myself)\b(?!['’])|"
+                      rf"\b(?:[Mm]e|I)[ \t]+(?:and|&|n)[ \t]+({_ANYWORD})(?![\w'’\-])")
+
+
+def _with_me_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The one named beside "I" or "me": a given name of any list in any case, or a capitalised word that is no
+    dictionary word ("Steve and I", "me and jenna", "Okonjo and I"); "Mom and I", "you and me" are no names."""
+    names = given_names()
+    out = []
+    for m in _WITH_ME.finditer(text):
+        g = 1 if m.group(1) else 2
+        w = m.group(g)
+        if is_function_word(w) or w.lower() in NOT_ADDRESSED or w.lower() in _KIN_SET or _CONTRACTION.search(w):
+            continue
+        if w.capitalize() in names and (w[0].isupper() or w not in STOP_WORDS) or w[0].isupper() and not is_word(w):
+            out.append((m.start(g), m.end(g)))
+    return out
+
+
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _CAP_RUN = re.compile(rf"{_CAPWORD}(?:[ \t]+{_CAPWORD})*")
 
@@ -362,6 +394,17 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("investigator S. questioned the neighbour", ["S."]),
                     ("he had seen officers B. and D. beating him", ["B.", "D."])),
              leaves=("the officer's A. form", "the witness stand", "see Annex A. Then", "a major A.D. 1200 site")),
+    NameRule("initial_subject", "a lone initial that does what a person does, as judgments name witnesses",
+             _initial_subjects,
+             finds=(("On 3 May 2002 G. told the police that she had been threatened.", ["G."]),
+                    ("The next day K. was arrested at his home; M. confirmed it.", ["K.", "M."])),
+             leaves=("The U.S. was not a party.", "We chose plan B. Then it rained.", "Annex A. Methods",
+                     "see J.P. said nothing")),
+    NameRule("with_me", "the person named beside 'I' or 'me'", _with_me_names,
+             finds=(("Jeff - Steve and I met with them today.", ["Steve"]),
+                    ("lol me and jenna went to the mall", ["jenna"]), ("Okonjo and I disagreed.", ["Okonjo"])),
+             leaves=("You and I know it.", "Mom and I went home.", "between him and me", "Then me and the team left.",
+                     "Coffee and I are friends.")),
     NameRule("email_owner", "a name written out beside (or anywhere with) the e-mail address made of it",
              _email_owner_names,
              finds=(("Jan Pols j.pols@uva.nl University of Amsterdam Marit Okonjo marit.okonjo@kb.nl National Library",

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, INITIAL_ROLES, KNOWN_PRODUCTS,
+from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, INITIAL_ACTOR_VERBS,
+                                 INITIAL_ROLES, KNOWN_PRODUCTS, PLACE_VERBS,
                                  LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE,
                                  NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
@@ -371,8 +372,9 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = [(m.start() + i.start(), m.start() + i.end()) for i in re.finditer(_BARE_ITEM, m.group(0))]
         if sum(any(s < b and a < e for s, e in known) for a, b in items) >= 2 \
                 and not any(text[a:b] in country_names() for a, b in items):
+            # "Date, Open, High" are no names; a surname that is a dictionary word is, among names ("Prescott; Arnold")
             spans += [(a, b) for a, b in items if text[a:b].split()[0].lower() not in NAME_STOPS
-                      and not any(in_vocabulary(w, vocabulary) for w in text[a:b].split())]  # "Date, Open, High"
+                      and not any(in_vocabulary(w, vocabulary) and w not in surnames() for w in text[a:b].split())]
     # a score list ("Inzamam 148, Akram 45; Mullally 4-78"): its names go with any one of them known, or
     # when none is a dictionary word, a country or a known product
     for m in _SCORE_LIST.finditer(text):
@@ -490,7 +492,13 @@ _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|re
                            r"island|isle|river|lake|mount|bay|gulf|region|district|municipality)[ \t]+of|"
                            r"\b(?:lake|mount|river|cape))[ \t]+\Z|"
                            # "Near" opening a sentence or a list item says where ("Near Ayn Isa, one strike ...")
-                           r"(?:[.!?\n]|\A)[ \t.\-•*]*Near[ \t]+\Z")
+                           r"(?:[.!?\n]|\A)[ \t.\-•*]*Near[ \t]+\Z|"
+                           # where somebody lives or works ("lives in Ankara", "a lawyer practising in Braga")
+                           rf"(?i:\b(?:{PLACE_VERBS})[ \t]+(?:in|at|near))[ \t]+\Z")
+# A news-wire dateline: the place in capitals, then the date ("STUTTGART 1996-08-24", "LONDON, Aug 23 (Reuters) -")
+_DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-]*){0,3}"
+                       r"(?:[ \t]*,[ \t]*[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2})?(?:[ \t]+\d{4}-\d{2}-\d{2}[ \t]*$|"
+                       r"[ \t]*\((?:Reuters?|AP|AFP|UPI|dpa|PTI|IANS)\)))")
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
 ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
                        r"act[ \t]+(?:as|like)|imagine[ \t]+(?:yourself[ \t]+as|you[ \t]+are)|you[ \t]+are[ \t]+now|"
@@ -558,7 +566,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             lower = {w for w in _WORD.findall(text) if w.islower()}
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
     ner += lower_given_names(doc, vocabulary)
+    datelines = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
+           and not any(a <= s and e <= b for a, b in datelines)
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
@@ -642,11 +652,13 @@ def _never_a_name(span: str) -> bool:
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
     ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
-    S.", as judgments name parties), or words that are never a name."""
+    S.", as judgments name parties) or a verb after a lone one ("G. told"), or words that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
-            and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s]))
+            and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
+                     and not _INITIAL_VERB_AFTER.match(text, e))
             and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
-            and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s]))]
+            and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
+                 or _INITIAL_VERB_AFTER.match(text, e))]
 
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
@@ -660,6 +672,10 @@ _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['
 # a title or a role before an initial, then maybe more initials of the same role ("officers B. and " before "D.")
 _INITIAL_CUE_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:{INITIAL_ROLES})s?))[ \t]+"
                                  r"(?:[A-Z]\.,?[ \t]+(?:(?:and|&)[ \t]+)?)*\Z")
+
+
+# ... or a verb after a lone initial, saying what the person it stands for did ("G. told the police")
+_INITIAL_VERB_AFTER = re.compile(rf"[ \t]+(?:{INITIAL_ACTOR_VERBS})\b")
 
 
 def without_cued(text: str, ner: list[tuple[int, int]], cue: re.Pattern) -> list[tuple[int, int]]:

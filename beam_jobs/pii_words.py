@@ -78,6 +78,19 @@ INITIAL_ROLES = (r"investigator|officer|police[ \t]+officer|witness|prosecutor|j
                  r"accused|guard|warder|head|director|employee")
 
 
+# What a person does, written right after a lone initial that stands for that person, as judgments anonymise
+# witnesses ("G. told the police", "K. was arrested"); a letter ending a sentence is followed by a capital
+INITIAL_ACTOR_VERBS = (r"told|said|says|stated|states|was|had|has|testified|submitted|claimed|alleged|confirmed|denied|"
+                       r"asked|went|left|lived|lives|died|arrived|returned|admitted|maintained|explained|declared|"
+                       r"identified|recogni[sz]ed|saw|heard|informed|complained|refused|signed|gave|received|hit|"
+                       r"struck|threatened|attacked|killed|called|visited|met|lodged|brought|appealed|contended|"
+                       r"argued|replied|insisted|noted|added|described|worked|married|fled|disappeared")
+# Verbs of living or working somewhere: what follows "lives in", "practising in", "based in" is a place
+# ("a lawyer practising in Braga"), never a person (none of 7,085 labelled names of the train and dev splits)
+PLACE_VERBS = (r"lives?|lived|living|resides?|resided|residing|born|based|practi[sc]ing|practi[sc]es|resident|"
+               r"located|situated|headquartered|settled|domiciled")
+
+
 # Words that take a greeting's or a closing's place but are nobody's name
 NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
 again both y'all ya mate ok okay yes no so well sure note please update""".split())
