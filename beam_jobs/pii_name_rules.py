@@ -297,7 +297,8 @@ def _with_me_names(text: str, is_word) -> list[tuple[int, int]]:
         w = m.group(g)
         if is_function_word(w) or w.lower() in NOT_ADDRESSED or w.lower() in _KIN_SET or _CONTRACTION.search(w):
             continue
-        if w.capitalize() in names and (w[0].isupper() or w not in STOP_WORDS) or w[0].isupper() and not is_word(w):
+        # in lower case only a given name that is no dictionary word ("me and jenna"; not "a job and I")
+        if w[0].isupper() and (w in names or not is_word(w)) or w.islower() and w.capitalize() in names and not is_word(w):
             out.append((m.start(g), m.end(g)))
     return out
 
@@ -404,7 +405,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Jeff - Steve and I met with them today.", ["Steve"]),
                     ("lol me and jenna went to the mall", ["jenna"]), ("Okonjo and I disagreed.", ["Okonjo"])),
              leaves=("You and I know it.", "Mom and I went home.", "between him and me", "Then me and the team left.",
-                     "Coffee and I are friends.")),
+                     "Coffee and I are friends.", "I now have a full time job and I start Monday")),
     NameRule("email_owner", "a name written out beside (or anywhere with) the e-mail address made of it",
              _email_owner_names,
              finds=(("Jan Pols j.pols@uva.nl University of Amsterdam Marit Okonjo marit.okonjo@kb.nl National Library",

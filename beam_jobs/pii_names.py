@@ -495,6 +495,28 @@ _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|re
                            r"(?:[.!?\n]|\A)[ \t.\-•*]*Near[ \t]+\Z|"
                            # where somebody lives or works ("lives in Ankara", "a lawyer practising in Braga")
                            rf"(?i:\b(?:{PLACE_VERBS})[ \t]+(?:in|at|near))[ \t]+\Z")
+# "in X": where something is or happens ("floods in Garissa", "a plant in Sutton Coldfield"), unless X is cited,
+# owned or paired ("in Sarla Verma (supra)", "in Moran and Pyle", "in Tyler's mind", "the judgment in X")
+_IN_BEFORE = re.compile(r"(?<![\w'’\-])(?:in|In)[ \t]+\Z")
+_CITED_BEFORE = re.compile(r"(?i)\b(?:judg(?:e)?ments?|decisions?|case|held|observed|ruling|court|bench|reported|"
+                           r"opinion|dictum|view|laid[ \t]+down|interest|belief|faith|trust|confidence|believe|"
+                           r"believed|believes)[ \t]+in[ \t]+\Z")
+_NOT_A_PLACE_AFTER = re.compile(r"['’](?:s\b|(?=[\s,.;:!?)]))|[ \t]*\((?:supra|ibid)|[ \t]+(?:v\.?|vs\.?|versus|and|&|n)[ \t]|"
+                                r"[ \t]+case\b|,[ \t]+[^\W\d_][\w'’\-]*[ \t]+(?:and|&|case)\b")
+
+
+def _in_a_place(text: str, s: int, e: int) -> bool:
+    """A candidate after "in" that stands for a place: not cited, owned or paired with another name, and
+    not opening with a given name of any list ("in Chelsea", "in Florence" stay names: a person may be meant).
+    Measured on the train and dev splits: 151 of the filter's wrong redactions there, 1 labelled name."""
+    if not _IN_BEFORE.search(text, max(0, s - 4), s) or _CITED_BEFORE.search(text, max(0, s - 30), s):
+        return False
+    if _NOT_A_PLACE_AFTER.match(text, e):
+        return False
+    first = text[s:e].split()[0]
+    return first not in given_names() and first.capitalize() not in given_names()
+
+
 # A news-wire dateline: the place in capitals, then the date ("STUTTGART 1996-08-24", "LONDON, Aug 23 (Reuters) -")
 _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-]*){0,3}"
                        r"(?:[ \t]*,[ \t]*[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2})?(?:[ \t]+\d{4}-\d{2}-\d{2}[ \t]*$|"
@@ -568,7 +590,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     ner += lower_given_names(doc, vocabulary)
     datelines = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
-           and not any(a <= s and e <= b for a, b in datelines)
+           and not any(a <= s and e <= b for a, b in datelines) and not _in_a_place(text, s, e)
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)

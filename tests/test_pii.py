@@ -569,6 +569,16 @@ def test_where_somebody_lives_or_works_is_no_name_and_the_person_still_goes(pii)
     assert not _leaks(r, "Ilinca", "Vărzaru", "Bălănescu"), r.text
 
 
+def test_a_place_after_in_is_no_name_unless_cited_owned_or_paired(pii):
+    text = "Floods in Garissa closed the road, and a plant in Sutton Coldfield shut for a week."
+    assert pii(text).text == text, pii(text).text
+    for text, name in (("Nothing changed in Okonkwo's mind after the visit.", "Okonkwo"),
+                       ("The ratio laid down in Tamsin Achterberg (supra) applies.", "Achterberg"),
+                       ("as set out in Vuković and Lindqvist, the claim fails", "Vuković"),
+                       ("I saw a change in Chelsea when she started running.", "Chelsea")):
+        assert name not in pii(text).text, pii(text).text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
