@@ -370,11 +370,14 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # a country (a list of places with one misread, "Bhutan, India, Maldives", must not spread)
     for m in _BARE_LIST.finditer(text) if text.count(",") + text.count(";") >= 2 else ():
         items = [(m.start() + i.start(), m.start() + i.end()) for i in re.finditer(_BARE_ITEM, m.group(0))]
-        if sum(any(s < b and a < e for s, e in known) for a, b in items) >= 2 \
-                and not any(text[a:b] in country_names() for a, b in items):
-            # "Date, Open, High" are no names; a surname that is a dictionary word is, among names ("Prescott; Arnold")
+        named = sum(any(s < b and a < e for s, e in known) for a, b in items)
+        if named >= 2 and not any(text[a:b] in country_names() for a, b in items):
+            # "Date, Open, High" are no names; a dictionary word is, in a list of three or more names that are at
+            # least half of it, or when it is a surname ("St Helens: Prescott; Arnold, Haigh, Martyn")
+            line_up = named >= 3 and 2 * named >= len(items)
             spans += [(a, b) for a, b in items if text[a:b].split()[0].lower() not in NAME_STOPS
-                      and not any(in_vocabulary(w, vocabulary) and w not in surnames() for w in text[a:b].split())]
+                      and (line_up or not any(in_vocabulary(w, vocabulary) and w not in surnames()
+                                              for w in text[a:b].split()))]
     # a score list ("Inzamam 148, Akram 45; Mullally 4-78"): its names go with any one of them known, or
     # when none is a dictionary word, a country or a known product
     for m in _SCORE_LIST.finditer(text):

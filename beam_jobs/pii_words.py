@@ -228,6 +228,16 @@ GIVEN_NAME_LOCALES = ("en_US", "en_GB", "en_IE", "en_NZ", "en_IN", "hi_IN", "ta_
 
 ENGLISH_LOCALES = ("en_US", "en_GB", "en_IE", "en_NZ")  # Faker has no person provider for en_AU, en_CA
 SIGNATURE_LOCALES = ("en_US", "en_GB")  # whose given names sign a message after a dash in lower case
+# The short forms English speakers go by and sign with, which Faker's lists (formal names) lack: "Thanks,\nRob",
+# "-Vince", "talk to trish"; read as English given names wherever those are
+ENGLISH_NICKNAMES = frozenset("""Abe Al Alf Andy Archie Artie Barb Barney Bart Bea Bec Becca Bernie Bess Bev Bif
+Bill Billy Bob Bobbi Bobby Bud Buddy Cal Cam Cassie Cathy Chas Chip Chris Chrissy Chuck Cindy Cliff Connie Dan Danny
+Dave Davy Deb Debbie Debby Dick Dot Dottie Doug Drew Ed Eddie Eddy Ellie Fran Frankie Fred Freddie Freddy Gabe
+Gerry Gil Greg Gus Gwen Hal Hank Harry Jack Jake Jan Jen Jenny Jeff Jerry Jim Jimmy Jo Joe Joey Jon Jonny Josh Judy
+Kate Katie Kathy Ken Kenny Kris Larry Len Lenny Les Liz Lizzie Lou Lu Maggie Mandy Marge Matt Meg Mel Mick Mickey Mike
+Mikey Mitch Molly Nan Nat Nate Ned Nick Nicky Nikki Ollie Pam Pat Patsy Patty Peg Peggy Pete Phil Randy Ray Rick Ricky
+Rob Robbie Ron Ronnie Rosie Russ Sal Sally Sam Sammy Sandy Steph Steve Stevie Stu Sue Suzy Tad Ted Teddy Terry Tim
+Timmy Tom Tommy Toni Tony Trish Trudy Val Vic Vicky Vince Walt Wes Will Willy Zach Zack Zeke""".split())
 
 
 def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset[str]:
@@ -250,7 +260,8 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
     """First names of people in Faker's locale lists (13.8k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
     "Priya"). Many are also places or words ("Paris", "Grace"): a finder uses them only where a name's place
     is already likely."""
-    return _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
+    names = _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
+    return names | ENGLISH_NICKNAMES if set(locales) & set(ENGLISH_LOCALES) else names
 
 
 @lru_cache(maxsize=None)

@@ -579,6 +579,15 @@ def test_a_place_after_in_is_no_name_unless_cited_owned_or_paired(pii):
         assert name not in pii(text).text, pii(text).text
 
 
+def test_the_short_forms_english_speakers_go_by(pii):
+    r = pii("Can you resend the curve file?\n\nThanks,\nRob")
+    assert "Rob" not in r.text, r.text
+    r = pii("Per the desk, the numbers go to trish and doug by Friday. Call Marguerite Okafor first.")
+    assert not _leaks(r, "trish", "doug"), r.text
+    text = "The caucus in Des Moines was delayed. Will you rob the bank? I nicked a chip."
+    assert pii(text).text == text, pii(text).text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
