@@ -44,6 +44,9 @@ _TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP
 _NAME_CUES = (
     ("", "my", r"[ \t]+name[ \t]+is"),
     ("", "his her their your the", r"[ \t]+name[ \t]+is"),
+    # a relative's or a patient's name, as notes give it ("Wife's name is Dolores")
+    ("", "wife's husband's son's daughter's mother's father's brother's sister's partner's friend's pt's patient's "
+         "boyfriend's girlfriend's", r"[ \t]+name[ \t]+is"),
     ("", "maiden", r"[ \t]+name[ \t]+is"),
     (r"(?<!file[ \t])", "name", r"[ \t]*[:?]"),
     ("", "under", r"[ \t]+(?:my|the|his|her)[ \t]+name"),
@@ -302,7 +305,7 @@ _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_C
 # a list without "and", as team sheets and line-ups write it ("Kowalski , Brzeczek , Jaroszewicz ;")
 _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
 _BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
-_SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+\d{{1,3}}(?:-\d{{1,3}})?(?:[ \t]*\*)?")
+_SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}})?|\.\d{{3}})(?:[ \t]*\*)?")  # or ".367"
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
 _RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"

@@ -588,6 +588,13 @@ def test_the_short_forms_english_speakers_go_by(pii):
     assert pii(text).text == text, pii(text).text
 
 
+def test_a_relatives_name_given_in_a_note_and_a_batting_average_list(pii):
+    r = pii("Pt's wife visiting. Wife's name is Dolores, can be reached at home.")
+    assert "Dolores" not in r.text, r.text
+    r = pii("Batting leaders: Okonkwo .367, Burks .350, Lindqvist .342, Haverford .331")
+    assert not _leaks(r, "Okonkwo", "Burks", "Lindqvist", "Haverford"), r.text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
