@@ -199,7 +199,9 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
                     or w.lower() == "day" \
                     or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
                 break
-            if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))):
+            bracketed = text[m.start(1) - 1:m.start(1)] in "(" and text[m.end(1):m.end(1) + 1] == ")"
+            if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))) \
+                    and not bracketed:  # "MOTHER (ROSA)": a word in brackets after a kin role is the name
                 break  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
             if not (w[:1].isupper() or not is_word(w)):
                 break
@@ -207,6 +209,25 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
             m = _KIN_MORE.match(text, m.end(1))
             if m and not m.group(1)[:1].isupper():
                 break  # the next names are capitalised: "husband Jim and thier family"
+    return out
+
+
+# A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
+# "White not out 33")
+_DISMISSAL = r"(?:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|run[ \t]+out|not[ \t]+out|retired[ \t]+(?:hurt|out)|hit[ \t]+wicket)"
+_BATTING_LINE = re.compile(rf"(?m)^[ \t]*((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD})?)[ \t]+{_DISMISSAL}"
+                           r"(?:[ \t]+\([^)\n]{1,30}\))?[ \t]+\d{1,3}\*?[ \t]*$")
+_CARD_WORDS = frozenset("c st b lbw run out not retired hurt hit wicket".split())
+
+
+def _batting_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Every name of a batting card's line: the batsman and the fielder and bowler named in his dismissal."""
+    out = []
+    for m in _BATTING_LINE.finditer(text):
+        out.append((m.start(1), m.end(1)))
+        for w in re.finditer(rf"(?:[A-Z]\.[ \t]?)*{_CAPWORD}", text[m.end(1):m.end()]):
+            if w.group(0).lower() not in _CARD_WORDS:
+                out.append((m.end(1) + w.start(), m.end(1) + w.end()))
     return out
 
 
@@ -371,7 +392,8 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),
                     ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"]),
-                    ("visited by wife and 2 sons (Ezekiel & Thaddeus)", ["Ezekiel", "Thaddeus"])),
+                    ("visited by wife and 2 sons (Ezekiel & Thaddeus)", ["Ezekiel", "Thaddeus"]),
+                    ("MOTHER (ROSA) AT BEDSIDE, UPDATED BY THIS RN", ["ROSA"])),
              leaves=("My sister is a nurse at the clinic.", "His daughter called twice.", "Her mom wouldn't let her.",
                      "Mom I'm awake now.",
                      "years after his mother died there", "a neighbour told reporters",
@@ -395,6 +417,10 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("investigator S. questioned the neighbour", ["S."]),
                     ("he had seen officers B. and D. beating him", ["B.", "D."])),
              leaves=("the officer's A. form", "the witness stand", "see Annex A. Then", "a major A.D. 1200 site")),
+    NameRule("batting_card", "the batsman, fielder and bowler of a cricket scorecard's line", _batting_names,
+             finds=(("Okonjo c Lindqvist b Haverford 12\nWhite not out 33", ["Okonjo", "Lindqvist", "Haverford", "White"]),
+                    ("M. Kowalczyk lbw b Brennan 4", ["M. Kowalczyk", "Brennan"])),
+             leaves=("Extras (b 4, lb 2) 6", "Total (for 5 wickets) 233", "Step 2 c add 4")),
     NameRule("initial_subject", "a lone initial that does what a person does, as judgments name witnesses",
              _initial_subjects,
              finds=(("On 3 May 2002 G. told the police that she had been threatened.", ["G."]),

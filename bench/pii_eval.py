@@ -51,7 +51,7 @@ handles count (a redacted date or city would make every comparison trivial).
 
     python bench/pii_eval.py [--quick] [--data-dir DIR] [--corpora-dir DIR] [--show-leaks 20] [--model M]
                              [--keep-names-in none] [--no-presidio] [--compare-ner [MODEL_OR_FOLDER ...]]
-                             [--split dev]
+                             [--split dev] [--no-second-member]
 
 Targets (issue 28), eaglekit at its defaults, over the real-text sets with at least MIN_N labelled records:
 leak-free >= 0.95 on each and above plain Presidio's on each, strict >= 0.90, precision >= 0.90, person-free
@@ -321,10 +321,13 @@ def score_retention(sets: dict[str, list[dict]], run) -> dict:
 
 # ---- systems -----------------------------------------------------------------------------------------
 
-def eaglekit_system(model: str | None = None, keep_names_in: str | None = None):
-    """eaglekit's filter through its public API, default settings unless --model / --keep-names-in."""
+def eaglekit_system(model: str | None = None, keep_names_in: str | None = None, second_member: bool = True):
+    """eaglekit's filter through its public API, default settings unless --model / --keep-names-in /
+    --no-second-member."""
     from beam_jobs.pii import PiiConfig, PiiFilter
     kw = {"model": model} if model else {}
+    if not second_member:
+        kw["second_member"] = False
     if keep_names_in is not None:
         kw["name_exemptions"] = () if keep_names_in == "none" else tuple(keep_names_in.split(","))
     f = PiiFilter(PiiConfig(**kw))
@@ -561,6 +564,8 @@ def main(argv=None) -> dict:
                          "any spaCy model packages or folders named here")
     ap.add_argument("--model", default=None,
                     help="spaCy model or folder for eaglekit's filter (default: the package's)")
+    ap.add_argument("--no-second-member", action="store_true",
+                    help="the filter without the name model's second member (as clean --no-pii-second-member)")
     ap.add_argument("--keep-names-in", default=None,
                     help="the filter's name exemptions (as clean --pii-keep-names-in; default: the package's)")
     ap.add_argument("--split", choices=("test", "dev"), default="test",
@@ -577,7 +582,7 @@ def main(argv=None) -> dict:
     figures: dict = {"sets": {k: {"split": v["split"], "labelled": len(v["labelled"]),
                                   "person_free": len(v["person_free"])} for k, v in panel.items()},
                      "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick}
-    figures["eaglekit"] = evaluate("eaglekit", eaglekit_system(args.model, args.keep_names_in), panel, prompts,
+    figures["eaglekit"] = evaluate("eaglekit", eaglekit_system(args.model, args.keep_names_in, not args.no_second_member), panel, prompts,
                                    labels, args.show_leaks, nine_only=False)
     if not args.no_presidio:
         figures["presidio"] = evaluate("presidio", presidio_system(), panel, prompts, labels, args.show_leaks,
