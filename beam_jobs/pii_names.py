@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, INITIAL_ACTOR_VERBS,
-                                 INITIAL_ROLES, KNOWN_PRODUCTS, PLACE_VERBS,
+                                 INITIAL_ROLES, KNOWN_PRODUCTS, MOVE_VERBS, PLACE_AFTER, PLACE_OF, PLACE_VERBS,
                                  LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE,
                                  NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
@@ -499,8 +499,11 @@ _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|re
                            r"\b(?:lake|mount|river|cape))[ \t]+\Z|"
                            # "Near" opening a sentence or a list item says where ("Near Ayn Isa, one strike ...")
                            r"(?:[.!?\n]|\A)[ \t.\-•*]*Near[ \t]+\Z|"
-                           # where somebody lives or works ("lives in Ankara", "a lawyer practising in Braga")
-                           rf"(?i:\b(?:{PLACE_VERBS})[ \t]+(?:in|at|near))[ \t]+\Z")
+                           # where somebody lives, works or goes ("lives in Ankara", "practising in Braga",
+                           # "flew to Espoo", "the state of Punjab", "R/o Sahaspuriya")
+                           rf"(?i:\b(?:{PLACE_VERBS})[ \t]+(?:in|at|near)|\b(?:{MOVE_VERBS})[ \t]+(?:back[ \t]+)?"
+                           rf"(?:to|from|in|at|into)|(?<![\w/])(?:{PLACE_OF})(?:[ \t]+of|(?<=o)\.?))[ \t]*\Z")
+_PLACE_AFTER = re.compile(r"[ \t]+(" + "|".join(sorted(PLACE_AFTER)) + r")\b", re.IGNORECASE)
 # "in X": where something is or happens ("floods in Garissa", "a plant in Sutton Coldfield"), unless X is cited,
 # owned or paired ("in Sarla Verma (supra)", "in Moran and Pyle", "in Tyler's mind", "the judgment in X")
 _IN_BEFORE = re.compile(r"(?<![\w'’\-])(?:in|In)[ \t]+\Z")
@@ -597,6 +600,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     datelines = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in datelines) and not _in_a_place(text, s, e)
+           and not _PLACE_AFTER.match(text, e)
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)

@@ -595,6 +595,14 @@ def test_a_relatives_name_given_in_a_note_and_a_batting_average_list(pii):
     assert not _leaks(r, "Okonkwo", "Burks", "Lindqvist", "Haverford"), r.text
 
 
+def test_where_somebody_goes_and_a_place_or_body_named_after_a_word(pii):
+    text = ("Residents of Raqqah fled to Dordrecht. The state of Punjab and the Wayne County board met. "
+            "Moti Ram R/o Sahaspuriya appeared.")
+    r = pii(text)
+    assert all(p in r.text for p in ("Raqqah", "Dordrecht", "Punjab", "Wayne County", "Sahaspuriya")), r.text
+    assert "Moti" not in r.text, r.text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
