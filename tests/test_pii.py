@@ -603,6 +603,13 @@ def test_where_somebody_goes_and_a_place_or_body_named_after_a_word(pii):
     assert "Moti" not in r.text, r.text
 
 
+def test_words_in_capitals_are_no_name_unless_one_is(pii):
+    for text in ("I haven't seen u in months... SEND A PIC!", "CAN I SPEAK TO A REAL PERSON?!?!"):
+        assert pii(text).text == text, pii(text).text
+    r = pii("met DOLORES at the gate; she had seen RAVIL G YEFIMOV there")  # "Dolores" is no plural of "dolor"
+    assert not _leaks(r, "DOLORES", "RAVIL", "YEFIMOV"), r.text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
