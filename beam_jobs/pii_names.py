@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (AFTER_A_VERB, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, INITIAL_ACTOR_VERBS,
+from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, EPONYM_DEVICES, ENGLISH_LOCALES, INITIAL_ACTOR_VERBS,
                                  INITIAL_ROLES, KNOWN_PRODUCTS, MOVE_VERBS, PLACE_AFTER, PLACE_OF, PLACE_VERBS,
                                  LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE,
                                  NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names,
@@ -346,7 +346,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     if contact_details:
         spans += [(m.start(1), m.end(1)) for m in _LINE_NAME.finditer(text)
                   if not any(w.lower() in LINE_LABELS for w in m.group(1).split())]
-    speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS] if ":" in text else []
+    speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS
+                and m.group(1).lower() not in NOTE_LABELS] if ":" in text else []  # a note's "Resp:", "GU:"
     if len({m.group(1) for m in speakers}) >= 2:
         spans += [(m.start(1), m.end(1)) for m in speakers]
     said = []  # what a sentence says of somebody, each pattern run only where its cheap test holds
@@ -623,12 +624,28 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
     # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
-           and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e))]
+           and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)]
     return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
 
 
 _DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|units?|u|meq|mmol|%|l/min)(?![a-z])|"
                          r"[ \t]+(?:(?i:gtt|drip|infusion|po|sq|prn|q\d{1,2}h|qhs)|SC|IVPB?)\b")  # not IV, IM, PR: "Henry IV"
+
+
+_DEVICE_BEFORE = re.compile(r"(?i)(?:\b(?:a|the|new|indwelling|pt['’]s|his|her|\d+[ \t]*fr(?:ench)?)|\d)[ \t]*\Z")
+_NEXT_WORD = re.compile(r"[ \t]+([\w/']+)")
+
+
+def eponym_device(text: str, s: int, e: int) -> bool:
+    """A device named after its inventor, as notes name it ("Foley draining", "the Foley", "16 Fr Foley"): its
+    name is a surname too, so only where a device word follows or an article, possessive or size stands before
+    ("Dr Foley" is a titled name, found apart; "Foley said" stays a name)."""
+    words = text[s:e].lower().split()
+    if not words or words[-1] not in EPONYM_DEVICES or any(w not in ("fr", "fr.", "french") for w in words[:-1]):
+        return False  # the device's name, perhaps after its size ("Fr Foley" of "16 Fr Foley")
+    s = e - len(words[-1])
+    nxt = _NEXT_WORD.match(text, e)
+    return bool(nxt and nxt.group(1).lower() in DEVICE_WORDS) or bool(_DEVICE_BEFORE.search(text, max(0, s - 20), s))
 
 
 def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:

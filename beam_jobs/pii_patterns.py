@@ -150,7 +150,13 @@ class InternationalAddressRecognizer(EntityRecognizer):
         spans = address_spans(text)
         if self.vocabulary:
             spans = union_spans(spans + named_streets(text, self.vocabulary))
-        return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in spans if not _CITATION.fullmatch(text[s:e])]
+        return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in spans if not _CITATION.fullmatch(text[s:e])
+                and not _VITALS.search(text, s, min(len(text), e + 4))]
+
+
+# A note's vital signs, which the street forms read as a number and a street word or a French post box ("HR 80s
+# NSR. BP 110/60", "90s ST."): a rate given by its tens ("80s") or a pressure ("BP 110/60") is never a house number
+_VITALS = re.compile(r"\b\d{2,3}s\b|\b(?:BP|SBP|DBP|MAP|NBP|ABP)[ \t]*:?[ \t]*\d{2,3}/\d")
 
 
 # A law report's citation ("AIR 1987 AP 53", "(2008) 14 SCC 337", "1967 SLR 759"): numbers around a
@@ -345,6 +351,9 @@ def phone_score(candidate: str, context: bool) -> float:
     groups = re.findall(r"\d+", raw)
     if sum(len(g) == 1 for g in groups) > 2 or len(groups) > 7:
         return 0.0  # "1 2 3 4 5", a list of small numbers
+    if len(groups) >= 4 and any(len(g) == 1 for g in groups[1:]) and not raw.startswith(("+", "00")):
+        return 0.0  # a table row: "ATLANTA 2 11 0 234 393" (won, lost, tied, for, against); no national
+        # number has a one-digit group after its first (a country's or a trunk code: "1 800 555 0199")
     if "/" in raw and all(len(g) <= 3 for g in groups):
         return 0.0  # a series of measures: blood gases "7.38/42/88", pressures "120/80/95"
     if len(groups) == 1 and not (context or raw.startswith(("+", "00"))):

@@ -146,13 +146,22 @@ NEVER_A_NAME = re.compile(
 NOTE_LABELS = frozenset("""neuro neurologic resp respiratory pulm pulmonary cardiac cardio cv cvs gi gu renal skin
 integ integumentary social psychosocial plan pain id endo endocrine heme access lines assessment action response
 psych activity diet dispo disposition hpi pmh psh meds medications allergies vitals vs labs imaging exam impression
-ros cc a/p subjective objective ms mental status gen general heent lungs abd abdomen ext extremities msk""".split())
+ros cc a/p subjective objective ms mental status gen general heent lungs abd abdomen ext extremities msk
+events vent fen lytes code ivf nutrition cardiovascular genitourinary gastrointestinal derm wounds wound safety
+family comfort mobility misc other npn""".split())
+# Devices named after their inventors ("Foley draining clear urine", "Swan-Ganz in place"), each also a surname:
+# not a name where device words follow or an article or a size stands before (pii_names.eponym_device)
+EPONYM_DEVICES = frozenset("""foley swan swan-ganz hickman groshong jackson-pratt penrose dobhoff corpak quinton
+mahurkar yankauer blakemore passy-muir posey""".split())
+DEVICE_WORDS = frozenset("""catheter catheters cath draining drained drains drain patent in to care bag removed d/c dc
+dc'd d/c'd changed replaced inserted placed irrigated flushed intact output with w/ tube line collar valve boots
+dressing clamped""".split())
 
 # The shorthand of clinical and nursing notes that no English dictionary holds ("Abd soft", "coarse bilat",
 # "tol clear liquids", "f/u lytes"), and a ward's drugs and services: a safe list for the dictionary rule,
 # never a name alone
 NOTE_SHORTHAND = frozenset("""abd bilat sx tol cont noc prn qd bid tid qid qhs qam qpm qod hx dx tx rx fx sob doe pnd
-nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perl nsr abx vss afeb cath ett ngt ogt picc cvp sbp dbp spo2
+nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perrl perl tmax tcurrent npn nsr abx vss afeb cath ett ngt ogt picc cvp sbp dbp spo2
 fio2 peep cpap bipap abg vbg cxr ekg ecg cta rrr ntnd inr ptt wbc hct hgb plt bun gluc fsbs riss ssi htn chf copd
 cad cva uti pna gib ards afib vfib svt pvc dvt lle rle lue rue llq rlq luq ruq dtr hcp dnr dni cmo micu sicu ccu
 csru tsicu nicu pacu trach vent extubated reintubated diurese diuresed diuresing pedal tele ambulated ambulating
@@ -177,7 +186,7 @@ atorvastatin simvastatin zocor synthroid levothyroxine klonopin clonazepam xanax
 neurosurgery nsgy neurology neuro cardiology cards ortho orthopedics nephrology renal pulmonology pulm
 gastroenterology gi hepatology urology ent oncology onc hematology heme surgery gensurg ctsurg ctsicu ir
 radiology rads endocrine endo psychiatry psych dermatology derm ophthalmology optho podiatry palliative
-pt ot slp pharmacy""".split())
+pt ot slp pharmacy duoderm tegaderm mepilex aquacel xeroform""".split())
 
 # Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
 # a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand

@@ -610,6 +610,23 @@ def test_words_in_capitals_are_no_name_unless_one_is(pii):
     assert not _leaks(r, "DOLORES", "RAVIL", "YEFIMOV"), r.text
 
 
+def test_a_nursing_note_without_personal_data_is_left_as_it_is(pii):
+    text = ("Resp: LS coarse bilat. Sx for thick yellow sputum. RR 20s. O2 sat 95% on 4L NC.\n"
+            "CV: HR 80s NSR. BP 110/60. +PP.\nGU: Foley patent, draining clear yellow urine.\n"
+            "Neuro: A+Ox3, PERRL. ID: Tmax 101.2, blood cx sent.\nSkin: Coccyx stage II, Duoderm applied.\n"
+            "Plan: Cont current plan of care. Monitor resp status.")
+    assert pii(text).text == text, pii(text).text
+    r = pii("The 16 Fr Foley was placed by Dr. Okafor.")
+    assert "Foley" in r.text and "Okafor" not in r.text, r.text  # the device stays, the person goes
+    assert "Foley" not in pii("Foley said it hurt when she got up.").text  # a surname where a person stands
+
+
+def test_a_standings_table_row_is_no_phone_number(pii):
+    text = "NFL AMERICAN FOOTBALL - STANDINGS.\nNEW ORLEANS 3 10 0 175 301\nCAROLINA 10 3 0 301 186"
+    assert "PHONE" not in pii(text).text, pii(text).text
+    assert "PHONE_NUMBER" in pii("Call 1 800 555 0199 or 020 7946 0958 today.").text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
