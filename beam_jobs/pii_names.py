@@ -527,6 +527,14 @@ def _in_a_place(text: str, s: int, e: int) -> bool:
     return first not in given_names() and first.capitalize() not in given_names()
 
 
+# A match result's line: two sides, each with its score and perhaps its scorers in brackets ("Barnsley 2
+# Charlton 0", "Bayern Munich 2 ( Klinsmann 10 ) Hamburg 1"): the sides are teams (players' results are
+# written "X beat Y 6-3 6-2"), the scorers in brackets are found as any name
+_SIDE = rf"{_CAP}(?:[ \t]+{_CAP}){{0,3}}"
+_RESULT_LINE = re.compile(rf"(?m)^[ \t]*({_SIDE})[ \t]+\d{{1,2}}(?:[ \t]*\([^)\n]*\))?[ \t]+({_SIDE})[ \t]+\d{{1,2}}"
+                          r"(?:[ \t]*\([^)\n]*\))?[ \t]*$")
+
+
 # A news-wire dateline: the place in capitals, then the date ("STUTTGART 1996-08-24", "LONDON, Aug 23 (Reuters) -")
 _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-]*){0,3}"
                        r"(?:[ \t]*,[ \t]*[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2})?(?:[ \t]+\d{4}-\d{2}-\d{2}[ \t]*$|"
@@ -577,7 +585,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                 continue  # a section label ("Resp: ...", a heading "Pros:"); abbreviations ("NSR 70s") stay: 3-letter
                 # capitals are names as often ("wife KIM", "JOE"), measured: dropping them cost 1.3 points of BTC
             if ent.label_ in ("PERSON", "PER") and not _common_word_alone(ent, vocabulary) and not _short_acronym(ent) \
-                    or ent.label_ in _OTHER_LABELS and (_in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)
+                    and not _country_alone(ent) \
+                    or ent.label_ in _OTHER_LABELS and not _country_alone(ent) \
+                    and (_in_person_slot(text, s, e) or _unknown_name(ent, vocabulary)
                                                         and not _place_in_place(ent, text)
                                                         and not _known_place(ent)) \
                     or ent.label_ in ("DATE", "TIME", "EVENT") and _given_and_surname(ent):  # "Ashley Day" DATE
@@ -599,6 +609,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
     ner += lower_given_names(doc, vocabulary)
     datelines = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
+    datelines += [(m.start(g), m.end(g)) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]  # and teams
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in datelines) and not _in_a_place(text, s, e)
            and not _PLACE_AFTER.match(text, e)
@@ -809,6 +820,12 @@ def _shouted_phrase(span: str, vocabulary: frozenset[str]) -> bool:
     words = _LETTER_WORD.findall(span)
     return span.isupper() and bool(words) and all(in_vocabulary(w, vocabulary) for w in words) and not any(
         w.capitalize() in given_names() or w.capitalize() in surnames() for w in words)
+
+
+def _country_alone(ent) -> bool:
+    """An entity that is a country's name and nobody's of the lists ("China said on Monday", which the slot
+    after it would make a person); "Jordan", "Chad", "Georgia" stay names."""
+    return ent.text in country_names() and ent.text not in given_names() and ent.text not in surnames()
 
 
 def _short_acronym(ent) -> bool:

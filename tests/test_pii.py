@@ -627,6 +627,14 @@ def test_a_standings_table_row_is_no_phone_number(pii):
     assert "PHONE_NUMBER" in pii("Call 1 800 555 0199 or 020 7946 0958 today.").text
 
 
+def test_teams_of_a_result_line_and_countries_that_speak_are_no_names(pii):
+    text = "Results of English league matches on Saturday:\nBarnsley 2 Charlton 0\nBolton 3 Norwich 1\n" \
+           "China said on Monday it would send a delegation."
+    assert pii(text).text == text, pii(text).text
+    r = pii("Bayern Munich 2 ( Okonjo 10 , Wrzesniewski 67 ) Hamburg 1 ( Lindqvist 55 )\nJordan said he would play.")
+    assert not _leaks(r, "Okonjo", "Wrzesniewski", "Lindqvist", "Jordan") and "Hamburg" in r.text, r.text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
