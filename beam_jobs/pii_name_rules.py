@@ -15,7 +15,7 @@ from functools import lru_cache
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ACTOR_VERBS,
                                  INITIAL_ROLES, KIN_WORDS,
                                  MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
-                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, trie_alternation)
+                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, surnames, trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
 
 STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
@@ -140,8 +140,9 @@ def _initials_names(text: str, is_word) -> list[tuple[int, int]]:
         if dots in DOTTED_NOT_INITIALS or word.lower() in SENTENCE_STARTERS or word.isupper() and len(word) > 1:
             continue
         if len(dots) == 2 and initials.endswith((" ", "\t")) and not text[:m.start(1)].strip(" \t").endswith(
-                tuple("abcdefghijklmnopqrstuvwxyz,;:(")):
-            continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"
+                tuple("abcdefghijklmnopqrstuvwxyz,;:(")) and is_word(word) and word not in surnames():
+            continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"; not
+            # before a word no dictionary holds or a surname ("B. Lindqvist", "J. Smith" signing a letter)
         out.append((m.start(1), m.end(1)))
     out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text) if m.group(1) not in DOTTED_NOT_INITIALS
             and not _STATE_OF.search(text[max(0, m.start(1) - 10):m.start(1)])
@@ -385,8 +386,9 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("initials", "initials glued to a surname, and dotted initials alone", _initials_names,
              finds=(("Counsel: E.Varadarajan and A.J.Mathew", ["E.Varadarajan", "A.J.Mathew"]),
                     ("The report was signed by Ms T. Okoye.", ["T. Okoye"]),
-                    ("a witness, K.T., who had worked there", ["K.T."])),
-             leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "We chose plan B. Then it rained.",
+                    ("a witness, K.T., who had worked there", ["K.T."]),
+                    ("Counsel:\nA. Kowalczyk\nB. Lindqvist\n\nSigned\nJ. Smith", ["B. Lindqvist", "J. Smith"])),
+             leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "A. Damage\n\nB. Costs", "We chose plan B. Then it rained.",
                      "Respondent: State of U.P.", "the application I.A. No. 5/2014 was allowed")),
     NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),

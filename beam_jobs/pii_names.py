@@ -535,6 +535,11 @@ _RESULT_LINE = re.compile(rf"(?m)^[ \t]*({_SIDE})[ \t]+\d{{1,2}}(?:[ \t]*\([^)\n
                           r"(?:[ \t]*\([^)\n]*\))?[ \t]*$")
 
 
+# A numbered heading alone on its line ("A. Damage", "B. Costs and expenses", "II. RELEVANT DOMESTIC LAW"): of
+# dictionary words only, it is no initial and surname
+_HEADING = re.compile(r"(?m)^[ \t]*((?:[A-Z]|[IVX]{1,4}|\d{1,2})\.[ \t]+([^\n]{1,60}?))[ \t.:]*$")
+
+
 # A news-wire dateline: the place in capitals, then the date ("STUTTGART 1996-08-24", "LONDON, Aug 23 (Reuters) -")
 _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-]*){0,3}"
                        r"(?:[ \t]*,[ \t]*[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2})?(?:[ \t]+\d{4}-\d{2}-\d{2}[ \t]*$|"
@@ -609,6 +614,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
     ner += lower_given_names(doc, vocabulary)
     datelines = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
+    datelines += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
+        (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and w.capitalize() not in surnames()
+        and w.capitalize() not in given_names() for w in _LETTER_WORD.findall(m.group(2)))]
     datelines += [(m.start(g), m.end(g)) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]  # and teams
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in datelines) and not _in_a_place(text, s, e)

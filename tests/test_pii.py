@@ -635,6 +635,11 @@ def test_teams_of_a_result_line_and_countries_that_speak_are_no_names(pii):
     assert not _leaks(r, "Okonjo", "Wrzesniewski", "Lindqvist", "Jordan") and "Hamburg" in r.text, r.text
 
 
+def test_a_judgments_numbered_headings_are_no_names(pii):
+    text = "A. Damage\n\n40. The applicant claimed 10,000 euros.\n\nB. Costs and expenses\n\nC. Default interest"
+    assert pii(text).text == text, pii(text).text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
