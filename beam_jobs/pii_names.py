@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, EPONYM_DEVICES, ENGLISH_LOCALES, INITIAL_ACTOR_VERBS,
-                                 INITIAL_ROLES, KNOWN_PRODUCTS, MOVE_VERBS, PLACE_AFTER, PLACE_OF, PLACE_VERBS,
-                                 LINE_LABELS, MONTHS, NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE,
-                                 NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS, SIGNATURE_LOCALES, country_names,
+from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
+                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, MONTHS, MOVE_VERBS,
+                                 NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
+                                 OFFICE_WORDS, PLACE_AFTER, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
 
@@ -518,7 +518,8 @@ _NOT_A_PLACE_AFTER = re.compile(r"['’](?:s\b|(?=[\s,.;:!?)]))|[ \t]*\((?:supra
 def _in_a_place(text: str, s: int, e: int) -> bool:
     """A candidate after "in" that stands for a place: not cited, owned or paired with another name, and
     not opening with a given name of any list ("in Chelsea", "in Florence" stay names: a person may be meant).
-    Measured on the train and dev splits: 151 of the filter's wrong redactions there, 1 labelled name."""
+    On the train and dev splits 151 of the filter's wrong redactions stood so; of the labelled names only a
+    museum ("in Madame Tussauds Museum") and a character ("in Batman: The Animated Series")."""
     if not _IN_BEFORE.search(text, max(0, s - 4), s) or _CITED_BEFORE.search(text, max(0, s - 30), s):
         return False
     if _NOT_A_PLACE_AFTER.match(text, e):
@@ -544,6 +545,16 @@ _HEADING = re.compile(r"(?m)^[ \t]*((?:[A-Z]|[IVX]{1,4}|\d{1,2})\.[ \t]+([^\n]{1
 _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-]*){0,3}"
                        r"(?:[ \t]*,[ \t]*[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2})?(?:[ \t]+\d{4}-\d{2}-\d{2}[ \t]*$|"
                        r"[ \t]*\((?:Reuters?|AP|AFP|UPI|dpa|PTI|IANS)\)))")
+
+
+def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """The parts of `text` where no candidate of the model or the backstops is a name: a dateline's place, a
+    numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result."""
+    parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
+    parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
+        (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and w.capitalize() not in surnames()
+        and w.capitalize() not in given_names() for w in _LETTER_WORD.findall(m.group(2)))]
+    return parts + [(m.start(g), m.end(g)) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
 ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
                        r"act[ \t]+(?:as|like)|imagine[ \t]+(?:yourself[ \t]+as|you[ \t]+are)|you[ \t]+are[ \t]+now|"
@@ -613,13 +624,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             lower = {w for w in _WORD.findall(text) if w.islower()}
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
     ner += lower_given_names(doc, vocabulary)
-    datelines = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
-    datelines += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
-        (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and w.capitalize() not in surnames()
-        and w.capitalize() not in given_names() for w in _LETTER_WORD.findall(m.group(2)))]
-    datelines += [(m.start(g), m.end(g)) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]  # and teams
+    no_names = no_name_parts(text, vocabulary)
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
-           and not any(a <= s and e <= b for a, b in datelines) and not _in_a_place(text, s, e)
+           and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _PLACE_AFTER.match(text, e)
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
