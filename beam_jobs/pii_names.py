@@ -305,7 +305,11 @@ _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_C
 # a list without "and", as team sheets and line-ups write it ("Kowalski , Brzeczek , Jaroszewicz ;")
 _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
 _BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
-_SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}})?|\.\d{{3}})(?:[ \t]*\*)?")  # or ".367"
+# "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
+_SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
+# A leaders' list: "7 - Shearer (Newcastle); 6 - Fowler (Liverpool), Yorke (Aston Villa)"
+_LEADER_ITEM = re.compile(rf"(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
+_LEADER_LIST = re.compile(rf"\d{{1,3}}[ \t]+-[ \t]+{_LEADER_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_LEADER_ITEM.pattern})+")
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
 _RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
@@ -390,6 +394,11 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         if any(any(s < b and a < e for s, e in known) for a, b in items) or all(
                 not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS and w not in country_names()
                 and not _acronym(w) for w in words):
+            spans += items
+    # a leaders' list ("7 - Shearer (Newcastle); 6 - Fowler (Liverpool)"): its names go with any one of them known
+    for m in _LEADER_LIST.finditer(text):
+        items = [(i.start(1) + m.start(), i.end(1) + m.start()) for i in _LEADER_ITEM.finditer(m.group(0))]
+        if any(any(s < b and a < e for s, e in known) for a, b in items):
             spans += items
     # a match result ("Halvorsen beat Kowalski 6-4 3-6"): both players, unless a side is a country or a
     # dictionary word (a team: "Germany beat France 2-1")
@@ -592,6 +601,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line
             s, e = ent.start_char, ent.end_char
             e = min(e, s + text[s:e].find("\n")) if "\n" in text[s:e] else e
+            if ent.label_ in ("PERSON", "PER") and any(a <= s < b for a, b in shouted):
+                e = _without_shouted_tail(ent, e, vocabulary)  # "OKONJO SIGNS" of "STRIKER OKONJO SIGNS FOR"
             if d is cased_doc and len(ent) == 1 and in_vocabulary(ent.text, vocabulary) \
                     and ent.text not in given_names(ENGLISH_LOCALES):
                 continue  # a capitalised copy makes every word look like a name: "the Photo"
@@ -650,7 +661,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
     # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
-           and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)]
+           and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)
+           and not _lower_compound(text, s, e)]
     return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
 
 
@@ -660,6 +672,13 @@ _DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|
 
 _DEVICE_BEFORE = re.compile(r"(?i)(?:\b(?:a|the|new|indwelling|pt['’]s|his|her|\d+[ \t]*fr(?:ench)?)|\d)[ \t]*\Z")
 _NEXT_WORD = re.compile(r"[ \t]+([\w/']+)")
+
+
+def _lower_compound(text: str, s: int, e: int) -> bool:
+    """A lower-case word glued by a hyphen to another lower-case word: a compound ("rose-tint", "mark-up"),
+    no name (a hyphenated name is one span: "anne-marie")."""
+    return text[s:e].islower() and (re.match(r"-[a-z]", text[e:e + 2]) is not None
+                                     or re.search(r"[a-z]-\Z", text[max(0, s - 2):s]) is not None)
 
 
 def eponym_device(text: str, s: int, e: int) -> bool:
@@ -827,6 +846,19 @@ def _shouted_words(ent, shouted: list[tuple[int, int]], vocabulary: frozenset[st
         return False
     return bool(words) and all(in_vocabulary(w, vocabulary) or w.lower() in NOTE_SHORTHAND for w in words) \
         and not any(w.capitalize() in given_names(ENGLISH_LOCALES) or w.capitalize() in surnames() for w in words)
+
+
+def _without_shouted_tail(ent, end: int, vocabulary: frozenset[str]) -> int:
+    """The end of a PERSON on a line in capitals without its last words that are dictionary words and nobody's
+    name of the lists: the model runs a headline's verb into the name ("OKONJO SIGNS")."""
+    for tok in reversed(ent[1:]):
+        w = tok.text
+        if tok.idx >= end or not w.isalpha():
+            continue
+        if not in_vocabulary(w, vocabulary) or w.capitalize() in given_names() or w.capitalize() in surnames():
+            break
+        end = tok.idx
+    return len(ent.doc.text[:end].rstrip()) if end > ent.start_char else end
 
 
 def _shouted_phrase(span: str, vocabulary: frozenset[str]) -> bool:

@@ -640,6 +640,13 @@ def test_a_judgments_numbered_headings_are_no_names(pii):
     assert pii(text).text == text, pii(text).text
 
 
+def test_a_bowling_analysis_and_a_leaders_list(pii):
+    r = pii("Bowling: Mullally 22-8-48-2, Cork 25-3-82-1, Okonkwo 30-9-61-3, Salisbury 10-1-44-0")
+    assert not _leaks(r, "Mullally", "Cork", "Okonkwo", "Salisbury"), r.text
+    r = pii("Leading goalscorers: 7 - Okonkwo (Riverton); 6 - Fowler (Liverpool), Lindqvist (Aston Villa)")
+    assert not _leaks(r, "Okonkwo", "Fowler", "Lindqvist"), r.text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
