@@ -199,6 +199,8 @@ _WEAK_CUES = (
     ("", "thank thanks assistant speak talk write reply", r"[ \t]+to"),
     ("", "directed written produced composed performed painted authored created signed approved reviewed prepared",
      r"[ \t]+by[ \t]*:?"),
+    ("", "caught bowled stumped", r"[ \t]+by"),  # a cricket report's fielder and bowler ("caught by Long")
+    ("", "off", r"[ \t]+the[ \t]+bowling[ \t]+of"),
     ("", "my", r"[ \t]+(?:kid|son|daughter|child|wife|husband|partner|spouse|fianc[ée]e?|friend|colleague|boss|"
      r"manager|mother|mom|mum|father|dad|brother|sister|grandson|granddaughter|grandmother|grandfather|"
      r"nephew|niece|cousin|aunt|uncle|neighbou?r|tenant|landlord|doctor|lawyer|client|patient)"),
@@ -307,6 +309,7 @@ _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
 _BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
 _SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
+_AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
 # A leaders' list: "7 - Shearer (Newcastle); 6 - Fowler (Liverpool), Yorke (Aston Villa)"
 _LEADER_ITEM = re.compile(rf"(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
 _LEADER_LIST = re.compile(rf"\d{{1,3}}[ \t]+-[ \t]+{_LEADER_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_LEADER_ITEM.pattern})+")
@@ -395,6 +398,11 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
                 not in_vocabulary(w, vocabulary) and w.lower() not in KNOWN_PRODUCTS and w not in country_names()
                 and not _acronym(w) for w in words):
             spans += items
+    # a name and an age set off by commas, as news gives a person ("Wood, 28, joined the club")
+    spans += [(m.start(1), m.end(1)) for m in _AGED.finditer(text) if m.group(1) not in country_names()
+              and m.group(1).split()[0].lower() not in NAME_STOPS and m.group(1).lower() not in MONTHS
+              and not all(in_vocabulary(w, vocabulary) and w not in surnames() and w not in given_names()
+                          for w in m.group(1).split())]  # "Girl, 15, killed", "Man, 59, held"
     # a leaders' list ("7 - Shearer (Newcastle); 6 - Fowler (Liverpool)"): its names go with any one of them known
     for m in _LEADER_LIST.finditer(text):
         items = [(i.start(1) + m.start(), i.end(1) + m.start()) for i in _LEADER_ITEM.finditer(m.group(0))]
@@ -406,7 +414,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         for g in (1, 2):
             side = m.group(g)
             if side not in country_names() and not any(in_vocabulary(w, vocabulary) and w not in given_names()
-                                                    for w in side.split()):
+                                                    and w not in surnames() for w in side.split()):  # "beat Black"
                 spans.append((m.start(g), m.end(g)))
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled

@@ -647,6 +647,13 @@ def test_a_bowling_analysis_and_a_leaders_list(pii):
     assert not _leaks(r, "Okonkwo", "Fowler", "Lindqvist"), r.text
 
 
+def test_a_surname_that_is_a_word_where_news_puts_a_person(pii):
+    r = pii("Wood, 28, joined the club from Leeds. The Spaniard beat Black 6-2 6-4. He was caught by Long for 12.")
+    assert not _leaks(r, "Wood", "Black", "Long") and "Leeds" in r.text, r.text
+    text = "Girl, 15, found safe after two days. Sections A, 3, and B apply."
+    assert pii(text).text == text, pii(text).text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
