@@ -161,8 +161,8 @@ dressing clamped""".split())
 # "tol clear liquids", "f/u lytes"), and a ward's drugs and services: a safe list for the dictionary rule,
 # never a name alone
 NOTE_SHORTHAND = frozenset("""abd bilat sx tol cont noc prn qd bid tid qid qhs qam qpm qod hx dx tx rx fx sob doe pnd
-nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perrl perl tmax tcurrent npn nsr abx vss afeb cath ett ngt ogt picc cvp sbp dbp spo2
-fio2 peep cpap bipap abg vbg cxr ekg ecg cta rrr ntnd inr ptt wbc hct hgb plt bun gluc fsbs riss ssi htn chf copd
+nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perrl perl tmax tcurrent npn nsr abx vss afeb cath ett ngt ogt
+picc cvp sbp dbp spo2 fio2 peep cpap bipap abg vbg cxr ekg ecg cta rrr ntnd inr ptt wbc hct hgb plt bun gluc fsbs riss ssi htn chf copd
 cad cva uti pna gib ards afib vfib svt pvc dvt lle rle lue rue llq rlq luq ruq dtr hcp dnr dni cmo micu sicu ccu
 csru tsicu nicu pacu trach vent extubated reintubated diurese diuresed diuresing pedal tele ambulated ambulating
 lasix""".split()) | frozenset(
@@ -276,8 +276,8 @@ def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset
 @lru_cache(maxsize=None)
 def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
     """First names of people in Faker's locale lists (13.8k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
-    "Priya"). Many are also places or words ("Paris", "Grace"): a finder uses them only where a name's place
-    is already likely."""
+    "Priya"), and with an English locale the short forms of ENGLISH_NICKNAMES. Many are also places or words
+    ("Paris", "Grace", "Will"): a finder uses them only where a name's place is already likely."""
     names = _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
     return names | ENGLISH_NICKNAMES if set(locales) & set(ENGLISH_LOCALES) else names
 
