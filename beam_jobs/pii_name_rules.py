@@ -41,6 +41,7 @@ _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W
 _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
 _HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
+_CARE_TITLE = re.compile(r"(?i)(?:rn|np)\b")
 _POSSESSIVE = re.compile(r"['’]s\Z")
 _CONTRACTION = re.compile(r"(?i)['’](?:m|d|ll|ve|re|t)\Z|n['’]t\Z|^i['’]")  # "wouldn't", "I'm", "you'd"
 _CAPITALISED_NEXT = re.compile(rf"[ \t]+{_CAPWORD}")
@@ -119,8 +120,10 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
             continue
         if is_function_word(word) and word.capitalize() not in given_names() or _CONTRACTION.search(word):
             continue  # "Justice. It is", "Madam Speaker"'s "It"; "Will" stays (a given name)
-        if word.islower() and not _HONORIFIC.match(m.group(0)) and is_word(word):
-            continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name
+        if word.islower() and not _HONORIFIC.match(m.group(0)) and is_word(word) \
+                and not (_CARE_TITLE.match(m.group(0)) and word.capitalize() in surnames()):
+            continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name;
+            # after a nurse's title a surname of the lists is one ("discussed with np williams")
         initials = re.match(r"(?:[^\W\d_]\.[ \t]*)+", m.group(1))  # any script's capitals: "Ş. Aydınlı"
         if initials and word.islower():  # "Mrs K. testified": the initials are the name, the verb is not
             out.append((m.start(1), m.start(1) + len(initials.group(0).rstrip())))
@@ -377,6 +380,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Sounds good. Thanks, will do.", "Notes --\nbring the form")),
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
              finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
+                    ("Per dr patel, hold heparin. Discussed with np williams.", ["patel", "williams"]),
                     ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]), ("Mrs K. testified.", ["K."]),
                     ("By Advs. Sri.K.Venugopalan, Smt.Anjali Menon", ["K.Venugopalan", "Anjali"]),
                     ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"]),
