@@ -42,6 +42,8 @@ _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
 _HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
 _CARE_TITLE = re.compile(r"(?i)(?:rn|np)\b")
+_NOT_A_TITLE = re.compile(r"(?i)(?:rn|np)\.")  # a nurse's title takes no dot: "RN." ends a sentence
+_SLASH_TITLE = re.compile(r"(?i)[scdw]/o\b")   # "S/o Ram", "C/o Ramesh": capitalised; notes' "c/o pain": no name
 _POSSESSIVE = re.compile(r"['’]s\Z")
 _CONTRACTION = re.compile(r"(?i)['’](?:m|d|ll|ve|re|t)\Z|n['’]t\Z|^i['’]")  # "wouldn't", "I'm", "you'd"
 _CAPITALISED_NEXT = re.compile(rf"[ \t]+{_CAPWORD}")
@@ -120,6 +122,8 @@ def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
             continue
         if is_function_word(word) and word.capitalize() not in given_names() or _CONTRACTION.search(word):
             continue  # "Justice. It is", "Madam Speaker"'s "It"; "Will" stays (a given name)
+        if _NOT_A_TITLE.match(m.group(0)) or word.islower() and _SLASH_TITLE.match(m.group(0)):
+            continue  # "updated by RN. Plan to ...": a sentence's end; a note's "c/o incisional pain" (complains of)
         if word.islower() and not _HONORIFIC.match(m.group(0)) and is_word(word) \
                 and not (_CARE_TITLE.match(m.group(0)) and word.capitalize() in surnames()):
             continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name;
@@ -386,6 +390,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"]),
                     ("a statement by Colonel Ç. Yıldızoğlu and Lt. Mirela Dragomir", ["Ç. Yıldızoğlu", "Mirela Dragomir"])),
              leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.",
+                     "Family called, updated by RN. Plan to meet tomorrow.", "Pain: c/o incisional pain 6/10",
                      "A police constable has won his case.", "He will miss out on the final.")),
     NameRule("initials", "initials glued to a surname, and dotted initials alone", _initials_names,
              finds=(("Counsel: E.Varadarajan and A.J.Mathew", ["E.Varadarajan", "A.J.Mathew"]),

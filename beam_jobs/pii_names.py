@@ -558,9 +558,11 @@ _RESULT_LINE = re.compile(rf"(?m)^[ \t]*({_SIDE})[ \t]+\d{{1,2}}(?:[ \t]*\([^)\n
 _HEADING = re.compile(r"(?m)^[ \t]*((?:[A-Z]|[IVX]{1,4}|\d{1,2})\.[ \t]+([^\n]{1,60}?))[ \t.:]*$")
 
 
-# A news-wire dateline: the place in capitals, then the date ("STUTTGART 1996-08-24", "LONDON, Aug 23 (Reuters) -")
+# A news-wire dateline: the place in capitals, then the date ("STUTTGART 1996-08-24", "COMMACK, New York
+# 1996-08-22", "LONDON, Aug 23 (Reuters) -")
 _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-]*){0,3}"
-                       r"(?:[ \t]*,[ \t]*[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2})?(?:[ \t]+\d{4}-\d{2}-\d{2}[ \t]*$|"
+                       r"(?:[ \t]*,[ \t]*[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2}|[ \t]*,(?:[ \t]+[A-Z][\w.]*){1,3})?"
+                       r"(?:[ \t]+\d{4}-\d{2}-\d{2}[ \t]*$|"
                        r"[ \t]*\((?:Reuters?|AP|AFP|UPI|dpa|PTI|IANS)\)))")
 
 
@@ -693,6 +695,9 @@ def eponym_device(text: str, s: int, e: int) -> bool:
     """A device named after its inventor, as notes name it ("Foley draining", "the Foley", "16 Fr Foley"): its
     name is a surname too, so only where a device word follows or an article, possessive or size stands before
     ("Dr Foley" is a titled name, found apart; "Foley said" stays a name)."""
+    glued = re.search(r"[^\W\d_]+-\Z", text[max(0, s - 20):s])  # "Swan-" of "Swan-Ganz", split by the tokenizer
+    if glued:
+        s -= len(glued.group(0))
     words = text[s:e].lower().split()
     if not words or words[-1] not in EPONYM_DEVICES or any(w not in ("fr", "fr.", "french") for w in words[:-1]):
         return False  # the device's name, perhaps after its size ("Fr Foley" of "16 Fr Foley")

@@ -616,6 +616,8 @@ def test_a_nursing_note_without_personal_data_is_left_as_it_is(pii):
             "Neuro: A+Ox3, PERRL. ID: Tmax 101.2, blood cx sent.\nSkin: Coccyx stage II, Duoderm applied.\n"
             "Plan: Cont current plan of care. Monitor resp status.")
     assert pii(text).text == text, pii(text).text
+    text = "Hemodynamics: Swan-Ganz placed in cath lab: CO 4.2, CI 2.3. Family called, updated by RN. Plan to meet."
+    assert pii(text).text == text, pii(text).text
     r = pii("The 16 Fr Foley was placed by Dr. Okafor.")
     assert "Foley" in r.text and "Okafor" not in r.text, r.text  # the device stays, the person goes
     assert "Foley" not in pii("Foley said it hurt when she got up.").text  # a surname where a person stands
@@ -656,6 +658,7 @@ def test_a_surname_that_is_a_word_where_news_puts_a_person(pii):
 
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
+                 "TENNIS - RESULTS AT HAMLET CUP.\nCOMMACK, New York 1996-08-22\nResults from the tournament on Thursday:",
                  "GRENOBLE, Aug 24 (Reuters) - Floods closed two roads on Saturday."):
         assert pii(text).text == text, pii(text).text
     r = pii("STUTTGART 1996-08-24\nThe stage went to Tadeusz Wrzesniewski of Poland.")
