@@ -375,7 +375,10 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
                     spans.append((m.start(mine), m.end(mine)))
     for m in _LIST.finditer(text):
         items = list(re.finditer(_CAP, m.group(0)))
-        if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items):
+        # ... unless a member is a place that is nobody's name: a list of places with one misread
+        # ("spreads for Chicago, Socal and Permian")
+        if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items) and not any(
+                _place_not_name(w.group(0)) for w in items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in NAME_STOPS]
     # a list without "and": its members no dictionary holds go when two of them are known names and none is
     # a country (a list of places with one misread, "Bhutan, India, Maldives", must not spread)
@@ -880,6 +883,11 @@ def _shouted_phrase(span: str, vocabulary: frozenset[str]) -> bool:
     words = _LETTER_WORD.findall(span)
     return span.isupper() and bool(words) and all(in_vocabulary(w, vocabulary) for w in words) and not any(
         w.capitalize() in given_names() or w.capitalize() in surnames() for w in words)
+
+
+def _place_not_name(word: str) -> bool:
+    """A country's or a city's name (Faker's address lists) that is nobody's of the name lists."""
+    return (word in country_names() or word in place_names()) and word not in given_names() and word not in surnames()
 
 
 def _country_alone(ent) -> bool:

@@ -656,6 +656,13 @@ def test_a_surname_that_is_a_word_where_news_puts_a_person(pii):
     assert pii(text).text == text, pii(text).text
 
 
+def test_a_list_with_a_place_does_not_spread_a_misread_name(pii):
+    r = pii("Flood warnings are in place for Surrey, Sussex and Tremayne-on-Sea.")
+    assert "Surrey" in r.text and "Sussex" in r.text, r.text
+    r = pii("I met Okonkwo, Lindqvist and Brennan at the gate.")
+    assert not _leaks(r, "Okonkwo", "Lindqvist", "Brennan"), r.text
+
+
 def test_a_news_wire_dateline_is_no_name(pii):
     for text in ("CYCLING - LEADING STAGE RESULTS.\nSTUTTGART 1996-08-24\nResults of the fourth stage on Saturday.",
                  "TENNIS - RESULTS AT HAMLET CUP.\nCOMMACK, New York 1996-08-22\nResults from the tournament on Thursday:",
