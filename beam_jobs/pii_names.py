@@ -349,7 +349,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     or a pair ("Park and Mann") of names one of which is known; and every other occurrence of a found name or
     of its words."""
     spans = [(m.start(1), m.end(1)) for m in _INITIALLED.finditer(text)
-             if m.group(1).split()[0].lower() not in NAME_STOPS and not _shouted_phrase(m.group(1), vocabulary)]
+             if m.group(1).split()[0].lower() not in NAME_STOPS and not _common_words(m.group(1), vocabulary)]
     if contact_details:
         spans += [(m.start(1), m.end(1)) for m in _LINE_NAME.finditer(text)
                   if not any(w.lower() in LINE_LABELS for w in m.group(1).split())]
@@ -877,11 +877,11 @@ def _without_shouted_tail(ent, end: int, vocabulary: frozenset[str]) -> int:
     return len(ent.doc.text[:end].rstrip()) if end > ent.start_char else end
 
 
-def _shouted_phrase(span: str, vocabulary: frozenset[str]) -> bool:
-    """Words in capitals that are all dictionary words, none a name of the lists: "SEND A PIC" is no "Ravil G
-    Yefimov" (a first name, an initial and a surname)."""
+def _common_words(span: str, vocabulary: frozenset[str]) -> bool:
+    """Words that are all dictionary words, none a name of the lists: "SEND A PIC", or a capitalised copy's
+    "Hours I Can", is no "Ravil G Yefimov" (a first name, an initial and a surname)."""
     words = _LETTER_WORD.findall(span)
-    return span.isupper() and bool(words) and all(in_vocabulary(w, vocabulary) for w in words) and not any(
+    return bool(words) and all(in_vocabulary(w, vocabulary) for w in words) and not any(
         w.capitalize() in given_names() or w.capitalize() in surnames() for w in words)
 
 
