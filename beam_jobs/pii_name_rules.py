@@ -222,7 +222,8 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
 # "White not out 33")
-_DISMISSAL = r"(?:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|run[ \t]+out|not[ \t]+out|retired[ \t]+(?:hurt|out)|hit[ \t]+wicket)"
+_DISMISSAL = (r"(?:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|"
+              r"run[ \t]+out|not[ \t]+out|retired[ \t]+(?:hurt|out)|hit[ \t]+wicket)")
 _BATTING_LINE = re.compile(rf"(?m)^[ \t]*((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD})?)[ \t]+{_DISMISSAL}"
                            r"(?:[ \t]+\([^)\n]{1,30}\))?[ \t]+\d{1,3}\*?[ \t]*$")
 _CARD_WORDS = frozenset("c st b lbw run out not retired hurt hit wicket".split())

@@ -404,8 +404,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # a name and an age set off by commas, as news gives a person ("Wood, 28, joined the club")
     spans += [(m.start(1), m.end(1)) for m in _AGED.finditer(text) if m.group(1) not in country_names()
               and m.group(1).split()[0].lower() not in NAME_STOPS and m.group(1).lower() not in MONTHS
-              and not all(in_vocabulary(w, vocabulary) and w not in surnames() and w not in given_names()
-                          for w in m.group(1).split())]  # "Girl, 15, killed", "Man, 59, held"
+              and not all(in_vocabulary(w, vocabulary) and not in_name_lists(w) for w in m.group(1).split())]  # "Girl, 15, killed", "Man, 59, held"
     # a leaders' list ("7 - Shearer (Newcastle); 6 - Fowler (Liverpool)"): its names go with any one of them known
     for m in _LEADER_LIST.finditer(text):
         items = [(i.start(1) + m.start(), i.end(1) + m.start()) for i in _LEADER_ITEM.finditer(m.group(0))]
@@ -416,8 +415,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     for m in _RESULT.finditer(text):
         for g in (1, 2):
             side = m.group(g)
-            if side not in country_names() and not any(in_vocabulary(w, vocabulary) and w not in given_names()
-                                                    and w not in surnames() for w in side.split()):  # "beat Black"
+            if side not in country_names() and not any(in_vocabulary(w, vocabulary) and not in_name_lists(w)
+                                                    for w in side.split()):  # "beat Black"
                 spans.append((m.start(g), m.end(g)))
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
@@ -574,8 +573,8 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result."""
     parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
     parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
-        (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and w.capitalize() not in surnames()
-        and w.capitalize() not in given_names() for w in _LETTER_WORD.findall(m.group(2)))]
+        (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
+        for w in _LETTER_WORD.findall(m.group(2)))]
     return parts + [(m.start(g), m.end(g)) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
 ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
@@ -648,7 +647,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             lower = {w for w in _WORD.findall(text) if w.islower()}
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
     ner += lower_given_names(doc, vocabulary)
-    no_names = no_name_parts(text, vocabulary)
+    no_names = no_name_parts(text, vocabulary) if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _PLACE_AFTER.match(text, e)
@@ -871,10 +870,10 @@ def _without_shouted_tail(ent, end: int, vocabulary: frozenset[str]) -> int:
         w = tok.text
         if tok.idx >= end or not w.isalpha():
             continue
-        if not in_vocabulary(w, vocabulary) or w.capitalize() in given_names() or w.capitalize() in surnames():
+        if not in_vocabulary(w, vocabulary) or in_name_lists(w.capitalize()):
             break
         end = tok.idx
-    return len(ent.doc.text[:end].rstrip()) if end > ent.start_char else end
+    return ent.start_char + len(ent.doc.text[ent.start_char:end].rstrip()) if end > ent.start_char else end
 
 
 def _common_words(span: str, vocabulary: frozenset[str]) -> bool:
@@ -882,18 +881,23 @@ def _common_words(span: str, vocabulary: frozenset[str]) -> bool:
     "Hours I Can", is no "Ravil G Yefimov" (a first name, an initial and a surname)."""
     words = _LETTER_WORD.findall(span)
     return bool(words) and all(in_vocabulary(w, vocabulary) for w in words) and not any(
-        w.capitalize() in given_names() or w.capitalize() in surnames() for w in words)
+        in_name_lists(w.capitalize()) for w in words)
+
+
+def in_name_lists(word: str) -> bool:
+    """`word`, as written, is a given name or a surname of Faker's lists."""
+    return word in given_names() or word in surnames()
 
 
 def _place_not_name(word: str) -> bool:
     """A country's or a city's name (Faker's address lists) that is nobody's of the name lists."""
-    return (word in country_names() or word in place_names()) and word not in given_names() and word not in surnames()
+    return (word in country_names() or word in place_names()) and not in_name_lists(word)
 
 
 def _country_alone(ent) -> bool:
     """An entity that is a country's name and nobody's of the lists ("China said on Monday", which the slot
     after it would make a person); "Jordan", "Chad", "Georgia" stay names."""
-    return ent.text in country_names() and ent.text not in given_names() and ent.text not in surnames()
+    return ent.text in country_names() and not in_name_lists(ent.text)
 
 
 def _short_acronym(ent) -> bool:
@@ -903,7 +907,7 @@ def _short_acronym(ent) -> bool:
     w = ent.text
     return len(ent) == 1 and 2 <= len(w) <= 4 and w.isupper() and w.isalpha() and \
         _CODE_AFTER.match(ent.doc.text, ent.end_char) is not None and \
-        w.capitalize() not in given_names() and w.capitalize() not in surnames()
+        not in_name_lists(w.capitalize())
 
 
 _CODE_AFTER = re.compile(r"[ \t]*(?:(?:is|was|:|#|no\.?|number)[ \t]*)?[^\s\d]{0,4}\d")

@@ -582,8 +582,8 @@ def main(argv=None) -> dict:
     figures: dict = {"sets": {k: {"split": v["split"], "labelled": len(v["labelled"]),
                                   "person_free": len(v["person_free"])} for k, v in panel.items()},
                      "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick}
-    figures["eaglekit"] = evaluate("eaglekit", eaglekit_system(args.model, args.keep_names_in, not args.no_second_member), panel, prompts,
-                                   labels, args.show_leaks, nine_only=False)
+    system = eaglekit_system(args.model, args.keep_names_in, not args.no_second_member)
+    figures["eaglekit"] = evaluate("eaglekit", system, panel, prompts, labels, args.show_leaks, nine_only=False)
     if not args.no_presidio:
         figures["presidio"] = evaluate("presidio", presidio_system(), panel, prompts, labels, args.show_leaks,
                                        nine_only=True)
