@@ -524,6 +524,8 @@ _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|re
                            rf"(?i:\b(?:{PLACE_VERBS})[ \t]+(?:in|at|near)|\b(?:{MOVE_VERBS})[ \t]+(?:back[ \t]+)?"
                            rf"(?:to|from|in|at|into)|(?<![\w/])(?:{PLACE_OF})(?:[ \t]+of|(?<=o)\.?))[ \t]*\Z")
 _PLACE_AFTER = re.compile(r"[ \t]+(" + "|".join(sorted(PLACE_AFTER)) + r")\b", re.IGNORECASE)
+# the same word closing the candidate itself ("Hancock Brook", "Mullen Siding", "Bridgton Academy")
+_PLACE_LAST = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_AFTER)) + r")[ \t]*\Z", re.IGNORECASE)
 # "in X": where something is or happens ("floods in Garissa", "a plant in Sutton Coldfield"), unless X is cited,
 # owned or paired ("in Sarla Verma (supra)", "in Moran and Pyle", "in Tyler's mind", "the judgment in X")
 _IN_BEFORE = re.compile(r"(?<![\w'’\-])(?:in|In)[ \t]+\Z")
@@ -650,7 +652,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     no_names = no_name_parts(text, vocabulary) if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
-           and not _PLACE_AFTER.match(text, e)
+           and not _PLACE_AFTER.match(text, e) and not _PLACE_LAST.search(text, s, e)
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)

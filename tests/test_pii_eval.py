@@ -191,6 +191,26 @@ def test_conll_reader_handles_and_spans(pc, tmp_path):
     assert {r["domain"] for r in recs} == {"chat_forum"} and {r["split"] for r in recs} == {"test"}
 
 
+def test_iob_reader_documents_roles_and_splits(pc, tmp_path):
+    # SEC-filings style: 'token POS - tag', IOB1, -DOCSTART- per document; a party's role tagged I-PER is no name
+    root = tmp_path / "sec_filings" / "data/SEC-filings/CONLL-format/data"
+    (root / "train").mkdir(parents=True)
+    (root / "test").mkdir(parents=True)
+    lines = ["-DOCSTART- -X- O O", "", "Borrower NNP - I-PER", "shall VB - O", "pay VB - O", "Anna NNP - I-PER",
+             "Kowalski NNP - I-PER", "of IN - O", "Acme NNP - I-ORG", ". . - O", "", "Signed VBD - O", ". . - O", ""]
+    (root / "test" / "FIN3.txt").write_text("\n".join(lines) + "\n")
+    (root / "train" / "FIN5.txt").write_text("\n".join(lines) + "\n")
+    recs = pc.load("sec_filings", "test", str(tmp_path))
+    assert [r["text"] for r in recs] == ["Borrower shall pay Anna Kowalski of Acme.\nSigned."]
+    r = recs[0]
+    assert [r["text"][s:e] for _, s, e in r["spans"]] == ["Anna Kowalski"]
+    assert [(t, r["text"][s:e]) for t, s, e in r["other_spans"]] == [("ROLE", "Borrower"), ("ORGANIZATION", "Acme")]
+    assert r["domain"] == "legal"
+    # the train file is shared by train and dev (a hash split of its records): each record lands in exactly one
+    got = [len(pc.load("sec_filings", sp, str(tmp_path))) for sp in ("train", "dev")]
+    assert sorted(got) == [0, 1]
+
+
 def test_missing_names_repo_and_path(pc, tmp_path):
     msg = pc.missing("btc", str(tmp_path))
     assert "GateNLP/broad_twitter_corpus" in msg and "btc.test" in msg
