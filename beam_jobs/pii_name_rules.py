@@ -23,9 +23,13 @@ STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 _INITIAL = r"[A-Z]\.?"
-HEADER = re.compile(r"(?im)^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)[ \t]*:[ \t]*(.+)$")
+# a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
+HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
+                    r"[ \t]*(.+)$")
+# ... the name ends the line or stops before a separator or the next field of a notice ("Tel:", "Fax:")
 _HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}(?:[ \t]+{_INITIAL})?|"
-                            rf"{_CAPWORD}(?:[ \t]+{_INITIAL})?(?:[ \t]+{_CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$))")
+                            rf"{_CAPWORD}(?:[ \t]+{_INITIAL})?(?:[ \t]+{_CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$)|"
+                            r"[ \t]+(?i:tel|phone|fax|facsimile|e-?mail|address|mobile)\b)")
 _GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({_ANYWORD}(?:[ \t]+{_ANYWORD})?)[ \t]*(?:[,!]+|[-–—]{{1,2}})[ \t]*$")
 _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?|[ \t]+)"
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
@@ -372,7 +376,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("---- Forwarded by Dagny K Olafsdottir/LON/NORTHCO on 03/02/2001 ----\nTo: Teodor Vasilescu/LON/NORTHCO@NORTHCO",
                      ["Dagny K Olafsdottir", "Teodor Vasilescu"]),
                     ("cc: Abernathy@NORTHCO, Mirela Dragomir/LON/NORTHCO@NORTHCO", ["Abernathy", "Mirela Dragomir"]),
-                    ("From: Crane, Grace\nTo: Doe, John A.", ["Crane, Grace", "Doe, John A."])),
+                    ("From: Crane, Grace\nTo: Doe, John A.", ["Crane, Grace", "Doe, John A."]),
+                    ("If to the Lender: 12 Quay Road, Leith Attn: Morag Tennant Fax: 0131 496 0000",
+                     ["Morag Tennant"])),
              leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "To: Sales Team", "Read Input/Output and TCP/IP",
                      "Write to Support@Example.com")),
     NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
