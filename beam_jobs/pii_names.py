@@ -310,6 +310,10 @@ _BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
 _SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
+# a person whom a relative clause tells of: "Wood, who scored twice, said ..." (a team or a country takes
+# "who" too in sports news: those are left by the lists of countries and places)
+# (a question's "Snap, who is that lady?" is no such clause)
+_WHO = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+who[ \t]+(?![^.!?\n]*\?)")
 # A leaders' list: "7 - Shearer (Newcastle); 6 - Fowler (Liverpool), Yorke (Aston Villa)"
 _LEADER_ITEM = re.compile(rf"(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
 _LEADER_LIST = re.compile(rf"\d{{1,3}}[ \t]+-[ \t]+{_LEADER_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_LEADER_ITEM.pattern})+")
@@ -317,6 +321,7 @@ _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM
 _RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
+_SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1,2}(?:-\d{1,2})?\))?[ \t,]+[0-7]-[0-7]")
 # "Park and Mann", and as chat writes it, "Bob n Renee"
 _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?)[ \t]+({_CAP})(?![\w'’\-])")
 _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+)(?![\w'’\-])")
@@ -405,6 +410,10 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     spans += [(m.start(1), m.end(1)) for m in _AGED.finditer(text) if m.group(1) not in country_names()
               and m.group(1).split()[0].lower() not in NAME_STOPS and m.group(1).lower() not in MONTHS
               and not all(in_vocabulary(w, vocabulary) and not in_name_lists(w) for w in m.group(1).split())]  # "Girl, 15, killed", "Man, 59, held"
+    spans += [(m.start(1), m.end(1)) for m in _WHO.finditer(text)
+              if m.group(1) not in country_names() and not any(
+                  w.lower() in NAME_STOPS or w.lower() in MONTHS or w in country_names() or w in place_names()
+                  or _acronym(w) for w in m.group(1).split())]
     # a leaders' list ("7 - Shearer (Newcastle); 6 - Fowler (Liverpool)"): its names go with any one of them known
     for m in _LEADER_LIST.finditer(text):
         items = [(i.start(1) + m.start(), i.end(1) + m.start()) for i in _LEADER_ITEM.finditer(m.group(0))]
@@ -413,10 +422,12 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # a match result ("Halvorsen beat Kowalski 6-4 3-6"): both players, unless a side is a country or a
     # dictionary word (a team: "Germany beat France 2-1")
     for m in _RESULT.finditer(text):
+        # sets ("6-1 6-4"): a player's match, whatever the words (teams score once: "Germany beat France 2-1")
+        sets = _SETS.match(text, m.end())
         for g in (1, 2):
             side = m.group(g)
-            if side not in country_names() and not any(in_vocabulary(w, vocabulary) and not in_name_lists(w)
-                                                    for w in side.split()):  # "beat Black"
+            if side not in country_names() and (sets or not any(in_vocabulary(w, vocabulary) and not in_name_lists(w)
+                                                    for w in side.split())):  # "beat Black"
                 spans.append((m.start(g), m.end(g)))
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled

@@ -612,6 +612,15 @@ def test_a_place_or_school_named_after_somebody_is_no_name(pii):
     assert "Okafor" not in r.text, r.text
 
 
+def test_a_surname_that_is_a_word_told_of_by_who_or_in_a_players_result(pii):
+    r = pii("Wood, who scored twice, said the side had been lucky. Germany, who lost, went home.")
+    assert not _leaks(r, "Wood") and "Germany" in r.text, r.text
+    r = pii("Second round: Mills beat Shore 6-1 6-4; Brandvold beat Stone 7-6 (7-4) 6-2")
+    assert not _leaks(r, "Mills", "Shore", "Brandvold", "Stone"), r.text
+    for text in ("Snap, who is that lady at the door?", "Germany beat France 2-1 in the final."):
+        assert pii(text).text == text, pii(text).text
+
+
 def test_words_in_capitals_are_no_name_unless_one_is(pii):
     for text in ("I haven't seen u in months... SEND A PIC!", "CAN I SPEAK TO A REAL PERSON?!?!",
                  "I need all the money & hours I can get before I head back to school!"):  # "Hours I Can" no name
