@@ -225,11 +225,11 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
-# "White not out 33")
+# "White not out 33"), a line each or one after another ("Hussain c Ward b Fleming 44, Irani not out 67")
 _DISMISSAL = (r"(?:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|"
               r"run[ \t]+out|not[ \t]+out|retired[ \t]+(?:hurt|out)|hit[ \t]+wicket)")
-_BATTING_LINE = re.compile(rf"(?m)^[ \t]*((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD})?)[ \t]+{_DISMISSAL}"
-                           r"(?:[ \t]+\([^)\n]{1,30}\))?[ \t]+\d{1,3}\*?[ \t]*$")
+_BATTING_LINE = re.compile(rf"(?m)(?:^|(?<=[,;:]))[ \t]*((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD})?)[ \t]+"
+                           rf"{_DISMISSAL}(?:[ \t]+\([^)\n]{{1,30}}\))?[ \t]+\d{{1,3}}\*?[ \t]*(?=[,;]|$)")
 _CARD_WORDS = frozenset("c st b lbw run out not retired hurt hit wicket".split())
 
 
@@ -437,7 +437,9 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("the officer's A. form", "the witness stand", "see Annex A. Then", "a major A.D. 1200 site")),
     NameRule("batting_card", "the batsman, fielder and bowler of a cricket scorecard's line", _batting_names,
              finds=(("Okonjo c Lindqvist b Haverford 12\nWhite not out 33", ["Okonjo", "Lindqvist", "Haverford", "White"]),
-                    ("M. Kowalczyk lbw b Brennan 4", ["M. Kowalczyk", "Brennan"])),
+                    ("M. Kowalczyk lbw b Brennan 4", ["M. Kowalczyk", "Brennan"]),
+                    ("Kent first innings: Okoro c Dale b Frost 21, Amberley not out 40",
+                     ["Okoro", "Dale", "Frost", "Amberley"])),
              leaves=("Extras (b 4, lb 2) 6", "Total (for 5 wickets) 233", "Step 2 c add 4")),
     NameRule("initial_subject", "a lone initial that does what a person does, as judgments name witnesses",
              _initial_subjects,

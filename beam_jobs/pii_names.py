@@ -25,7 +25,7 @@ from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, MONTHS, MOVE_VERBS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
-                                 OFFICE_WORDS, PLACE_AFTER, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
+                                 OFFICE_WORDS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
 
@@ -535,8 +535,23 @@ _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|re
                            rf"(?i:\b(?:{PLACE_VERBS})[ \t]+(?:in|at|near)|\b(?:{MOVE_VERBS})[ \t]+(?:back[ \t]+)?"
                            rf"(?:to|from|in|at|into)|(?<![\w/])(?:{PLACE_OF})(?:[ \t]+of|(?<=o)\.?))[ \t]*\Z")
 _PLACE_AFTER = re.compile(r"[ \t]+(" + "|".join(sorted(PLACE_AFTER)) + r")\b", re.IGNORECASE)
-# the same word closing the candidate itself ("Hancock Brook", "Mullen Siding", "Bridgton Academy")
-_PLACE_LAST = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_AFTER)) + r")[ \t]*\Z", re.IGNORECASE)
+_PLACE_NOUN_AFTER = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_NOUNS)) + r")\b", re.IGNORECASE)
+# either closing the candidate itself ("Hancock Brook", "Mullen Siding", "Howard County")
+_PLACE_LAST = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_AFTER | PLACE_NOUNS)) + r")[ \t]*\Z", re.IGNORECASE)
+
+
+def _named_place(text: str, s: int, e: int) -> bool:
+    """A candidate that a place or body word closes or follows, and that opens with no given name where the
+    word could be a person's ("Hancock Brook", "Wayne County"; not "Joe Brook")."""
+    if _PLACE_AFTER.match(text, e):
+        return True
+    if not (_PLACE_NOUN_AFTER.match(text, e) or _PLACE_LAST.search(text, s, e)):
+        return False
+    last = _PLACE_LAST.search(text, s, e)
+    if last and last.group(0).strip().lower() in PLACE_AFTER:
+        return True
+    first = text[s:e].split()[0]
+    return first not in given_names() and first.capitalize() not in given_names()
 # "in X": where something is or happens ("floods in Garissa", "a plant in Sutton Coldfield"), unless X is cited,
 # owned or paired ("in Sarla Verma (supra)", "in Moran and Pyle", "in Tyler's mind", "the judgment in X")
 _IN_BEFORE = re.compile(r"(?<![\w'’\-])(?:in|In)[ \t]+\Z")
@@ -663,7 +678,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     no_names = no_name_parts(text, vocabulary) if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
-           and not _PLACE_AFTER.match(text, e) and not _PLACE_LAST.search(text, s, e)
+           and not _named_place(text, s, e)
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)

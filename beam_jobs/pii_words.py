@@ -95,13 +95,14 @@ MOVE_VERBS = (r"flew|flying|travell?ed|travell?ing|moved|relocated|emigrated|imm
 # What a place is "the ... of" ("the state of Punjab", "residents of Raqqah"; "r/o", resident of, in Indian
 # judgments): 25 wrong redactions of the train/dev splits and Spec-Bench stood there, no labelled name
 PLACE_OF = r"state|residents?|natives?|citizens?|outskirts|capital|province|region|suburbs?|streets|r/o"
-# Words that make the name before them a place or a body ("Wayne County", "Patna Municipal Corporation",
-# "Hancock Brook", "Mullen Siding", "James High School"); none is a surname of the lists, since a name the
-# NER cut short ("Kevin" of "Kevin Park") would be let go by the word after it ("Park", "Hall", "Lane" are out)
+# Words that make the name before them a place or a body ("Wayne County", "Patna Municipal Corporation")
 PLACE_AFTER = frozenset("""county district airport municipal municipality province borough council parliament river
-valley harbour harbor brook pond creek siding school academy college university hospital clinic station avenue
-road boulevard highway village township parish island islands cathedral museum stadium arena forest canyon
-plaza institute foundation railway railroad""".split())
+valley harbour harbor""".split())
+# ... and these, unless the name before them opens with a given name ("Hancock Brook", "Mullen Siding" are
+# places; "Joe Brook", "Amy Pond" are people): none is a surname of the lists ("Park", "Hall", "Lane" are out)
+PLACE_NOUNS = frozenset("""brook pond creek siding school academy college university hospital clinic station avenue
+road boulevard highway village township parish island islands cathedral museum stadium arena forest canyon plaza
+institute foundation railway railroad""".split())
 
 
 # Words that take a greeting's or a closing's place but are nobody's name

@@ -610,6 +610,8 @@ def test_a_place_or_school_named_after_somebody_is_no_name(pii):
     assert all(p in r.text for p in ("Tolliver Brook", "Quarrington Siding", "Ashcombe High School",
                                      "Pemberly Academy", "Dunmore Pond")), r.text
     assert "Okafor" not in r.text, r.text
+    r = pii("I spoke with Rich and Joe Brook this morning. Brook thinks the deal is dead.")  # a person's surname
+    assert not _leaks(r, "Joe", "Brook"), r.text
 
 
 def test_a_surname_that_is_a_word_told_of_by_who_or_in_a_players_result(pii):
