@@ -35,7 +35,7 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
-_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
+_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
 # A name after a kin or care role (pii_words.KIN_WORDS)
 _KIN = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) +
                   r"(?:['’]s)?[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)([^\W\d_][\w'’\-]+)")
@@ -45,7 +45,7 @@ _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W
 _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
 _HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
-_CARE_TITLE = re.compile(r"(?i)(?:rn|np)\b")
+_CARE_TITLE = re.compile(r"(?i)(?:rn|np|rt)\b")  # nurse, nurse practitioner, respiratory therapist
 _NOT_A_TITLE = re.compile(r"(?i)(?:rn|np)\.")  # a nurse's title takes no dot: "RN." ends a sentence
 _SLASH_TITLE = re.compile(r"(?i)[scdw]/o\b")   # "S/o Ram", "C/o Ramesh": capitalised; notes' "c/o pain": no name
 _POSSESSIVE = re.compile(r"['’]s\Z")
@@ -392,12 +392,14 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
              finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
                     ("Per dr patel, hold heparin. Discussed with np williams.", ["patel", "williams"]),
+                    ("RT Marisol in to suction. Vent weaned per rt kowalski.", ["Marisol", "kowalski"]),
                     ("Mr A. B. Harrington appeared.", ["A. B. Harrington"]), ("Mrs K. testified.", ["K."]),
                     ("By Advs. Sri.K.Venugopalan, Smt.Anjali Menon", ["K.Venugopalan", "Anjali"]),
                     ("R1 By Adv. Sri.P.Suresh (Sr.)", ["P.Suresh"]),
                     ("a statement by Colonel Ç. Yıldızoğlu and Lt. Mirela Dragomir", ["Ç. Yıldızoğlu", "Mirela Dragomir"])),
              leaves=("Use 'Mr.' and 'Mrs.' correctly.", "The drone flew 3 mi to the dr.",
                      "Family called, updated by RN. Plan to meet tomorrow.", "Pain: c/o incisional pain 6/10",
+                     "rt arm swollen, RT @drive_safe", "Follow all the #RT ers",
                      "A police constable has won his case.", "He will miss out on the final.")),
     NameRule("initials", "initials glued to a surname, and dotted initials alone", _initials_names,
              finds=(("Counsel: E.Varadarajan and A.J.Mathew", ["E.Varadarajan", "A.J.Mathew"]),

@@ -68,7 +68,7 @@ def cue_alternation(rows) -> str:
 
 # Titles, ranks and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
 # "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of"), as one regex group
-TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np sri shri smt kum adv justice judge inspector constable
+TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np rt sri shri smt kum adv justice judge inspector constable
 sergeant sgt det capt captain colonel col lieutenant lieut lt corporal cpl brigadier rev s/o d/o w/o c/o""".split())
 
 # Roles before which a judgment or a report writes a person as an initial ("investigator S.", "officers B. and
