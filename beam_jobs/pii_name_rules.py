@@ -23,6 +23,7 @@ STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
 _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 _INITIAL = r"[A-Z]\.?"
+_HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
 # a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
 HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
                     r"[ \t]*(.+)$")
@@ -89,6 +90,12 @@ def _header_names(text: str, is_word) -> list[tuple[int, int]]:
                     w in given_names() and w.lower() not in NOT_ADDRESSED for w in words):
                 continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." holds a given name
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
+        # written in lower case, as a quick reply's "cc: rick buy, ted murphy": a given name and a word
+        for m in _HEADER_LOWER.finditer(line.group(1)):
+            first, last = m.group(1).split()
+            if first.capitalize() in given_names(ENGLISH_LOCALES) and not is_function_word(last) \
+                    and not is_function_word(first):
+                out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
     return out
 
 
@@ -378,8 +385,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("cc: Abernathy@NORTHCO, Mirela Dragomir/LON/NORTHCO@NORTHCO", ["Abernathy", "Mirela Dragomir"]),
                     ("From: Crane, Grace\nTo: Doe, John A.", ["Crane, Grace", "Doe, John A."]),
                     ("If to the Lender: 12 Quay Road, Leith Attn: Morag Tennant Fax: 0131 496 0000",
-                     ["Morag Tennant"])),
+                     ["Morag Tennant"]),
+                    ("to: glenda prowse; cc: hal vickery, oksana b", ["glenda prowse", "hal vickery"])),
              leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "To: Sales Team", "Read Input/Output and TCP/IP",
+                     "to: all staff; cc: sales team", "from: the desk",
                      "Write to Support@Example.com")),
     NameRule("greeting", "a first name alone as a greeting or signature", _greeting_names,
              finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
