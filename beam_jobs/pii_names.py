@@ -343,6 +343,12 @@ _KIN_POSSESSOR = re.compile(
     r"(?=[ \t]*(?:[^\w \t]|$)|[ \t]+(?:[A-Z]|(?:is|was|has|had|and|or|who|whom|whose|said|says|told|called|"
     r"named|lives|lived|works|worked)\b))")
 
+# ... or whose home it is ("At Vane's villa I met", "police searched Dorn's flat"): where a private person lives
+_HOME_POSSESSOR = re.compile(
+    rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)['’]s[ \t]+(?:house|home|flat|apartment|villa|cottage|bungalow|"
+    r"farmhouse|bedroom|funeral|wedding|grave)\b(?![ \t]+(?:page|screen|button|team|office|secretary|"
+    r"minister|affairs|improvement|loan|market|run)\b)")
+
 
 def structural_names(text: str, contact_details: bool, found: list[tuple[int, int]],
                      vocabulary: frozenset[str] = frozenset(),
@@ -367,8 +373,15 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         said += _PERSON_PREDICATE.finditer(text)
     if "'s " in text or "’s " in text:
         said += _KIN_POSSESSOR.finditer(text)
-    spans += [(m.start(1), m.end(1)) for m in said
-              if m.group(1).split()[0].lower() not in NAME_STOPS and not _acronym(m.group(1).split()[0])]
+        said += [m for m in _HOME_POSSESSOR.finditer(text) if not any(
+            w in country_names() or w in place_names() or w.lower() in KNOWN_PRODUCTS or w.lower() in OFFICE_WORDS
+            for w in m.group(1).split())]
+    for m in said:
+        s, words = m.start(1), m.group(1).split()
+        if len(words) == 2 and words[0].lower() in NAME_STOPS:  # "At Vane's villa": the sentence's first word
+            s, words = m.end(1) - len(words[1]), words[1:]
+        if words[0].lower() not in NAME_STOPS and not _acronym(words[0]):
+            spans.append((s, m.end(1)))
     known = found + spans
     # the partner of a known name in "X and Y"; in lower case only a given name ("mark and louise")
     english = given_names(ENGLISH_LOCALES)

@@ -623,6 +623,13 @@ def test_a_surname_that_is_a_word_told_of_by_who_or_in_a_players_result(pii):
         assert pii(text).text == text, pii(text).text
 
 
+def test_whose_home_it_is_names_a_person_even_after_a_sentences_first_word(pii):
+    r = pii("At Harrow's cottage we stayed a week. Police searched Dorn's flat. Then Ivo's wife called.")
+    assert not _leaks(r, "Harrow", "Dorn", "Ivo"), r.text
+    text = "Google's home assistant; the Prime Minister's house; Britain's home secretary"
+    assert pii(text).text == text, pii(text).text
+
+
 def test_words_in_capitals_are_no_name_unless_one_is(pii):
     for text in ("I haven't seen u in months... SEND A PIC!", "CAN I SPEAK TO A REAL PERSON?!?!",
                  "I need all the money & hours I can get before I head back to school!"):  # "Hours I Can" no name
