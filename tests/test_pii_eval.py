@@ -322,3 +322,21 @@ def test_panel_sets_dev_split_is_the_one_rules_are_tuned_on(ev, tmp_path):
     # 'no names here' also stands in train: left out, as a test text in train or dev is
     assert s["split"] == "wnut17:dev"
     assert [r["text"] for r in s["labelled"]] == ["ask Anna"] and [r["text"] for r in s["person_free"]] == ["quiet day"]
+
+
+def test_recipe_members_leave_out_declared_corpora_and_records_say_so(pc, tmp_path, monkeypatch):
+    recipe = _load("name_model_recipe")
+    assert recipe.MEMBERS[0]["without"] == ()  # the first member reads every corpus
+    for member in recipe.MEMBERS:
+        assert set(member["without"]) <= set(pc.CORPORA), member
+    # a member's corpora: those it leaves out give no record and no source line
+    _write_wnut(tmp_path / "wnut17")
+    missing, load = pc.missing, pc.load
+    monkeypatch.setattr(pc, "CORPORA", {"wnut17": pc.CORPORA["wnut17"]})
+    monkeypatch.setattr(pc, "missing", lambda name, cache=str(tmp_path): missing(name, cache))
+    monkeypatch.setattr(pc, "load", lambda name, split: load(name, split, str(tmp_path)))
+    monkeypatch.setitem(sys.modules, "pii_corpora", pc)
+    records, sources = recipe.corpus_records()
+    assert {r["corpus"] for r in records} == {"wnut17"} and [s["corpus"] for s in sources] == ["wnut17"]
+    records, sources = recipe.corpus_records(without=("wnut17",))
+    assert records == [] and sources == []
