@@ -310,6 +310,13 @@ _BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
 _SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
+# ... and after the person it says who ("the driver, Milo Hope, 41, had been", "his wife, Ada Lamb, 38,"),
+# where the comma before the name keeps _AGED off (a list's items stand so too), whatever the words are
+_ROLE_AGED = re.compile(rf"\b(?:driver|victim|suspect|man|woman|boy|girl|teenager|pensioner|teacher|officer|"
+                        rf"nurse|doctor|mother|father|wife|husband|son|daughter|owner|passenger|pilot|worker|"
+                        rf"resident|student|friend|neighbou?r|applicant|defendant|witness|patient|partner|"
+                        rf"brother|sister|manager|director),[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+"
+                        rf"\d{{1,3}},")
 # a person whom a relative clause tells of: "Wood, who scored twice, said ..." (a team or a country takes
 # "who" too in sports news: those are left by the lists of countries and places)
 # (a question's "Snap, who is that lady?" is no such clause)
@@ -423,6 +430,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     spans += [(m.start(1), m.end(1)) for m in _AGED.finditer(text) if m.group(1) not in country_names()
               and m.group(1).split()[0].lower() not in NAME_STOPS and m.group(1).lower() not in MONTHS
               and not all(in_vocabulary(w, vocabulary) and not in_name_lists(w) for w in m.group(1).split())]  # "Girl, 15, killed", "Man, 59, held"
+    spans += [(m.start(1), m.end(1)) for m in _ROLE_AGED.finditer(text) if m.group(1) not in country_names()]
     spans += [(m.start(1), m.end(1)) for m in _WHO.finditer(text)
               if m.group(1) not in country_names() and not any(
                   w.lower() in NAME_STOPS or w.lower() in MONTHS or w in country_names() or w in place_names()
@@ -448,7 +456,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # never a country ("Sanaa, Yemen" read as a name spread over a whole article)
     words = set()
     for s, e in known:
-        from_sure = any(a < e and s < b for a, b in sure)
+        from_sure = any(a < e and s < b for a, b in sure) or _given_and_listed_surname(text[s:e])
         for m in re.finditer(r"[^\W\d_][\w'’\-]{2,}", text[s:e]):
             w = re.sub(r"['’]s\Z", "", m.group(0))
             if re.fullmatch(_GLUED_PARTICLE, w):  # "al-Zarqawi" repeats as "Zarqawi" too
@@ -462,6 +470,17 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     words |= {w.upper() for w in words if len(w) >= 3 and w[:1].isupper() and w.lower() not in STOP_WORDS}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     return spans + _occurrences(text, words)
+
+
+def _given_and_listed_surname(span: str) -> bool:
+    """'Carl Hope', 'Dean Wing': a given name, then a surname of the lists that is also a word. Found by any
+    rule, such a name is sure enough for its surname to spread ("Hope's lawyer said"); a given name before a
+    word that is no surname ("Rose Garden") is not."""
+    words = span.split()
+    return len(words) == 2 and words[0] in given_names() and _POSSESSIVE_END.sub("", words[1]) in surnames()
+
+
+_POSSESSIVE_END = re.compile(r"['’]s?\Z")
 
 
 def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:

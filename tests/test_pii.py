@@ -630,6 +630,15 @@ def test_whose_home_it_is_names_a_person_even_after_a_sentences_first_word(pii):
     assert pii(text).text == text, pii(text).text
 
 
+def test_a_given_name_and_a_word_surname_found_by_a_rule_spread_the_surname(pii):
+    r = pii("Police said the driver, Carl Hope, 41, had been arrested. Hope's lawyer declined to comment.")
+    assert not _leaks(r, "Carl", "Hope"), r.text
+    r = pii("Police said the driver, Milo Hope, 41, had been arrested; his wife, Ada Lamb, 38, was unhurt.")
+    assert not _leaks(r, "Milo", "Hope", "Ada", "Lamb"), r.text
+    text = "She planted the Rose Garden in May. The garden is open daily."
+    assert "garden is open" in pii(text).text, pii(text).text
+
+
 def test_words_in_capitals_are_no_name_unless_one_is(pii):
     for text in ("I haven't seen u in months... SEND A PIC!", "CAN I SPEAK TO A REAL PERSON?!?!",
                  "I need all the money & hours I can get before I head back to school!"):  # "Hours I Can" no name
