@@ -220,7 +220,9 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
                 break
             bracketed = text[m.start(1) - 1:m.start(1)] in "(" and text[m.end(1):m.end(1) + 1] == ")"
             if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))) \
-                    and not bracketed:  # "MOTHER (ROSA)": a word in brackets after a kin role is the name
+                    and not bracketed and w.capitalize() not in given_names():
+                # "MOTHER (ROSA)": a word in brackets after a kin role is the name; so is a given name in
+                # capitals ("WIFE ROSA CALLED", though "rosa" is in the dictionary)
                 break  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
             if not (w[:1].isupper() or not is_word(w)):
                 break
@@ -445,7 +447,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),
                     ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"]),
                     ("visited by wife and 2 sons (Ezekiel & Thaddeus)", ["Ezekiel", "Thaddeus"]),
-                    ("MOTHER (ROSA) AT BEDSIDE, UPDATED BY THIS RN", ["ROSA"])),
+                    ("MOTHER (ROSA) AT BEDSIDE, UPDATED BY THIS RN", ["ROSA"]),
+                    ("WIFE ROSA CALLED, UPDATED. SON MIGUEL TO VISIT.", ["ROSA", "MIGUEL"])),
              leaves=("My sister is a nurse at the clinic.", "His daughter called twice.", "Her mom wouldn't let her.",
                      "Mom I'm awake now.",
                      "years after his mother died there", "a neighbour told reporters",
