@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ACTOR_VERBS,
-                                 INITIAL_ROLES, KIN_WORDS,
+                                 INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
                                  MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, surnames, trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
@@ -337,6 +337,25 @@ def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     return []
 
 
+# A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
+# SW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb")
+_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\Z|"
+                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z")
+
+
+def _signed_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials a message is signed with (_SIGNED_INITIALS); never a chat or business acronym that ends
+    a message as well ("FYI", "LOL", "ASAP", "OK", "USA": pii_words.NOT_INITIALS)."""
+    m = _SIGNED_INITIALS.search(text[-40:])
+    if not m:
+        return []
+    g = 1 if m.group(1) else 2
+    if m.group(g).lower() in NOT_INITIALS:
+        return []
+    off = max(0, len(text) - 40)
+    return [(off + m.start(g), off + m.end(g))]
+
+
 _INITIAL_SUBJECT = re.compile(rf"(?<![\w.])([A-Z]\.)(?=[ \t]+(?:{INITIAL_ACTOR_VERBS})\b)")
 
 
@@ -458,6 +477,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),
                     ("as in Hurst against the United States", ["Hurst"])),
              leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
+    NameRule("signed_initials", "the initials a message is signed with", _signed_initials,
+             finds=(("Ray - please look at this. JW", ["JW"]), ("Sounds good. Talk tomorrow.\nDF", ["DF"]),
+                    ("ok - will do. -kb", ["kb"])),
+             leaves=("I agree with the plan. FYI", "See the attached file. Let me know ASAP.", "that was hilarious LOL",
+                     "We moved to the USA.", "Call me. OK", "Chapter 2 - IT", "so tired. -_-", "its hilarious! XD")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", _dash_signature_names,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),
                     ("Call me at x4471. -Bill", ["Bill"])),

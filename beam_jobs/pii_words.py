@@ -105,6 +105,14 @@ road boulevard highway village township parish island islands cathedral museum s
 institute foundation railway railroad""".split())
 
 
+# Two or three letters that end a message as often as initials sign it: acronyms of mail, chat and common
+# bodies, never taken for a signature
+NOT_INITIALS = frozenset("""fyi asap thx tks tia lol omg wtf smh tbh idk irl ftw rt mt lmao rofl brb gtg np ty yw
+hbd ok pls plz btw imo imho eod eom cob nb ps pto ooo rsvp usa uk us eu un ceo cfo cto coo hr it pr qa faq am pm
+est pst cst gmt utc nyc la dc tv pc ai ml etc pdf doc xls ppt yes no yay aww haha hah hmm ugh xo xoxo
+eta tba tbd tbc xd xp gg gl hf""".split())
+
+
 # Words that take a greeting's or a closing's place but are nobody's name
 NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
 again both y'all ya mate ok okay yes no so well sure note please update""".split())
