@@ -338,7 +338,8 @@ def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
-# SW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb")
+# JW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb"). A note's
+# role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z")
 
