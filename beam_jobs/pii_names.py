@@ -431,7 +431,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
               and m.group(1).split()[0].lower() not in NAME_STOPS and m.group(1).lower() not in MONTHS
               and not all(in_vocabulary(w, vocabulary) and not in_name_lists(w) for w in m.group(1).split())]  # "Girl, 15, killed", "Man, 59, held"
     spans += [(m.start(1), m.end(1)) for m in _ROLE_AGED.finditer(text) if m.group(1) not in country_names()]
-    spans += [(m.start(1), m.end(1)) for m in _WHO.finditer(text)
+    spans += [(m.start(1), m.end(1)) for m in (_WHO.finditer(text) if "who" in text else ())
               if m.group(1) not in country_names() and not any(
                   w.lower() in NAME_STOPS or w.lower() in MONTHS or w in country_names() or w in place_names()
                   or _acronym(w) for w in m.group(1).split())]
@@ -575,15 +575,18 @@ _PLACE_LAST = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_AFTER | PLACE_NOUN
 def _named_place(text: str, s: int, e: int) -> bool:
     """A candidate that a place or body word closes or follows, and that opens with no given name where the
     word could be a person's ("Hancock Brook", "Wayne County"; not "Joe Brook")."""
-    if _PLACE_AFTER.match(text, e):
-        return True
-    if not (_PLACE_NOUN_AFTER.match(text, e) or _PLACE_LAST.search(text, s, e)):
-        return False
     last = _PLACE_LAST.search(text, s, e)
-    if last and last.group(0).strip().lower() in PLACE_AFTER:
+    if _PLACE_AFTER.match(text, e) or last and last.group(0).strip().lower() in PLACE_AFTER:
         return True
-    first = text[s:e].split()[0]
-    return first not in given_names() and first.capitalize() not in given_names()
+    return bool(last or _PLACE_NOUN_AFTER.match(text, e)) and not _opens_with_given_name(text[s:e])
+
+
+def _opens_with_given_name(span: str) -> bool:
+    """The span's first word, as written or capitalised, is a given name of any list."""
+    first = span.split()[0]
+    return first in given_names() or first.capitalize() in given_names()
+
+
 # "in X": where something is or happens ("floods in Garissa", "a plant in Sutton Coldfield"), unless X is cited,
 # owned or paired ("in Sarla Verma (supra)", "in Moran and Pyle", "in Tyler's mind", "the judgment in X")
 _IN_BEFORE = re.compile(r"(?<![\w'’\-])(?:in|In)[ \t]+\Z")
@@ -603,8 +606,7 @@ def _in_a_place(text: str, s: int, e: int) -> bool:
         return False
     if _NOT_A_PLACE_AFTER.match(text, e):
         return False
-    first = text[s:e].split()[0]
-    return first not in given_names() and first.capitalize() not in given_names()
+    return not _opens_with_given_name(text[s:e])
 
 
 # A match result's line: two sides, each with its score and perhaps its scorers in brackets ("Barnsley 2
