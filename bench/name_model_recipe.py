@@ -261,7 +261,11 @@ def corpus_records(splits=("train", "dev"), limit: int | None = None,
             if problem:
                 print(f"name_model_recipe: {name} skipped: {problem}", file=sys.stderr)
                 break
-            recs = pc.load(name, split)
+            try:
+                recs = pc.load(name, split)
+            except ValueError as err:  # a damaged copy: a model trained without its labels would not be the recipe's
+                print(f"name_model_recipe: {err}", file=sys.stderr)
+                raise SystemExit(2) from None
             if name == "gum":
                 recs = [r for r in recs if r["id"].split("_")[1] in SHIPPABLE_GUM_GENRES]
             # a record under a non-commercial licence (re3d's BBC texts) is evaluated, never trained on

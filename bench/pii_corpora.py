@@ -725,8 +725,12 @@ _ROLE_PERSONS = {"borrower", "lender", "borrowers", "lenders"}
 def _iob_documents(path: str):
     """[(tokens, tags) per sentence] per document of a file of 'token ... tag' lines."""
     doc, sent = [], ([], [])
-    for line in open(path, encoding="utf-8"):
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
         parts = line.split()
+        if len(parts) == 1 and parts[0] != "-DOCSTART-":
+            # a token without its tag would be read as its own tag, and a name as no name
+            raise ValueError(f"{path}:{n}: {line.strip()!r} has no tag column; the copy is damaged: copy the file "
+                             "from the fetched repository again (bench/pii_corpora.missing names it)")
         if parts and parts[0] == "-DOCSTART-":
             if sent[0]:
                 doc.append(sent)

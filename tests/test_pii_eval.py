@@ -209,6 +209,10 @@ def test_iob_reader_documents_roles_and_splits(pc, tmp_path):
     # the train file is shared by train and dev (a hash split of its records): each record lands in exactly one
     got = [len(pc.load("sec_filings", sp, str(tmp_path))) for sp in ("train", "dev")]
     assert sorted(got) == [0, 1]
+    # a damaged copy (a token without its tag) names the file and the line, never reads the token as a tag
+    (root / "test" / "FIN3.txt").write_text("\n".join(lines[:4] + ["Kowalski"] + lines[4:]) + "\n")
+    with pytest.raises(ValueError, match=r"FIN3.txt:5: 'Kowalski' has no tag column"):
+        pc.load("sec_filings", "test", str(tmp_path))
 
 
 def test_missing_names_repo_and_path(pc, tmp_path):
