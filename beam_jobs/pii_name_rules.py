@@ -47,7 +47,7 @@ _INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
 _HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
 _CARE_TITLE = re.compile(r"(?i)(?:rn|np|rt)\b")  # nurse, nurse practitioner, respiratory therapist
-_NOT_A_TITLE = re.compile(r"(?i)(?:rn|np)\.")  # a nurse's title takes no dot: "RN." ends a sentence
+_NOT_A_TITLE = re.compile(r"(?i)(?:rn|np|rt)\.")  # a care title takes no dot: "RN." ends a sentence
 _SLASH_TITLE = re.compile(r"(?i)[scdw]/o\b")   # "S/o Ram", "C/o Ramesh": capitalised; notes' "c/o pain": no name
 _POSSESSIVE = re.compile(r"['’]s\Z")
 _CONTRACTION = re.compile(r"(?i)['’](?:m|d|ll|ve|re|t)\Z|n['’]t\Z|^i['’]")  # "wouldn't", "I'm", "you'd"

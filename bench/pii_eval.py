@@ -584,6 +584,9 @@ def main(argv=None) -> dict:
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
 
     panel = panel_sets(args.corpora_dir, args.quick, args.split)
+    if not panel:  # figures over no set would read as targets met or missed for no reason
+        sys.exit("pii_eval: no labelled corpus could be read; fetch the ones named above into "
+                 f"{args.corpora_dir or '~/.cache/eaglekit/pii-corpora'} and run again")
     prompts = load_prompts(args.data_dir, args.quick)
     labels = load_prompt_labels()
     figures: dict = {"sets": {k: {"split": v["split"], "labelled": len(v["labelled"]),

@@ -655,6 +655,8 @@ def test_a_nursing_note_without_personal_data_is_left_as_it_is(pii):
     assert pii(text).text == text, pii(text).text
     text = "Hemodynamics: Swan-Ganz placed in cath lab: CO 4.2, CI 2.3. Family called, updated by RN. Plan to meet."
     assert pii(text).text == text, pii(text).text
+    text = "Sats 92% on 4L NC, called RT. Plan to wean again tonight."  # a care title ends a sentence
+    assert pii(text).text == text, pii(text).text
     r = pii("The 16 Fr Foley was placed by Dr. Okafor.")
     assert "Foley" in r.text and "Okafor" not in r.text, r.text  # the device stays, the person goes
     assert "Foley" not in pii("Foley said it hurt when she got up.").text  # a surname where a person stands

@@ -222,6 +222,13 @@ def test_missing_names_repo_and_path(pc, tmp_path):
         pc.load("btc", "test", str(tmp_path))
 
 
+def test_an_empty_cache_stops_the_bench_with_what_to_fetch(ev, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:  # before any model loads: no figures over no set
+        ev.main(["--corpora-dir", str(tmp_path), "--no-presidio", "--quick"])
+    assert "no labelled corpus" in str(stop.value) and str(tmp_path) in str(stop.value)
+    assert "GateNLP/broad_twitter_corpus" in capsys.readouterr().err
+
+
 def test_hash_split_is_stable_and_covers_all(pc):
     splits = [pc.split_of("presidio_synth", str(k)) for k in range(2000)]
     assert splits == [pc.split_of("presidio_synth", str(k)) for k in range(2000)]
