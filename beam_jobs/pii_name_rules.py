@@ -253,6 +253,19 @@ def _batting_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),
+# Sherwood (67th)"); a side before its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
+_SCORERS_LINE = re.compile(r"(?im)\b(?:goal)?scorers?[ \t]*:([^\n]*)")
+_SCORER = re.compile(rf"((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,2}})[ \t]*"
+                     r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
+
+
+def _scorer_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Each name of a scorers' line, as news wire lists them."""
+    return [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _SCORERS_LINE.finditer(text)
+            for m in _SCORER.finditer(line.group(1))]
+
+
 # A surname of the lists that is also a word ("Marsh", "Law", "Cole", "Price") where a report puts a person:
 # before what only people do ("Law top-scored with 67", "Banks disagreed") or after what is done to a player
 # ("replaced the injured Cole", "crossed for Rush"). Elsewhere such a word is left to the model.
@@ -503,6 +516,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Kent first innings: Okoro c Dale b Frost 21, Amberley not out 40",
                      ["Okoro", "Dale", "Frost", "Amberley"])),
              leaves=("Extras (b 4, lb 2) 6", "Total (for 5 wickets) 233", "Step 2 c add 4")),
+    NameRule("scorers", "the names of a football report's scorers' line", _scorer_names,
+             finds=(("Scorers: Okonjo (14th minute), Lindqvist (67th). Rovers - Hale (80th pen)",
+                     ["Okonjo", "Lindqvist", "Hale"]),
+                    ("Goalscorers: Di Marzio (pen 23), K. Brennan (51)", ["Di Marzio", "K. Brennan"])),
+             leaves=("Top scorers: see table (page 4)", "Scorers: none", "Scorers:\nRovers 2 United 1")),
     NameRule("surname_does", "a surname that is a word, where a report puts a person", _surname_word_names,
              finds=(("Marsh took three wickets as Victoria bowled out Queensland. Law top-scored with 67.",
                      ["Marsh", "Law"]),

@@ -24,7 +24,7 @@ from functools import lru_cache
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, MONTHS, MOVE_VERBS,
-                                 NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
+                                 NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
@@ -162,6 +162,18 @@ def _without_lower_lead(text: str, s: int, e: int) -> tuple[int, int]:
     """The span without its leading lower-case words ("ex-Zombie Ogasahara" -> "Ogasahara")."""
     m = re.match(r"(?:[a-z][\w'’\-]*[ \t]+)+", text[s:e])
     return (s + m.end(), e) if m and s + m.end() < e else (s, e)
+
+
+_SPACED_DASH = re.compile(r"[ \t]+[-–—][ \t]+")
+
+
+def _dash_parts(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """An entity the NER ran over a spaced dash from a mail acronym ("FYI - Hunter"): the part after it, which
+    the cut to the leading capitalised words would lose with the acronym. Any other entity as it is."""
+    m = _SPACED_DASH.search(text, s, e)
+    if m and text[s:m.start()].strip().lower() in NOT_INITIALS:
+        return [(m.end(), e)]
+    return [(s, e)]
 
 
 def _capitalised_prefix(text: str, s: int, e: int) -> tuple[int, int]:
@@ -329,8 +341,10 @@ _RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ 
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
 _SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1,2}(?:-\d{1,2})?\))?[ \t,]+[0-7]-[0-7]")
-# "Park and Mann", and as chat writes it, "Bob n Renee"
+# "Park and Mann", and as chat writes it, "Bob n Renee"; "Carter or Price" (alternatives are as often things:
+# "MCat or Meow", so with "or" only a word of the name lists)
 _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?)[ \t]+({_CAP})(?![\w'’\-])")
+_OR_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+or[ \t]+({_CAP})(?![\w'’\-])")
 _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+)(?![\w'’\-])")
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
 _PERSON_PREDICATE = re.compile(
@@ -390,9 +404,11 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         if words[0].lower() not in NAME_STOPS and not _acronym(words[0]):
             spans.append((s, m.end(1)))
     known = found + spans
-    # the partner of a known name in "X and Y"; in lower case only a given name ("mark and louise")
+    # the partner of a known name in "X and Y" (with "or" a word of the name lists); in lower case only a
+    # given name ("mark and louise")
     english = given_names(ENGLISH_LOCALES)
     for pair, may_be_name in ((_PAIR, lambda w: w.lower() not in NAME_STOPS and not _acronym(w)),
+                              (_OR_PAIR, lambda w: in_name_lists(w) and not _place_not_name(w)),
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS)):
         for m in pair.finditer(text):
             for mine, other in ((1, 2), (2, 1)):
@@ -692,7 +708,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                                                         and not _place_in_place(ent, text)
                                                         and not _known_place(ent)) \
                     or ent.label_ in ("DATE", "TIME", "EVENT") and _given_and_surname(ent):  # "Ashley Day" DATE
-                ner.append((s, e))
+                ner += _dash_parts(text, s, e)
             elif ent.label_ in _OTHER_LABELS and (tail := _unknown_tail(ent, vocabulary)):
                 ner.append(tail)  # "Frenchman Thibault Ravoire" ORG: the name after a demonym or a role
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None, shouted=shouted)
@@ -709,6 +725,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             lower = {w for w in _WORD.findall(text) if w.islower()}
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
     ner += lower_given_names(doc, vocabulary)
+    if cased_doc is None:
+        ner += lone_given_names(doc, vocabulary)
     no_names = no_name_parts(text, vocabulary) if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
@@ -812,6 +830,42 @@ def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
 
 
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{4,}(?![^\W\d_])")
+_LONE_CAPITAL = re.compile(r"(?<![\w'’\-.@#/])[A-Z][a-z]+(?![\w\-@/])")
+# a word that the NER put in an entity of another kind is that kind's ("to Jordan" GPE, "Hunter College" ORG)
+_NOT_PERSON_ENTITY = frozenset("GPE LOC FAC ORG NORP PRODUCT WORK_OF_ART EVENT DATE TIME LAW LANGUAGE".split())
+
+
+def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """An English given name that is also a dictionary word ("Grant", "Hope", "Bill"), capitalised alone
+    inside a sentence of ordinary case and in no entity of another kind ("Per my talk with Grant, ...",
+    "his wife Hope"): there the capital makes it a name. Words no dictionary holds the backstop finds already;
+    a months' or places' name ("May", "Georgia") and a word opening a sentence or a run of capitals stay."""
+    text, names, out = doc.text, given_names(ENGLISH_LOCALES), []
+    starts = None
+    for m in _LONE_CAPITAL.finditer(text):
+        w = m.group(0)
+        if w not in names or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS or w.lower() in STOP_WORDS \
+                or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
+            continue
+        s, e = m.span()
+        before = text[:s].rstrip(" \t")
+        if not before or before[-1] in ".!?:;\n\"“”'‘(-–—•*>|&" or _CAPITALISED_BEFORE.search(before) \
+                or _CAPITALISED_AFTER.match(text, e) or _DETERMINER_BEFORE.search(before):
+            continue  # a sentence's first word; "Research Grant", "Grant Park": a run of capitals is a proper
+            # noun; "the Lewis structure", "Stones of Florence": after an article a thing, after "in", "of" a place
+        if starts is None:
+            starts = {t.idx: t for t in doc}
+        tok = starts.get(s)
+        if tok is not None and tok.ent_type_ in _NOT_PERSON_ENTITY:
+            continue
+        out.append((s, e))
+    return out
+
+
+_DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
+                                r"in|of|at|near)\Z")
+_CAPITALISED_BEFORE = re.compile(r"(?<![\w'’\-])[^\W\d_a-z][\w'’\-]*\Z")
+_CAPITALISED_AFTER = re.compile(r"[ \t]+[^\W\da-z_]")
 
 
 def _never_a_name(span: str) -> bool:

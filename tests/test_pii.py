@@ -801,3 +801,19 @@ def test_the_shipped_model_has_its_second_member_disabled():
     nlp = spacy.load(NAMES_MODEL)
     assert SECOND_NER in nlp.component_names and SECOND_NER in nlp.disabled
     assert nlp.get_pipe(SECOND_NER).labels == nlp.get_pipe("ner").labels
+
+
+def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
+    # "Grant", "Hope" and "Price" are dictionary words; inside a sentence the capital makes them names
+    r = pii("Per my conversation with Grant, we will move the closing to Friday.")
+    assert not _leaks(r, "Grant"), r.text
+    r = pii("Spoke with pt's wife Hope re: code status. Brother Frank and sister Faith visited.")
+    assert not _leaks(r, "Hope", "Frank", "Faith"), r.text
+    r = pii("Please route all curve questions to Carter or Price.")      # the partner of a found name
+    assert not _leaks(r, "Carter", "Price"), r.text
+    r = pii("FYI - Hunter will be out next week.")                      # the NER ran a mail acronym into the name
+    assert not _leaks(r, "Hunter") and "FYI" in r.text, r.text
+    # a run of capitals, a month, a place, a sentence's first word, an eponym before its noun stay
+    for text in ("Apply for a Research Grant before May.", "We drove to Georgia in June.", "Hope you are well.",
+                 "Draw the Lewis structure for water."):
+        assert pii(text).text == text, pii(text).text
