@@ -15,7 +15,8 @@ from functools import lru_cache
 from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ACTOR_VERBS,
                                  INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
                                  MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
-                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, surnames, trie_alternation)
+                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, place_names, surnames,
+                                 trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
 
 STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
@@ -253,6 +254,29 @@ def _batting_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A news wire headline in capitals whose subject is a person ("GOLF - NORMAN LEADS BY TWO", "SOCCER - HILL
+# OUT FOR SIX WEEKS"): after the topic and its dash, a word of the name lists before what a person does or is
+# in a headline. A verb in the singular: sides take the plural in British wire ("CHELSEA SIGN DUTCH DEFENDER")
+_HEADLINE_SUBJECT = re.compile(
+    r"(?m)^[ \t]*[A-Z][A-Z .&/]{1,30}[ \t]+-[ \t]+((?:[A-Z][A-Z'’\-]+[ \t]+)?[A-Z][A-Z'’\-]{2,})[ \t]+"
+    r"(?:SAYS|LEADS|BEATS|WINS|SIGNS|JOINS|QUITS|RETIRES|STAYS|FACES|GETS|KEEPS|TAKES|SHOOTS|MOVES|HITS|"
+    r"OUT|BACK|FINED|BANNED|SACKED|INJURED|HURT|CHARGED|ARRESTED|DIES|DEAD|RESIGNS|NAMED|ELECTED|TO|IN|"
+    r"CLOSE|SET|READY|FIT|HAPPY|UPSET|STUNS|CRUISES|EDGES|FIRES|GRABS|LOSES|MISSES|WANTS|DENIES|ADMITS)\b"
+    r"[^a-z\n]*$")
+
+
+def _headline_subjects(text: str, is_word) -> list[tuple[int, int]]:
+    """The person a capitals headline is about (_HEADLINE_SUBJECT): a given name or a surname of the lists
+    that no country is, in any case."""
+    out = []
+    for m in _HEADLINE_SUBJECT.finditer(text):
+        words = m.group(1).split()
+        if all(w.capitalize() not in country_names() for w in words) and any(
+                w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words):
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
 # A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),
 # Sherwood (67th)"); a side before its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
 _SCORERS_LINE = re.compile(r"(?im)\b(?:goal)?scorers?[ \t]*:([^\n]*)")
@@ -343,11 +367,19 @@ def _role_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
-    dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren")."""
+    dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren");
+    right under the last sentence, an English given name alone ("... anything else.\nCarol")."""
     m = _LAST_LINE.search(text)
     if m and (not all(is_word(w) for w in m.group(1).split()) or m.group(1).split()[0] in given_names(ENGLISH_LOCALES)):
         return [(m.start(1), m.end(1))]
+    m = _NAME_UNDER_LAST_SENTENCE.search(text)
+    if m and m.group(1) in given_names(ENGLISH_LOCALES) and m.group(1) not in place_names() \
+            and m.group(1) not in country_names():  # a task's input: "things to do in the given city.\nParis"
+        return [(m.start(1), m.end(1))]
     return []
+
+
+_NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n[ \t>-]*([A-Z][a-z'’\-]+)[ \t.]*\s*\Z")
 
 
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
@@ -516,6 +548,12 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Kent first innings: Okoro c Dale b Frost 21, Amberley not out 40",
                      ["Okoro", "Dale", "Frost", "Amberley"])),
              leaves=("Extras (b 4, lb 2) 6", "Total (for 5 wickets) 233", "Step 2 c add 4")),
+    NameRule("headline_subject", "the person a news wire headline in capitals is about", _headline_subjects,
+             finds=(("GOLF - NORMAN LEADS BY TWO AT SUN CITY.", ["NORMAN"]),
+                    ("SOCCER - HILL OUT FOR SIX WEEKS.", ["HILL"]),
+                    ("BOXING - MIKE TYSON SAYS HE WILL FIGHT AGAIN.", ["MIKE TYSON"])),
+             leaves=("SOCCER - CHELSEA SIGN DUTCH DEFENDER.", "RUGBY - FRANCE BEAT WALES 28-19.",
+                     "CRICKET - ENGLAND SET FOR SERIES.", "Update - Power out in the east")),
     NameRule("scorers", "the names of a football report's scorers' line", _scorer_names,
              finds=(("Scorers: Okonjo (14th minute), Lindqvist (67th). Rovers - Hale (80th pen)",
                      ["Okonjo", "Lindqvist", "Hale"]),
@@ -550,8 +588,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Email j.doe@example.com for the Annual Report.")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
-                    ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"])),
-             leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion")),
+                    ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
+                    ("I have added her comments. Let me know if you need more.\nCarol", ["Carol"])),
+             leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion",
+                     "Bake for an hour.\nEnjoy", "That is all.\nSummary",
+                     "Make a list of things to do in the given city.\nParis")),
 )
 
 
