@@ -838,17 +838,22 @@ _NOT_PERSON_ENTITY = frozenset("GPE LOC FAC ORG NORP PRODUCT WORK_OF_ART EVENT D
 def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """An English given name that is also a dictionary word ("Grant", "Hope", "Bill"), capitalised alone
     inside a sentence of ordinary case and in no entity of another kind ("Per my talk with Grant, ...",
-    "his wife Hope"): there the capital makes it a name. Words no dictionary holds the backstop finds already;
-    a months' or places' name ("May", "Georgia") and a word opening a sentence or a run of capitals stay."""
-    text, names, out = doc.text, given_names(ENGLISH_LOCALES), []
+    "his wife Hope"): there the capital makes it a name; so does a surname of the lists that is a word
+    ("Green", "Hill") where a person stands, after "with", "to", "told" and the like and before the clause
+    ends. Words no dictionary holds the backstop finds already; a months' or places' name ("May", "Georgia")
+    and a word opening a sentence or a run of capitals stay."""
+    text, names, family, out = doc.text, given_names(ENGLISH_LOCALES), surnames(), []
     starts = None
     for m in _LONE_CAPITAL.finditer(text):
         w = m.group(0)
-        if w not in names or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS or w.lower() in STOP_WORDS \
-                or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
+        if w not in names and w not in family or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS \
+                or w.lower() in STOP_WORDS or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
             continue
         s, e = m.span()
         before = text[:s].rstrip(" \t")
+        cued = w not in names
+        if cued and not (_PERSON_BEFORE.search(before) and _CLAUSE_END_AFTER.match(text, e)):
+            continue  # a surname that is a word only where a person stands: "left the premises with Green."
         if not before or before[-1] in ".!?:;\n\"“”'‘(-–—•*>|&" or _CAPITALISED_BEFORE.search(before) \
                 or _CAPITALISED_AFTER.match(text, e) or _DETERMINER_BEFORE.search(before):
             continue  # a sentence's first word; "Research Grant", "Grant Park": a run of capitals is a proper
@@ -856,12 +861,15 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         if starts is None:
             starts = {t.idx: t for t in doc}
         tok = starts.get(s)
-        if tok is not None and tok.ent_type_ in _NOT_PERSON_ENTITY:
-            continue
+        if tok is not None and tok.ent_type_ in _NOT_PERSON_ENTITY and not (cued and tok.ent_type_ == "PRODUCT"):
+            continue  # where a person stands the NER's "product" is a misread surname ("with Green" PRODUCT)
         out.append((s, e))
     return out
 
 
+_PERSON_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:with|to|told|asked|ask|tell|by|from|against|beat|beats|cc|thank|"
+                            r"thanks|call|called|email|emailed|per|and|or)\Z")
+_CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|about|on|who|that|if|to|for)\b)", re.MULTILINE)
 _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
                                 r"in|of|at|near)\Z")
 _CAPITALISED_BEFORE = re.compile(r"(?<![\w'’\-])[^\W\d_a-z][\w'’\-]*\Z")
