@@ -150,6 +150,7 @@ NEVER_A_NAME = re.compile(
     # the parties of a contract or a deed named by their role ("The Pledgor further agrees")
     r"pledgor|pledgee|mortgagor|mortgagee|lessor|lessee|assignor|assignee|licensor|licensee|obligor|obligee|"
     r"guarantor|grantor|grantee|vendor|vendee|testator|testatrix|deponent|complainant|accused|informant|"
+    r"borrower|borrowers|lender|lenders|"
     # a letter's closing words and abbreviated offices ("Respectfully, George Chriss", "Assoc. Dean")
     r"respectfully|sincerely|regards|cordially|faithfully|assoc|asst|"
     # military ranks, abbreviated ("Maj. Gen. Gary J. Volesky")

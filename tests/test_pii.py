@@ -727,6 +727,8 @@ def test_a_plural_noun_is_no_name_but_a_plural_surname_is(pii):
 def test_contract_roles_acronym_plurals_and_report_abbreviations_are_no_names(pii):
     text = "The Pledgor further agrees that the notice period applies. Reservation rose to 44% for OBCs. See 2007 Cri.L.J. 583."
     assert pii(text).text == text, pii(text).text
+    text = "If Borrower violates any covenant in Section 7, Lender may declare all Obligations due."
+    assert pii(text).text == text, pii(text).text
 
 
 def test_a_place_the_ner_found_and_faker_lists_is_no_name(pii):
