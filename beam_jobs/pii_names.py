@@ -418,8 +418,10 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         items = list(re.finditer(_CAP, m.group(0)))
         # ... unless a member is a place that is nobody's name: a list of places with one misread
         # ("spreads for Chicago, Socal and Permian")
+        # ... or a list of words that are mostly no names ("tones include Formal, Assertive, ..., and Sad")
+        common = sum(in_vocabulary(w.group(0), vocabulary) and not in_name_lists(w.group(0)) for w in items)
         if any(any(s <= m.start() + w.start() < e for s, e in known) for w in items) and not any(
-                _place_not_name(w.group(0)) for w in items):
+                _place_not_name(w.group(0)) for w in items) and 2 * common < len(items):
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in NAME_STOPS]
     # a list without "and": its members no dictionary holds go when two of them are known names and none is
     # a country (a list of places with one misread, "Bhutan, India, Maldives", must not spread)
@@ -941,7 +943,11 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     """A one-word PERSON that is more likely a capitalised common word: a dictionary word opening its sentence
     or line, or after a field label, before an article, preposition or pronoun ("Embark on a journey",
     "Embrace the role"), or alone on its line (a list item), and written nowhere else in the text inside a
-    longer entity (the "Smith" of an earlier "Anna Smith" stays a name)."""
+    longer entity (the "Smith" of an earlier "Anna Smith" stays a name); or two dictionary words of no name
+    list around a comma, a list's items run together."""
+    if len(ent) == 3 and ent[1].text == "," and vocabulary and all(
+            in_vocabulary(t.text, vocabulary) and not in_name_lists(t.text) for t in (ent[0], ent[2])):
+        return True  # two items of a list of words the NER ran together ("tones include Formal, Assertive, ...")
     if len(ent) != 1 or not vocabulary or not in_vocabulary(ent.text, vocabulary):
         return False
     nxt = ent.doc[ent.end].lower_ if ent.end < len(ent.doc) else ""

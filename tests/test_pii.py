@@ -724,6 +724,14 @@ def test_a_plural_noun_is_no_name_but_a_plural_surname_is(pii):
     assert not _leaks(r, "Banks", "Rowenas"), r.text
 
 
+def test_a_list_of_common_words_the_ner_ran_together_is_no_list_of_names(pii):
+    text = ("How may the writer sound? These tones include Disheartening, Accusatory, Worried, Curious, Formal, "
+            "Assertive, Confident, Concerned, Sad, Informal, Joyful, and Excited.")
+    assert pii(text).text == text, pii(text).text
+    r = pii("The squad: Okonjo, Lindqvist, Haverford, and Brennan.")  # a list of names still spreads
+    assert not _leaks(r, "Okonjo", "Lindqvist", "Haverford", "Brennan"), r.text
+
+
 def test_contract_roles_acronym_plurals_and_report_abbreviations_are_no_names(pii):
     text = "The Pledgor further agrees that the notice period applies. Reservation rose to 44% for OBCs. See 2007 Cri.L.J. 583."
     assert pii(text).text == text, pii(text).text
