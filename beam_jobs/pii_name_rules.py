@@ -124,6 +124,32 @@ def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 
+# A message that opens by addressing its readers: given names at a line's start, joined by "/", "&", "and" or
+# commas, then a comma, colon or dash and what one says to a reader ("Rich, attached is", "Hope -- can you",
+# "Joy/Dawn - the meeting moved"). One name needs the address words after it ("Will - the future tense" is
+# a heading); two or more names so joined are addressed whatever follows
+_ADDRESS_WORDS = (r"please|pls|can|could|would|will|thanks|thank|thx|attached|see|here|fyi|i|we|let|just|per|as|"
+                  r"following|do|did|are|is|have|any|you|your|re|got|sorry|quick|welcome|congrats|congratulations")
+_OPENING_NAMES = re.compile(
+    rf"(?m)^[ \t>]*({_CAPWORD}(?:[ \t]*(?:/|&|,|\band\b)[ \t]*{_CAPWORD}){{0,4}})[ \t]*(?:,|:|-{{1,2}}|–|—)[ \t]+"
+    rf"(?:(?i:{_ADDRESS_WORDS})\b|(?<=\S[ \t])(?=\S))")
+
+
+def _opening_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The given names a message opens by addressing (_OPENING_NAMES): English given names of the lists, in
+    any number; one alone only before the words said to a reader."""
+    english = given_names(ENGLISH_LOCALES)
+    out = []
+    for m in _OPENING_NAMES.finditer(text):
+        names = list(re.finditer(_CAPWORD, m.group(1)))
+        if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names):
+            continue
+        if len(names) == 1 and not re.search(rf"(?i:{_ADDRESS_WORDS})\b", text[m.end(1):m.end()]):
+            continue
+        out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names]
+    return out
+
+
 def _title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
     """A word after a title written in any case ("seen by dr smith", "MR JONES", "Mr A. B. Smith")."""
     out = []
@@ -488,6 +514,13 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Anna,\nsee attached.", ["Anna"])),
              leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:",
                      "Sounds good. Thanks, will do.", "Notes --\nbring the form")),
+    NameRule("opening_address", "the given names a message opens by addressing", _opening_names,
+             finds=(("Rich, attached is the memo we discussed.", ["Rich"]),
+                    ("Hope -- can you call me when you land?", ["Hope"]),
+                    ("Joy/Dawn - the meeting moved to 3pm.", ["Joy", "Dawn"]),
+                    ("Will - thanks for the quick turnaround.", ["Will"])),
+             leaves=("Will - the future tense in English", "Hope: a short story", "Summer - write a poem about it",
+                     "Rich, creamy and sweet: the best fudge.", "May - June: the dry season")),
     NameRule("title_any_case", "a title in any case before a name, with initials", _title_names_any_case,
              finds=(("pt seen by dr okonkwo this am", ["okonkwo"]), ("MR JANKOWSKI REFUSED MEDS", ["JANKOWSKI"]),
                     ("Per dr patel, hold heparin. Discussed with np williams.", ["patel", "williams"]),
