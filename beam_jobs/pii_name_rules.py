@@ -409,10 +409,12 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n[ \t>-]*([A-Z][a-z'’\-]+
 
 
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
-# JW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb"). A note's
-# role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
+# JW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb"); one
+# letter alone on the last line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M").
+# A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\Z|"
-                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z")
+                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z|"
+                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?([A-Za-z])[ \t.]*\Z")
 
 
 def _signed_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -421,7 +423,7 @@ def _signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     m = _SIGNED_INITIALS.search(text[-40:])
     if not m:
         return []
-    g = 1 if m.group(1) else 2
+    g = m.lastindex  # the alternative that matched holds the one group set
     if m.group(g).lower() in NOT_INITIALS:
         return []
     off = max(0, len(text) - 40)
@@ -558,9 +560,11 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
     NameRule("signed_initials", "the initials a message is signed with", _signed_initials,
              finds=(("Ray - please look at this. JW", ["JW"]), ("Sounds good. Talk tomorrow.\nDF", ["DF"]),
-                    ("ok - will do. -kb", ["kb"])),
+                    ("ok - will do. -kb", ["kb"]), ("Call me when you land.\nD", ["D"]),
+                    ("ok will do. talk soon\n- K", ["K"])),
              leaves=("I agree with the plan. FYI", "See the attached file. Let me know ASAP.", "that was hilarious LOL",
-                     "We moved to the USA.", "Call me. OK", "Chapter 2 - IT", "so tired. -_-", "its hilarious! XD")),
+                     "We moved to the USA.", "Call me. OK", "Chapter 2 - IT", "so tired. -_-", "its hilarious! XD",
+                     "Which is the answer?\nA\nB\nC\nD", "Pick one: A, B, C or\nD")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", _dash_signature_names,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),
                     ("Call me at x4471. -Bill", ["Bill"])),

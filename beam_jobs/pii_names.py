@@ -887,13 +887,19 @@ def _never_a_name(span: str) -> bool:
 def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
     ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
-    S.", as judgments name parties) or a verb after a lone one ("G. told"), or words that are never a name."""
+    S.", as judgments name parties), a verb after a lone one ("G. told") or it signs a message off, or words
+    that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
-                     and not _INITIAL_VERB_AFTER.match(text, e))
+                     and not _INITIAL_VERB_AFTER.match(text, e) and not _signs_off(text, s, e))
             and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
             and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
-                 or _INITIAL_VERB_AFTER.match(text, e))]
+                 or _INITIAL_VERB_AFTER.match(text, e) or _signs_off(text, s, e))]
+
+
+def _signs_off(text: str, s: int, e: int) -> bool:
+    """One letter alone on a message's last line: its writer's initial ("Call me when you land.\nD")."""
+    return e - s == 1 and not text[e:].strip(" \t\n.") and text[:s].rstrip(" \t-–~").endswith("\n")
 
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
