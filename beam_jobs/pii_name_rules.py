@@ -303,6 +303,22 @@ def _headline_subjects(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A baseball line score's pitchers: the decision before the name ("W - Smoltz (22-8)", "S - Wetteland (38)") or
+# in brackets after it ("Mesa (S, 30)", "Hershiser (W, 10-5)")
+_PITCHER = re.compile(
+    rf"(?<![\w-])(?:W|L|S|SV|Sv)[ \t]*[-:][ \t]*((?:[A-Z]\.[ \t]?)?{_CAPWORD}(?:[ \t]+{_CAPWORD})?)[ \t]*"
+    r"\(\d{1,2}(?:-\d{1,2})?\)|"
+    rf"((?:[A-Z]\.[ \t]?)?{_CAPWORD})[ \t]*\((?:W|L|S|H|BS)[ \t]*,[ \t]*\d{{1,2}}(?:-\d{{1,2}})?\)")
+
+
+def _pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The pitchers a baseball report credits with a decision (_PITCHER); the decisions before the names only
+    where two stand (a report gives the winner and the loser; one "S - Small (36-38)" is a size)."""
+    found = [m for m in _PITCHER.finditer(text)]
+    before = [m for m in found if m.group(1)]
+    return [(m.start(m.lastindex), m.end(m.lastindex)) for m in found if m.group(2) or len(before) >= 2]
+
+
 # A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),
 # Sherwood (67th)"); a side before its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
 _SCORERS_LINE = re.compile(r"(?im)\b(?:goal)?scorers?[ \t]*:([^\n]*)")
@@ -591,6 +607,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("BOXING - MIKE TYSON SAYS HE WILL FIGHT AGAIN.", ["MIKE TYSON"])),
              leaves=("SOCCER - CHELSEA SIGN DUTCH DEFENDER.", "RUGBY - FRANCE BEAT WALES 28-19.",
                      "CRICKET - ENGLAND SET FOR SERIES.", "Update - Power out in the east")),
+    NameRule("pitchers", "the pitchers of a baseball report's decisions", _pitcher_names,
+             finds=(("W - Okonjo (22-8). L - Lindqvist (15-11). S - Hale (38).", ["Okonjo", "Lindqvist", "Hale"]),
+                    ("Pitching: Brennan (W, 10-5) 7 innings; Mesa (S, 30) 1 inning.", ["Brennan", "Mesa"])),
+             leaves=("Size: S - Small (36-38)", "Table 2 (W, 10-5) shows", "Option L - Large")),
     NameRule("scorers", "the names of a football report's scorers' line", _scorer_names,
              finds=(("Scorers: Okonjo (14th minute), Lindqvist (67th). Rovers - Hale (80th pen)",
                      ["Okonjo", "Lindqvist", "Hale"]),
