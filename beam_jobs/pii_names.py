@@ -100,11 +100,12 @@ _PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+
 
 
 _HYPHENATED_REST = re.compile(r"[-‐][^\W\d_a-z][\w'’]+")
+_HYPHENATED_START = re.compile(r"(?<![\w'’\-‐])[^\W\d_a-z][\w'’]*[-‐]\Z")  # "Linos-" before "Alexandre"
 
 
 def complete(text: str, s: int, e: int) -> tuple[int, int]:
     """Grow a name span over adjacent initials, particles and capitalised words on its line, and over the
-    rest of a hyphenated surname the tokenizer split ("Barnaby Fitch" + "-Hollis")."""
+    rest of a hyphenated name the tokenizer split ("Barnaby Fitch" + "-Hollis", "Linos-" + "Alexandre")."""
     while True:
         m = _HYPHENATED_REST.match(text, e)
         if m:
@@ -120,6 +121,10 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             e += m.end()
         break
     while True:
+        m = _HYPHENATED_START.search(text[max(0, s - 40):s])
+        if m:
+            s -= len(text[max(0, s - 40):s]) - m.start()
+            continue
         m = _PREVIOUS_NAME_WORD.search(text[max(0, s - 40):s])
         if not m or m.group(1).lower() in NAME_STOPS or _acronym(m.group(1)) \
                 or _is_sentence_start(text, s - (len(text[max(0, s - 40):s]) - m.start(1))):

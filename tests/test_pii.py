@@ -506,6 +506,8 @@ def test_a_country_in_a_misread_name_does_not_spread(pii):
 def test_a_hyphenated_surname_split_by_the_tokenizer_is_whole(pii):
     r = pii("Barnaby Fitch-Hollis , 34 , was jailed for six years . Fitch-Hollis 's lawyer said he would appeal .")
     assert not _leaks(r, "Fitch", "Hollis", "Barnaby"), r.text
+    r = pii("The Court, sitting as a Committee composed of:\nLinos-Alexandre Sicilianos, President,")  # a given name
+    assert not _leaks(r, "Linos", "Alexandre", "Sicilianos"), r.text
 
 
 def test_mothers_day_is_no_kin_name(pii):
