@@ -583,6 +583,8 @@ def is_word_problem(text: str) -> bool:
 _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|republic|kingdom|university|port|"
                            r"island|isle|river|lake|mount|bay|gulf|region|district|municipality)[ \t]+of|"
                            r"\b(?:lake|mount|river|cape))[ \t]+\Z|"
+                           # a storm's given name ("hurricane Irma", "Cyclone Phailin") names no person
+                           r"(?i:\b(?:hurricane|typhoon|cyclone|tropical[ \t]+storm|storm))[ \t]+\Z|"
                            # "Near" opening a sentence or a list item says where ("Near Ayn Isa, one strike ...")
                            r"(?:[.!?\n]|\A)[ \t.\-•*]*Near[ \t]+\Z|"
                            # where somebody lives, works or goes ("lives in Ankara", "practising in Braga",
@@ -738,7 +740,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _named_place(text, s, e)
-           and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.)[ \t]", text[s:e])]
+           and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.|(?i:hurricane|typhoon|cyclone|"
+                            r"storm|tropical[ \t]+storm))[ \t]", text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text

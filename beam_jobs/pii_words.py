@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
 # What a closing line or a greeting word is, never the name itself
 CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regards|kind[ \t]+regards|regards|"
@@ -287,14 +288,35 @@ def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset
     return frozenset(names)
 
 
+# The given names of the 1990 US Census that are common enough (bench/name_lists_recipe.py writes the file): the
+# names of older people, whom notes and letters name most ("Pearl", "Myrtle", "Clyde"), which Faker's lists lack
+CENSUS_GIVEN_NAMES = Path(__file__).resolve().parent.parent / "eaglekit" / "data" / "pii" / "names" / "census1990-given.txt"
+
+
+@lru_cache(maxsize=1)
+def census_given_names() -> frozenset[str]:
+    """CENSUS_GIVEN_NAMES' names (empty, with a warning, where the file is missing: a damaged install)."""
+    try:
+        lines = CENSUS_GIVEN_NAMES.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        import warnings
+        warnings.warn(f"{CENSUS_GIVEN_NAMES}: {err}; reinstall eaglekit or run bench/name_lists_recipe.py. "
+                      "English given names come from Faker's lists alone")
+        return frozenset()
+    return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
+
+
 # one entry per locale tuple the finders ask for (all, English, US+GB): a smaller cache evicted and re-read
 @lru_cache(maxsize=None)
 def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
     """First names of people in Faker's locale lists (13.8k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
-    "Priya"), and with an English locale the short forms of ENGLISH_NICKNAMES. Many are also places or words
-    ("Paris", "Grace", "Will"): a finder uses them only where a name's place is already likely."""
+    "Priya"), and with an English locale the short forms of ENGLISH_NICKNAMES and the census's names
+    (census_given_names). Many are also places or words ("Paris", "Grace", "Will"): a finder uses them only
+    where a name's place is already likely."""
     names = _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
-    return names | ENGLISH_NICKNAMES if set(locales) & set(ENGLISH_LOCALES) else names
+    if set(locales) & set(ENGLISH_LOCALES):
+        return names | ENGLISH_NICKNAMES | census_given_names()
+    return names
 
 
 @lru_cache(maxsize=None)

@@ -831,3 +831,18 @@ def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
     for text in ("Apply for a Research Grant before May.", "We drove to Georgia in June.", "Hope you are well.",
                  "Draw the Lewis structure for water.", "Is Green a colour or a party?", "He was born in Hill Valley."):
         assert pii(text).text == text, pii(text).text
+
+
+def test_older_given_names_of_the_census_and_storms(pii):
+    # the names of older people, whom notes name most, are in the census list (Faker's lists lack them)
+    r = pii("PT ADMITTED WITH SOB. WIFE PEARL AT BEDSIDE, UPDATED. SON CLYDE TO VISIT.")
+    assert not _leaks(r, "PEARL", "CLYDE"), r.text
+    for text in ("What was the lowest pressure of hurricane irma?", "Cyclone Phailin hit Odisha in 2013."):
+        assert pii(text).text == text, pii(text).text  # a storm's name is nobody's
+
+
+def test_the_census_list_is_read_from_the_package():
+    from beam_jobs.pii_words import CENSUS_GIVEN_NAMES, census_given_names
+    names = census_given_names()
+    assert CENSUS_GIVEN_NAMES.exists() and {"Pearl", "Myrtle", "Clyde"} <= names
+    assert not names & {"Brain", "Son", "Numbers", "May", "Sunday"}  # rare names that are words, months, days
