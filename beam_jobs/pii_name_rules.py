@@ -303,6 +303,28 @@ def _headline_subjects(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A name in brackets right after a role or an office ("his assistant (Rice)", "the coach (Wenger)",
+# "a witness (Okafor)"), as reports and minutes name people
+_ROLE_WORDS = tuple(sorted(OFFICE_WORDS | {"assistant", "aide", "deputy", "lawyer", "attorney", "counsel", "witness",
+                                           "teacher", "driver", "owner", "agent", "investigator", "employee",
+                                           "supervisor", "nurse", "doctor", "physician", "surgeon", "therapist"}))
+_ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_ROLE_WORDS) +
+                             rf"s?[ \t]*\([ \t]*((?-i:{_CAPWORD})(?:[ \t]+(?-i:{_CAPWORD}))?)[ \t]*\)")
+
+
+def _role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name in brackets after a role (_ROLE_BRACKETED): a word of the name lists or no dictionary's, never
+    a country, a place or an acronym ("the director (CEO)", "the striker (Brazil)")."""
+    out = []
+    for m in _ROLE_BRACKETED.finditer(text):
+        words = m.group(1).split()
+        if any(w in country_names() or w in place_names() or w.isupper() for w in words):
+            continue
+        if all(w in given_names() or w in surnames() or not is_word(w) for w in words):
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
 # A baseball line score's pitchers: the decision before the name ("W - Smoltz (22-8)", "S - Wetteland (38)") or
 # in brackets after it ("Mesa (S, 30)", "Hershiser (W, 10-5)")
 _PITCHER = re.compile(
@@ -607,6 +629,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("BOXING - MIKE TYSON SAYS HE WILL FIGHT AGAIN.", ["MIKE TYSON"])),
              leaves=("SOCCER - CHELSEA SIGN DUTCH DEFENDER.", "RUGBY - FRANCE BEAT WALES 28-19.",
                      "CRICKET - ENGLAND SET FOR SERIES.", "Update - Power out in the east")),
+    NameRule("role_bracketed", "a name in brackets after a role or an office", _role_bracketed_names,
+             finds=(("The coach and his assistant (Rice) watched from the stand.", ["Rice"]),
+                    ("a witness (Okonjo) told the court", ["Okonjo"])),
+             leaves=("the director (CEO) resigned", "the striker (Brazil) scored", "the judge (retired) spoke",
+                     "the manager (see above)", "the teacher (Grade 4)")),
     NameRule("pitchers", "the pitchers of a baseball report's decisions", _pitcher_names,
              finds=(("W - Okonjo (22-8). L - Lindqvist (15-11). S - Hale (38).", ["Okonjo", "Lindqvist", "Hale"]),
                     ("Pitching: Brennan (W, 10-5) 7 innings; Mesa (S, 30) 1 inning.", ["Brennan", "Mesa"])),
