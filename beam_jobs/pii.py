@@ -237,18 +237,26 @@ def _merge_spans(results, text: str = "") -> list:
     """Non-overlapping spans, longest/highest-scoring first, so one region gets one placeholder. A span
     that overlaps a chosen one keeps its parts outside it (when they hold a letter or digit): a name that
     runs into an address ("Mrs. Barbara Yudina Apt. 675 ...") is still redacted up to the address."""
+    from bisect import bisect_left, bisect_right
     from presidio_analyzer import RecognizerResult
-    chosen = []
+    # the chosen spans never overlap, so sorted by start they are sorted by end too: the ones a new span meets
+    # are one run of them, found by bisection (a text with thousands of names must not cost their square)
+    starts, ends, chosen = [], [], []
     for r in sorted(results, key=lambda r: (-(r.end - r.start), -r.score, r.start, r.entity_type)):
-        pieces = [(r.start, r.end)]
-        for c in chosen:
-            pieces = [p for a, b in pieces for p in ((a, min(b, c.start)), (max(a, c.end), b)) if p[0] < p[1]]
+        lo, hi = bisect_right(ends, r.start), bisect_left(starts, r.end)
+        pieces, a = [], r.start
+        for c in chosen[lo:hi]:
+            if a < c.start:
+                pieces.append((a, c.start))
+            a = max(a, c.end)
+        if a < r.end:
+            pieces.append((a, r.end))
         for a, b in pieces:
-            if (a, b) == (r.start, r.end):
-                chosen.append(r)
-            elif any(ch.isalnum() for ch in text[a:b]):
-                chosen.append(RecognizerResult(r.entity_type, a, b, r.score))
-    return sorted(chosen, key=lambda r: r.start)
+            piece = r if (a, b) == (r.start, r.end) else RecognizerResult(r.entity_type, a, b, r.score)
+            if piece is r or any(ch.isalnum() for ch in text[a:b]):
+                k = bisect_left(starts, a)
+                starts.insert(k, a), ends.insert(k, b), chosen.insert(k, piece)
+    return chosen
 
 
 def apply_policy(text: str, results, policies: dict[str, str]) -> PiiResult:

@@ -139,10 +139,11 @@ def after_office(text: str, s: int, e: int) -> tuple[int, int]:
     "Ronald Reagan", "Chelsea boss Jose Mourinho" -> "Jose Mourinho"), and a found span's words repeat as
     names ("States", "Chelsea"). The name itself is still redacted whole."""
     words = list(_SPAN_WORD.finditer(text, s, e))
+    only_suffixes = True  # whether every word after position i is a suffix ("Jr", "III"); kept from the end
     for i in range(len(words) - 2, -1, -1):
+        only_suffixes = only_suffixes and words[i + 1].group(0).lower() in NAME_SUFFIXES
         w = re.sub(r"['’]s\Z", "", words[i].group(0)).rstrip(".").lower()
-        rest = [m.group(0) for m in words[i + 1:]]
-        if w in OFFICE_WORDS and rest[0][:1].isupper() and not all(r.lower() in NAME_SUFFIXES for r in rest):
+        if w in OFFICE_WORDS and words[i + 1].group(0)[:1].isupper() and not only_suffixes:
             return words[i + 1].start(), e
     return s, e
 
@@ -412,12 +413,13 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # the partner of a known name in "X and Y" (with "or" a word of the name lists); in lower case only a
     # given name ("mark and louise")
     english = given_names(ENGLISH_LOCALES)
+    is_known = _containment(known)
     for pair, may_be_name in ((_PAIR, lambda w: w.lower() not in NAME_STOPS and not _acronym(w)),
                               (_OR_PAIR, lambda w: in_name_lists(w) and not _place_not_name(w)),
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS)):
         for m in pair.finditer(text):
             for mine, other in ((1, 2), (2, 1)):
-                if any(s <= m.start(other) and m.end(other) <= e for s, e in known) and may_be_name(m.group(mine)):
+                if is_known(m.start(other), m.end(other)) and may_be_name(m.group(mine)):
                     spans.append((m.start(mine), m.end(mine)))
     for m in _LIST.finditer(text):
         items = list(re.finditer(_CAP, m.group(0)))
@@ -493,6 +495,23 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     words |= {w.upper() for w in words if len(w) >= 3 and w[:1].isupper() and w.lower() not in STOP_WORDS}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     return spans + _occurrences(text, words)
+
+
+def _containment(spans: list[tuple[int, int]]):
+    """is_inside(a, b): whether some span holds [a, b); by bisection over the spans sorted by start, with the
+    largest end so far (a text with thousands of names must not cost their square)."""
+    from bisect import bisect_right
+    ordered = sorted(spans)
+    starts = [s for s, _ in ordered]
+    reach, furthest = [], -1
+    for _, e in ordered:
+        furthest = max(furthest, e)
+        reach.append(furthest)
+
+    def is_inside(a: int, b: int) -> bool:
+        k = bisect_right(starts, a)
+        return k > 0 and reach[k - 1] >= b
+    return is_inside
 
 
 def _given_and_listed_surname(span: str) -> bool:
@@ -860,7 +879,7 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
                 or w.lower() in STOP_WORDS or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
             continue
         s, e = m.span()
-        before = text[:s].rstrip(" \t")
+        before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
         cued = w not in names
         if cued and not (_PERSON_BEFORE.search(before) and _CLAUSE_END_AFTER.match(text, e)):
             continue  # a surname that is a word only where a person stands: "left the premises with Green."
@@ -907,7 +926,8 @@ def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _signs_off(text: str, s: int, e: int) -> bool:
     """One letter alone on a message's last line: its writer's initial ("Call me when you land.\nD")."""
-    return e - s == 1 and not text[e:].strip(" \t\n.") and text[:s].rstrip(" \t-–~").endswith("\n")
+    return e - s == 1 and len(text) - e <= 20 and not text[e:].strip(" \t\n.") \
+        and text[max(0, s - 20):s].rstrip(" \t-–~").endswith("\n")
 
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
@@ -968,8 +988,8 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     # "Women defy ...", "our Founders": a plural is nobody's name; before a kin word it is a possessive
     # written without its apostrophe ("Athenas daughter")
     if _plural_noun(ent.text, vocabulary) and nxt not in _KIN_NOUNS:
-        return not any(len(other) > 1 and ent.text in other.text.split() for other in ent.doc.ents)
-    text, s, e = ent.doc.text, ent.start_char, ent.end_char
+        return ent.text not in _words_of_longer_entities(ent.doc)
+    text, s, e = _text_of(ent.doc), ent.start_char, ent.end_char
     line_start = text.rfind("\n", 0, s) + 1
     line_end = text.find("\n", e)
     line = text[line_start:len(text) if line_end < 0 else line_end]
@@ -979,7 +999,25 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     # "Embrace the"); before a verb it is the subject and may well be a name ("Anna is", "Dexter lives")
     if not (alone or opening and nxt in AFTER_A_VERB):
         return False
-    return not any(len(other) > 1 and ent.text in other.text.split() for other in ent.doc.ents)
+    return ent.text not in _words_of_longer_entities(ent.doc)
+
+
+def _text_of(doc) -> str:
+    """The doc's text, kept on the doc: spaCy joins its tokens again at each `doc.text`, and the entity
+    checks ask for it once per entity (a text with thousands of names must not cost their square)."""
+    text = doc.user_data.get("eaglekit_text")
+    if text is None:
+        text = doc.user_data["eaglekit_text"] = doc.text
+    return text
+
+
+def _words_of_longer_entities(doc) -> frozenset[str]:
+    """The words of the doc's entities of two or more tokens, kept on the doc (asked once per entity)."""
+    words = doc.user_data.get("eaglekit_long_entity_words")
+    if words is None:
+        words = frozenset(w for other in doc.ents if len(other) > 1 for w in other.text.split())
+        doc.user_data["eaglekit_long_entity_words"] = words
+    return words
 
 
 _IN_A_PLACE = re.compile(r"(?i)\b(?:at|near|across|throughout|outside|inside|within)[ \t]+\Z")
@@ -1017,7 +1055,7 @@ def _without_shouted_tail(ent, end: int, vocabulary: frozenset[str]) -> int:
         if not in_vocabulary(w, vocabulary) or in_name_lists(w.capitalize()):
             break
         end = tok.idx
-    return ent.start_char + len(ent.doc.text[ent.start_char:end].rstrip()) if end > ent.start_char else end
+    return ent.start_char + len(_text_of(ent.doc)[ent.start_char:end].rstrip()) if end > ent.start_char else end
 
 
 def _common_words(span: str, vocabulary: frozenset[str]) -> bool:
@@ -1050,7 +1088,7 @@ def _short_acronym(ent) -> bool:
     a word stays a name: initials and nicknames in capitals are ("JD", "REMY"), and so are "KIM", "JOE"."""
     w = ent.text
     return len(ent) == 1 and 2 <= len(w) <= 4 and w.isupper() and w.isalpha() and \
-        _CODE_AFTER.match(ent.doc.text, ent.end_char) is not None and \
+        _CODE_AFTER.match(_text_of(ent.doc), ent.end_char) is not None and \
         not in_name_lists(w.capitalize())
 
 
@@ -1181,7 +1219,7 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
         if all(not _acronym(t.text) and _unknown_name_word(t.text, vocabulary) for t in tail) and (all(
                 _ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
                 or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head))
-                or _SLOT_BEFORE.search(ent.doc.text[ent.start_char:tail[0].idx])):  # "Call Anselma Quillfeather" ORG
+                or _SLOT_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])):  # "Call Anselma Quillfeather" ORG
             return tail[0].idx, tail[-1].idx + len(tail[-1].text)
     return None
 
