@@ -324,19 +324,28 @@ class PiiFilter:
 
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
         from presidio_analyzer import RecognizerResult
-        from beam_jobs.pii_names import capitalised_copy, find_names, lowercase_text
+        from beam_jobs.pii_names import (capitalised_copy, find_names, lowercase_text, lowered_copy,
+                                         merge_candidates, uppercase_text)
         texts = list(texts)
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
         # all-lower-case texts are read a second time with capitalised words: the NER keys on capitals
         cased = {i: c for i, t in enumerate(texts) if self.person and lowercase_text(t)
                  for c in [capitalised_copy(t)] if c is not None}
+        # all-capitals texts (notes, telexes) are read again as that lower-case text: in capitals every word
+        # looks like a name, or none does ("WIFE PEARL AT BEDSIDE")
+        lowered = {i: low for i, t in enumerate(texts) if self.person and uppercase_text(t)
+                   for low in [lowered_copy(t)] if low is not None and capitalised_copy(low) is not None}
+        extra = list(cased.values()) + list(lowered.values()) + [capitalised_copy(low) for low in lowered.values()]
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
-            docs = list(nlp.pipe(texts + list(cased.values()), batch_size=self.cfg.batch_size))
+            docs = list(nlp.pipe(texts + extra, batch_size=self.cfg.batch_size))
             if self.cfg.second_member:
                 second_opinion(nlp, docs)
-        cased_docs = dict(zip(cased, docs[len(texts):]))
+        rest = iter(docs[len(texts):])
+        cased_docs = {i: next(rest) for i in cased}
+        lowered_docs = {i: next(rest) for i in lowered}
+        lowered_cased_docs = {i: next(rest) for i in lowered}
         out = []
         for i, (text, doc) in enumerate(zip(texts, docs)):
             results = self._ner_results(doc) if self.ner_entities else []
@@ -348,6 +357,9 @@ class PiiFilter:
             if self.person:
                 contact = [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS]
                 found = find_names(text, doc, contact, cased_docs.get(i), self.vocabulary, self.langid)
+                if i in lowered:
+                    found = merge_candidates(found, find_names(lowered[i], lowered_docs[i], contact,
+                                                               lowered_cased_docs[i], self.vocabulary, self.langid))
                 names = names_to_redact(text, found, self.cfg.name_exemptions, contact, self.langid)
                 results += [RecognizerResult("PERSON", s, e, 0.85) for s, e in names]
             if "article" in self.cfg.name_exemptions and is_article(text):

@@ -548,6 +548,28 @@ def lowercase_text(text: str) -> bool:
     return sum(len(w) > 2 for w in words) >= 4 and not any(w[0].isupper() and w != "I" for w in words)
 
 
+def uppercase_text(text: str) -> bool:
+    """Written all in capitals (a nursing note, a telex, a shouted post): no lower-case letter, and enough
+    words to be prose rather than one headline."""
+    words = re.findall(r"[^\W\d_]+", text)
+    return sum(len(w) > 2 for w in words) >= 6 and not any(c.islower() for c in text)
+
+
+def lowered_copy(text: str) -> str | None:
+    """`text` in lower case, same length (None where a letter's lower case is longer: "İ")."""
+    low = text.lower()
+    return low if len(low) == len(text) else None
+
+
+def merge_candidates(a: "NameCandidates", b: "NameCandidates") -> "NameCandidates":
+    """The candidates of two readings of one text of the same length (a text in capitals and its lower-case
+    copy): a name either found."""
+    return NameCandidates(union_spans(a.ner + b.ner), union_spans(a.titled + b.titled),
+                          union_spans(a.cued + b.cued))
+
+
+
+
 def capitalised_copy(text: str) -> str | None:
     """`text` with every word that is not a function word capitalised, same length; None if it changes."""
     out = re.sub(r"[^\W\d_][\w'’\-]*", lambda m: m.group(0) if m.group(0) in NAME_STOPS else m.group(0)[:1].upper() + m.group(0)[1:], text)
