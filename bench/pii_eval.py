@@ -558,6 +558,21 @@ def print_table(figures: dict) -> None:
               f"{'' if b is None else f'{b:7.3f}'}", file=sys.stderr)
 
 
+def recased(panel: dict, prompts: dict, labels: dict, case: str) -> tuple[dict, dict, dict]:
+    """The panel, the prompts and the prompts' labels written all in `case` ("upper" or "lower"); a record
+    whose re-cased text changes length ("İ") is left out, so every labelled span keeps its offsets."""
+    def cased(text: str) -> str:
+        return text.upper() if case == "upper" else text.lower()
+    out = {}
+    for name, s in panel.items():
+        out[name] = dict(s, **{kind: [dict(r, text=cased(r["text"])) for r in s[kind]
+                                      if len(cased(r["text"])) == len(r["text"])]
+                               for kind in ("labelled", "person_free")})
+    prompts = {k: [dict(p, text=cased(p["text"])) for p in v] for k, v in prompts.items()}
+    labels = {k: [cased(v) for v in vs] for k, vs in labels.items()}
+    return out, prompts, labels
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"at most {QUICK_N} records per set and kind")
@@ -579,6 +594,9 @@ def main(argv=None) -> dict:
                     help="the corpora's split to score: test (the reported figures) or dev (the one to tune rules "
                          "on; the model was fitted on it too, so its figures run high)")
     ap.add_argument("--show-leaks", type=int, default=0, help="print up to N leaks and wrong redactions per set")
+    ap.add_argument("--recase", choices=("upper", "lower"), default=None,
+                    help="score the panel and the prompts written all in capitals or all in lower case (notes, "
+                         "telexes and chat are): the same records and labels, re-cased")
     args = ap.parse_args(argv)
     import logging
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
@@ -589,9 +607,12 @@ def main(argv=None) -> dict:
                  f"{args.corpora_dir or '~/.cache/eaglekit/pii-corpora'} and run again")
     prompts = load_prompts(args.data_dir, args.quick)
     labels = load_prompt_labels()
+    if args.recase:
+        panel, prompts, labels = recased(panel, prompts, labels, args.recase)
     figures: dict = {"sets": {k: {"split": v["split"], "labelled": len(v["labelled"]),
                                   "person_free": len(v["person_free"])} for k, v in panel.items()},
-                     "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick}
+                     "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick,
+                     "recase": args.recase}
     system = eaglekit_system(args.model, args.keep_names_in, not args.no_second_member)
     figures["eaglekit"] = evaluate("eaglekit", system, panel, prompts, labels, args.show_leaks, nine_only=False)
     if not args.no_presidio:

@@ -351,3 +351,16 @@ def test_recipe_members_leave_out_declared_corpora_and_records_say_so(pc, tmp_pa
     assert {r["corpus"] for r in records} == {"wnut17"} and [s["corpus"] for s in sources] == ["wnut17"]
     records, sources = recipe.corpus_records(without=("wnut17",))
     assert records == [] and sources == []
+
+
+def test_recased_panel_keeps_offsets_and_leaves_out_what_would_move_them(ev):
+    rec = {"text": "Call Ann Lee now", "spans": [("PERSON", 5, 12)], "other_spans": []}
+    odd = {"text": "İstanbul'da Ayşe", "spans": [("PERSON", 12, 16)], "other_spans": []}  # "İ".lower() is 2 chars
+    panel = {"chat/x": {"split": "x:test", "labelled": [rec, odd], "person_free": []}}
+    prompts = {"spec_bench": [{"id": "1", "text": "Ask Tom"}]}
+    out, p2, labels = ev.recased(panel, prompts, {"1": ["Tom"]}, "lower")
+    assert [r["text"] for r in out["chat/x"]["labelled"]] == ["call ann lee now"]
+    r = out["chat/x"]["labelled"][0]
+    assert r["text"][5:12] == "ann lee" and p2["spec_bench"][0]["text"] == "ask tom" and labels == {"1": ["tom"]}
+    up, _, _ = ev.recased(panel, prompts, {}, "upper")
+    assert up["chat/x"]["labelled"][0]["text"][5:12] == "ANN LEE" and rec["text"] == "Call Ann Lee now"
