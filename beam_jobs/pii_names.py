@@ -151,6 +151,18 @@ def after_office(text: str, s: int, e: int) -> tuple[int, int]:
 _SPAN_WORD = re.compile(r"[^\s,;:()]+")
 
 
+def _grown(text: str, s: int, e: int) -> tuple[int, int]:
+    """The span made whole (complete), from the word after its last office (after_office); where the growth
+    ran over an office into another name and the cut lost all of the span found, the span found itself. In
+    the capitalised copy of a lower-case text every word is capitalised: "Prime Minister Benjamin Netanyahu
+    Met ... President Yasser Arafat" grew into one run, and the cut kept "Yasser Arafat" alone."""
+    a, b = after_office(text, *complete(text, s, e))
+    between = _SPAN_WORD.findall(text, e, a) if e <= a else []
+    if a < e and s < b or all(re.sub(r"['’]s\Z", "", w).rstrip(".").lower() in OFFICE_WORDS for w in between):
+        return a, b  # the cut holds some of the span found, or only offices part them ("Brigadier General")
+    return after_office(text, s, e)
+
+
 def _without_function_words(text: str, s: int, e: int) -> tuple[int, int] | None:
     """The span of a text written in lower case without the function words at either end, which the
     capitalised copy let a name grow over ("and anna" -> "anna"). Dictionary words stay: in lower-case chat
@@ -580,10 +592,19 @@ _TRANSLATE_FROM = re.compile(r"(?i)\btranslate[ \t]+(?:(?:this|the[ \t]+followin
                              r"(?:from[ \t]+)?([a-z]+)[ \t]+(?:in)?to[ \t]+[a-z]+[ \t]*:")
 
 
-def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
+def non_english_ranges(text: str, langid, names: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """Character ranges of `text` written in another language: lines and the part after an instruction's
     colon ("Translate German to English: ..."), each of 5 words or more with few English function words,
-    confirmed by the language identifier `langid(str) -> code`."""
+    confirmed by the language identifier `langid(str) -> code`. The `names` (persons of two or more words the
+    NER found) are left out of a line before it is judged: a line of foreign names is a list of people, not
+    a passage in their language ("attendees: priya natarajan, tomasz wolski, obi nwosu")."""
+    if names:
+        chars = list(text)
+        for s, e in names:
+            chars[s:e] = " " * (e - s)
+        text_judged = "".join(chars)
+    else:
+        text_judged = text
     out = []
     # "Translate German to English: Revolutionäres Werk der Kirchenmusik": the instruction names the
     # payload's language, however short the payload
@@ -593,7 +614,7 @@ def non_english_ranges(text: str, langid) -> list[tuple[int, int]]:
             out.append((m.end(), len(text) if end < 0 else end))
     # each line, and a line's text after its first colon (an instruction's payload) as one chunk
     chunks = []
-    for line in re.finditer(r"[^\n]+", text):
+    for line in re.finditer(r"[^\n]+", text_judged):
         colon = line.group(0).find(":")
         if colon < 0:
             chunks.append((line.start(), line.group(0)))
@@ -786,7 +807,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
-    ner = [after_office(view, *complete(view, s, e)) for s, e in ner + weak_cue_names(view, vocabulary) if text[s:e].strip()]
+    ner = [_grown(view, s, e) for s, e in ner + weak_cue_names(view, vocabulary) if text[s:e].strip()]
     # a place cue before the completed span too ("Near Ayn" + "Qaslan", found word by word)
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
     titled = [complete(view, s, e) for s, e in title_names(view)]
@@ -800,7 +821,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if cased_doc is not None:
         ner = [span for s, e in ner for span in [_without_function_words(text, s, e)] if span]
     if ner and langid is not None:
-        foreign = non_english_ranges(text, langid)
+        people += [(ent.start_char, ent.end_char) for ent in (cased_doc.ents if cased_doc is not None else ())
+                   if ent.label_ == "PERSON" and len(ent) >= 2]
+        foreign = non_english_ranges(text, langid, people)
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
     # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
