@@ -111,8 +111,11 @@ def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
                                                                         "morning", "greetings", "good")
         if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET:
             continue
-        if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)):
-            out.append((m.start(1), m.end(1)))  # "Anna," though "anna" is a coin in the dictionary
+        if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)) \
+                or first.islower() and m.start() == 0 and first.capitalize() in given_names(ENGLISH_LOCALES) \
+                and not is_function_word(first):
+            out.append((m.start(1), m.end(1)))  # "Anna," though "anna" is a coin in the dictionary; a message
+            # written in lower case that opens with a given name alone ("mark,\n\nattached is ...")
     for m in _CLOSING_NAME.finditer(text):
         words = m.group(1).split()
         if words[0].lower() in NOT_ADDRESSED or words[0].lower() in _CLOSINGS_SET:
@@ -437,13 +440,14 @@ def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     if m and (not all(is_word(w) for w in m.group(1).split()) or m.group(1).split()[0] in given_names(ENGLISH_LOCALES)):
         return [(m.start(1), m.end(1))]
     m = _NAME_UNDER_LAST_SENTENCE.search(text)
-    if m and m.group(1) in given_names(ENGLISH_LOCALES) and m.group(1) not in place_names() \
-            and m.group(1) not in country_names():  # a task's input: "things to do in the given city.\nParis"
-        return [(m.start(1), m.end(1))]
+    if m and m.group(1).capitalize() in given_names(ENGLISH_LOCALES) and m.group(1).capitalize() not in place_names() \
+            and m.group(1).capitalize() not in country_names() and not is_function_word(m.group(1)):
+        return [(m.start(1), m.end(1))]  # not a task's input: "things to do in the given city.\nParis"
     return []
 
 
-_NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n[ \t>-]*([A-Z][a-z'’\-]+)[ \t.]*\s*\Z")
+# in either case: a message written in lower case signs "...\ncarol"
+_NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Za-z][a-z'’\-]+)[ \t.]*\s*\Z")
 
 
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
@@ -551,8 +555,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("See you soon.\n\nYours,\n\nBill", ["Bill"]),
                     ("hi kemal,\nsee you at 5. cheers, oskar", ["kemal", "oskar"]),
                     ("Jen--\nCan you resend it?\nthanks much, kay", ["Jen", "kay"]),
-                    ("Anna,\nsee attached.", ["Anna"])),
+                    ("Anna,\nsee attached.", ["Anna"]), ("mark,\n\nattached is the draft.", ["mark"])),
              leaves=("Hi all,\nThe meeting moved.\n\nThanks!", "Ingredients:\nFlour, sugar\nSteps:",
+                     "well,\n\nthat was fun.", "ok,\nsee you then.",
                      "Sounds good. Thanks, will do.", "Notes --\nbring the form")),
     NameRule("opening_address", "the given names a message opens by addressing", _opening_names,
              finds=(("Rich, attached is the memo we discussed.", ["Rich"]),
@@ -673,7 +678,8 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
-                    ("I have added her comments. Let me know if you need more.\nCarol", ["Carol"])),
+                    ("I have added her comments. Let me know if you need more.\nCarol", ["Carol"]),
+                    ("i have added her comments. let me know if you need more.\n\ncarol", ["carol"])),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion",
                      "Bake for an hour.\nEnjoy", "That is all.\nSummary",
                      "Make a list of things to do in the given city.\nParis")),
