@@ -255,7 +255,9 @@ def _merge_spans(results, text: str = "") -> list:
             piece = r if (a, b) == (r.start, r.end) else RecognizerResult(r.entity_type, a, b, r.score)
             if piece is r or any(ch.isalnum() for ch in text[a:b]):
                 k = bisect_left(starts, a)
-                starts.insert(k, a), ends.insert(k, b), chosen.insert(k, piece)
+                starts.insert(k, a)
+                ends.insert(k, b)
+                chosen.insert(k, piece)
     return chosen
 
 

@@ -943,7 +943,8 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
 
 _PERSON_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:with|to|told|asked|ask|tell|by|from|against|beat|beats|cc|thank|"
                             r"thanks|call|called|email|emailed|per|and|or)\Z")
-_CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|about|on|who|that|if|to|for)\b)", re.MULTILINE)
+_CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|about|on|who|that|if|to|for)\b)",
+                               re.MULTILINE)
 _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
                                 r"in|of|at|near)\Z")
 _CAPITALISED_BEFORE = re.compile(r"(?<![\w'’\-])[^\W\d_a-z][\w'’\-]*\Z")
