@@ -1025,6 +1025,8 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     "Embrace the role"), or alone on its line (a list item), and written nowhere else in the text inside a
     longer entity (the "Smith" of an earlier "Anna Smith" stays a name); or two dictionary words of no name
     list around a comma, a list's items run together."""
+    if len(ent) == 1 and _WORD_SHAPED.search(ent.text):
+        return True  # "Hemodynamically stable", "Cholecystitis": no name ends so
     if len(ent) == 3 and ent[1].text == "," and vocabulary and all(
             in_vocabulary(t.text, vocabulary) and not in_name_lists(t.text) for t in (ent[0], ent[2])):
         return True  # two items of a list of words the NER ran together ("tones include Formal, Assertive, ...")
@@ -1168,6 +1170,10 @@ def _in_person_slot(text: str, s: int, e: int) -> bool:
 
 
 # Words that make an entity an organisation, a place or a thing, whatever the rest of it is
+# Endings no name has, of words the dictionary lacks: adverbs ("Hemodynamically", "Unsurprisingly") and a
+# note's terms for conditions, procedures and studies ("Cholecystitis", "Thoracotomy", "Hyponatremia")
+_WORD_SHAPED = re.compile(r"(?i)(?:ically|ously|ively|fully|lessly|ingly|itis|ectomy|otomy|ostomy|emia|aemia|"
+                          r"opathy|algia|plasty|oscopy|ography|ologist|ology)\Z")
 _NOT_A_NAME_WORD = re.compile(
     r"(?i)^(?:inc|ltd|llc|plc|corp|co|gmbh|ag|sa|company|group|bank|university|college|institute|school|academy|"
     r"hospital|clinic|church|museum|club|association|society|foundation|party|council|committee|ministry|"
@@ -1323,7 +1329,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False,
                 or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
                 or in_vocabulary(w.strip("-'’"), vocabulary) \
-                or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND:
+                or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND or _WORD_SHAPED.search(w):
             continue
         if _DETERMINER.search(text[max(0, s - 12):s]) or text[e:e + 1] == ":" or _VERSION.match(text, e) \
                 or _IN_A_PLACE.search(text[max(0, s - 12):s]):

@@ -151,12 +151,15 @@ class InternationalAddressRecognizer(EntityRecognizer):
         if self.vocabulary:
             spans = union_spans(spans + named_streets(text, self.vocabulary))
         return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in spans if not _CITATION.fullmatch(text[s:e])
-                and not _VITALS.search(text, s, min(len(text), e + 4))]
+                and not _VITALS.search(text, s, min(len(text), e + 4))
+                and not _PRESSURE.search(text, s, min(len(text), e + 10))]
 
 
 # A note's vital signs, which the street forms read as a number and a street word or a French post box ("HR 80s
-# NSR. BP 110/60", "90s ST."): a rate given by its tens ("80s") or a pressure ("BP 110/60") is never a house number
+# NSR. BP 110/60", "90s ST."): a rate given by its tens ("80s") or a pressure ("BP 110/60", "BP 110-130/60s") is
+# never a house number
 _VITALS = re.compile(r"\b\d{2,3}s\b|\b(?:BP|SBP|DBP|MAP|NBP|ABP)[ \t]*:?[ \t]*\d{2,3}/\d")
+_PRESSURE = re.compile(r"\b(?:BP|SBP|DBP|MAP|NBP|ABP)[ \t]*:?[ \t]*\d{2,3}-\d{2,3}(?:/\d|s\b)")  # a range
 
 
 # A law report's citation ("AIR 1987 AP 53", "(2008) 14 SCC 337", "1967 SLR 759"): numbers around a

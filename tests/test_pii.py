@@ -676,6 +676,14 @@ def test_a_nursing_note_without_personal_data_is_left_as_it_is(pii):
     assert "Foley" not in pii("Foley said it hurt when she got up.").text  # a surname where a person stands
 
 
+def test_a_notes_pressure_range_and_words_no_name_ends_with_are_left(pii):
+    text = ("CV: NSR 70-80s, no ectopy. BP 110-130/60s. K 3.8.\nA: Hemodynamically stable, weaning O2. "
+            "Cholecystitis suspected, surgery to see.")
+    assert pii(text).text == text, pii(text).text
+    r = pii("Hemodynamically stable. Seen by Dr Ingrid Mosley; Zsofia Kowalczyk updated.")
+    assert not _leaks(r, "Mosley", "Zsofia", "Kowalczyk"), r.text
+
+
 def test_a_standings_table_row_is_no_phone_number(pii):
     text = "NFL AMERICAN FOOTBALL - STANDINGS.\nNEW ORLEANS 3 10 0 175 301\nCAROLINA 10 3 0 301 186"
     assert "PHONE" not in pii(text).text, pii(text).text
