@@ -327,7 +327,7 @@ class PiiFilter:
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
         from presidio_analyzer import RecognizerResult
         from beam_jobs.pii_names import (capitalised_copy, find_names, lowercase_text, lowered_copy,
-                                         merge_candidates, uppercase_text)
+                                         merge_candidates, truecased_copy, uppercase_text)
         texts = list(texts)
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
@@ -337,8 +337,13 @@ class PiiFilter:
         # all-capitals texts (notes, telexes) are read again as that lower-case text: in capitals every word
         # looks like a name, or none does ("WIFE PEARL AT BEDSIDE")
         lowered = {i: low for i, t in enumerate(texts) if self.person and uppercase_text(t)
-                   for low in [lowered_copy(t)] if low is not None and capitalised_copy(low) is not None}
-        extra = list(cased.values()) + list(lowered.values()) + [capitalised_copy(low) for low in lowered.values()]
+                   for low in [lowered_copy(t)] if low is not None and capitalised_copy(low) is not None
+                   and truecased_copy(low, self.vocabulary) is not None}
+        # ... and once more as ordinary prose would write it, so the rules that key on capitals see them
+        # ("BANKS DISAGREED" -> "Banks disagreed")
+        truecased = {i: truecased_copy(low, self.vocabulary) for i, low in lowered.items()}
+        extra = (list(cased.values()) + list(lowered.values()) + [capitalised_copy(low) for low in lowered.values()]
+                 + list(truecased.values()))
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
             docs = list(nlp.pipe(texts + extra, batch_size=self.cfg.batch_size))
@@ -348,6 +353,7 @@ class PiiFilter:
         cased_docs = {i: next(rest) for i in cased}
         lowered_docs = {i: next(rest) for i in lowered}
         lowered_cased_docs = {i: next(rest) for i in lowered}
+        truecased_docs = {i: next(rest) for i in lowered}
         out = []
         for i, (text, doc) in enumerate(zip(texts, docs)):
             results = self._ner_results(doc) if self.ner_entities else []
@@ -362,6 +368,8 @@ class PiiFilter:
                 if i in lowered:
                     found = merge_candidates(found, find_names(lowered[i], lowered_docs[i], contact,
                                                                lowered_cased_docs[i], self.vocabulary, self.langid))
+                    found = merge_candidates(found, find_names(truecased[i], truecased_docs[i], contact, None,
+                                                               self.vocabulary, self.langid))
                 names = names_to_redact(text, found, self.cfg.name_exemptions, contact, self.langid)
                 results += [RecognizerResult("PERSON", s, e, 0.85) for s, e in names]
             if "article" in self.cfg.name_exemptions and is_article(text):

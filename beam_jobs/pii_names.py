@@ -582,6 +582,23 @@ def merge_candidates(a: "NameCandidates", b: "NameCandidates") -> "NameCandidate
 
 
 
+def truecased_copy(text: str, vocabulary: frozenset[str]) -> str | None:
+    """`text` (written in lower case) as ordinary prose writes it, same length: a capital opening each sentence
+    and line, and on each name of the lists that no dictionary holds or that is a surname and no given name
+    ("wood, 28, joined" -> "Wood, 28, joined"; "will", "hope" stay, as common as they are given names; chat's
+    "rt", "bae" stay: the capitalised copy reads unknown words already)."""
+    def cased(m):
+        w = m.group(0)
+        name = w.capitalize()
+        opens = _is_sentence_start(text, m.start()) and len(w) > 2 and w not in NOT_INITIALS  # not "rt @x"
+        name_like = w not in STOP_WORDS and len(w) > 2 and (
+            (name in given_names() or name in surnames()) and not in_vocabulary(w, vocabulary)
+            or name in surnames() and name not in given_names())
+        return w[:1].upper() + w[1:] if opens or name_like else w
+    out = re.sub(r"[^\W\d_][\w'’\-]*", cased, text)
+    return out if len(out) == len(text) else None
+
+
 def capitalised_copy(text: str) -> str | None:
     """`text` with every word that is not a function word capitalised, same length; None if it changes."""
     out = re.sub(r"[^\W\d_][\w'’\-]*", lambda m: m.group(0) if m.group(0) in NAME_STOPS else m.group(0)[:1].upper() + m.group(0)[1:], text)

@@ -493,6 +493,11 @@ def test_a_text_written_all_in_capitals_is_read_again_in_lower_case(pii):
     assert not _leaks(r, "BENJAMIN", "NETANYAHU", "YASSER", "ARAFAT"), r.text
     text = "PLEASE SEND THE REPORT BY FRIDAY. THE MEETING IS IN ROOM 4 AT NOON."
     assert pii(text).text == text, pii(text).text
+    # ... and as prose writes it, so the rules that key on capitals see them: a surname that is a word
+    r = pii("THE BOARD MET ON MONDAY. BANKS DISAGREED WITH THE PLAN. WOOD, 28, RESIGNED THE NEXT DAY.")
+    assert not _leaks(r, "BANKS", "WOOD"), r.text
+    text = "THE PATIENT WILL BE DISCHARGED TOMORROW IF HE REMAINS STABLE. HOPE TO WEAN O2 TONIGHT."
+    assert pii(text).text == text, pii(text).text  # "will" and "hope" are given names too: left as words
 
 
 def test_a_list_without_and_goes_with_its_known_names(pii):
