@@ -339,9 +339,10 @@ class PiiFilter:
         lowered = {i: low for i, t in enumerate(texts) if self.person and uppercase_text(t)
                    for low in [lowered_copy(t)] if low is not None and capitalised_copy(low) is not None
                    and truecased_copy(low, self.vocabulary) is not None}
-        # ... and once more as ordinary prose would write it, so the rules that key on capitals see them
-        # ("BANKS DISAGREED" -> "Banks disagreed")
+        # ... and either is read once more as ordinary prose would write it, so the rules that key on capitals
+        # see them ("BANKS DISAGREED", "banks disagreed" -> "Banks disagreed")
         truecased = {i: truecased_copy(low, self.vocabulary) for i, low in lowered.items()}
+        truecased.update({i: tc for i in cased for tc in [truecased_copy(texts[i], self.vocabulary)] if tc is not None})
         extra = (list(cased.values()) + list(lowered.values()) + [capitalised_copy(low) for low in lowered.values()]
                  + list(truecased.values()))
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
@@ -353,7 +354,7 @@ class PiiFilter:
         cased_docs = {i: next(rest) for i in cased}
         lowered_docs = {i: next(rest) for i in lowered}
         lowered_cased_docs = {i: next(rest) for i in lowered}
-        truecased_docs = {i: next(rest) for i in lowered}
+        truecased_docs = {i: next(rest) for i in truecased}
         out = []
         for i, (text, doc) in enumerate(zip(texts, docs)):
             results = self._ner_results(doc) if self.ner_entities else []
@@ -368,6 +369,7 @@ class PiiFilter:
                 if i in lowered:
                     found = merge_candidates(found, find_names(lowered[i], lowered_docs[i], contact,
                                                                lowered_cased_docs[i], self.vocabulary, self.langid))
+                if i in truecased:
                     found = merge_candidates(found, find_names(truecased[i], truecased_docs[i], contact, None,
                                                                self.vocabulary, self.langid))
                 names = names_to_redact(text, found, self.cfg.name_exemptions, contact, self.langid)

@@ -590,7 +590,10 @@ def truecased_copy(text: str, vocabulary: frozenset[str]) -> str | None:
     def cased(m):
         w = m.group(0)
         name = w.capitalize()
-        opens = _is_sentence_start(text, m.start()) and len(w) > 2 and w not in NOT_INITIALS  # not "rt @x"
+        # a sentence's first word only when it is a word or a name ("def f():", "oop" stay: the backstop would
+        # take a capitalised unknown word for a name)
+        opens = _is_sentence_start(text, m.start()) and len(w) > 2 and w not in NOT_INITIALS and (
+            in_vocabulary(w, vocabulary) or name in given_names() or name in surnames())
         name_like = w not in STOP_WORDS and len(w) > 2 and (
             (name in given_names() or name in surnames()) and not in_vocabulary(w, vocabulary)
             or name in surnames() and name not in given_names())

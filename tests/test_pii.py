@@ -900,3 +900,8 @@ def test_lower_case_text_keeps_every_name_an_office_parts_and_a_line_of_foreign_
     assert not _leaks(r, "priya", "natarajan", "tomasz", "wolski", "fischer", "nwosu", "sven"), r.text
     text = "Translate German to English: Ruhe bewahren, das Fleisch ist gut und Zweifel bleiben."
     assert pii(text).text == text, pii(text).text  # a German passage is still one
+    # read as prose writes it too, so the rules that key on capitals see a surname that is a word
+    r = pii("the vote was close. banks disagreed, and the injured cole was replaced in the 60th minute.")
+    assert not _leaks(r, "banks", "cole"), r.text
+    text = "def f(str1):\n    n = len(str1)\n    return n"
+    assert pii(text).text == text, pii(text).text  # code stays code
