@@ -905,3 +905,12 @@ def test_lower_case_text_keeps_every_name_an_office_parts_and_a_line_of_foreign_
     assert not _leaks(r, "banks", "cole"), r.text
     text = "def f(str1):\n    n = len(str1)\n    return n"
     assert pii(text).text == text, pii(text).text  # code stays code
+
+
+def test_re_cased_readings_keep_the_text_length_or_are_skipped(pii):
+    from beam_jobs.pii_names import capitalised_copy, lowered_copy, uppercase_text
+    assert lowered_copy("İSTANBUL") is None and lowered_copy("WIFE PEARL") == "wife pearl"  # "İ" lowers to 2 chars
+    assert capitalised_copy("straße ist gut") is not None  # "ß" capitalises to "SS" only as a whole word upper-cased
+    assert uppercase_text("PT ADMITTED FROM HOME WITH SOB. WIFE AT BEDSIDE.") and not uppercase_text("SOCCER - LEEDS WIN")
+    for text in ("İSTANBUL'DA AYŞE VE MEHMET BEKLİYOR. YARIN GELECEKLER.", "ß" * 40, "STRASSE " * 10, "", "\n\n"):
+        assert pii(text).text is not None  # re-cased readings that would move offsets are skipped, never a crash
