@@ -334,17 +334,19 @@ class PiiFilter:
         # all-lower-case texts are read a second time with capitalised words: the NER keys on capitals
         cased = {i: c for i, t in enumerate(texts) if self.person and lowercase_text(t)
                  for c in [capitalised_copy(t)] if c is not None}
-        # all-capitals texts (notes, telexes) are read again as that lower-case text: in capitals every word
-        # looks like a name, or none does ("WIFE PEARL AT BEDSIDE")
-        lowered = {i: low for i, t in enumerate(texts) if self.person and uppercase_text(t)
-                   for low in [lowered_copy(t)] if low is not None and capitalised_copy(low) is not None
-                   and truecased_copy(low, self.vocabulary) is not None}
+        # all-capitals texts (notes, telexes) are read again as that lower-case text, with its capitalised copy:
+        # in capitals every word looks like a name, or none does ("WIFE PEARL AT BEDSIDE")
+        lowered, lowered_cased, truecased = {}, {}, {}
+        for i, t in enumerate(texts):
+            low = lowered_copy(t) if self.person and uppercase_text(t) else None
+            copies = (capitalised_copy(low), truecased_copy(low, self.vocabulary)) if low is not None else (None,)
+            if None not in copies:
+                lowered[i], (lowered_cased[i], truecased[i]) = low, copies
         # ... and either is read once more as ordinary prose would write it, so the rules that key on capitals
         # see them ("BANKS DISAGREED", "banks disagreed" -> "Banks disagreed")
-        truecased = {i: truecased_copy(low, self.vocabulary) for i, low in lowered.items()}
-        truecased.update({i: tc for i in cased for tc in [truecased_copy(texts[i], self.vocabulary)] if tc is not None})
-        extra = (list(cased.values()) + list(lowered.values()) + [capitalised_copy(low) for low in lowered.values()]
-                 + list(truecased.values()))
+        truecased.update({i: tc for i in cased for tc in [truecased_copy(texts[i], self.vocabulary)]
+                          if tc is not None})
+        extra = [*cased.values(), *lowered.values(), *lowered_cased.values(), *truecased.values()]
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
             docs = list(nlp.pipe(texts + extra, batch_size=self.cfg.batch_size))

@@ -135,7 +135,7 @@ _ADDRESS_WORDS = (r"please|pls|can|could|would|will|thanks|thank|thx|attached|se
                   r"following|do|did|are|is|have|any|you|your|re|got|sorry|quick|welcome|congrats|congratulations")
 _OPENING_NAMES = re.compile(
     rf"(?m)^[ \t>]*({_CAPWORD}(?:[ \t]*(?:/|&|,|\band\b)[ \t]*{_CAPWORD}){{0,4}})[ \t]*(?:,|:|-{{1,2}}|–|—)[ \t]+"
-    rf"(?:(?i:{_ADDRESS_WORDS})\b|(?<=\S[ \t])(?=\S))")
+    rf"(?:((?i:{_ADDRESS_WORDS}))\b|(?<=\S[ \t])(?=\S))")
 
 
 def _opening_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -147,7 +147,7 @@ def _opening_names(text: str, is_word) -> list[tuple[int, int]]:
         names = list(re.finditer(_CAPWORD, m.group(1)))
         if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names):
             continue
-        if len(names) == 1 and not re.search(rf"(?i:{_ADDRESS_WORDS})\b", text[m.end(1):m.end()]):
+        if len(names) == 1 and not m.group(2):  # one name alone: only before the words said to a reader
             continue
         out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names]
     return out
@@ -339,7 +339,7 @@ _PITCHER = re.compile(
 def _pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
     """The pitchers a baseball report credits with a decision (_PITCHER); the decisions before the names only
     where two stand (a report gives the winner and the loser; one "S - Small (36-38)" is a size)."""
-    found = [m for m in _PITCHER.finditer(text)]
+    found = list(_PITCHER.finditer(text))
     before = [m for m in found if m.group(1)]
     return [(m.start(m.lastindex), m.end(m.lastindex)) for m in found if m.group(2) or len(before) >= 2]
 
@@ -440,8 +440,9 @@ def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     if m and (not all(is_word(w) for w in m.group(1).split()) or m.group(1).split()[0] in given_names(ENGLISH_LOCALES)):
         return [(m.start(1), m.end(1))]
     m = _NAME_UNDER_LAST_SENTENCE.search(text)
-    if m and m.group(1).capitalize() in given_names(ENGLISH_LOCALES) and m.group(1).capitalize() not in place_names() \
-            and m.group(1).capitalize() not in country_names() and not is_function_word(m.group(1)):
+    name = m.group(1).capitalize() if m else ""
+    if m and name in given_names(ENGLISH_LOCALES) and name not in place_names() and name not in country_names() \
+            and not is_function_word(m.group(1)):
         return [(m.start(1), m.end(1))]  # not a task's input: "things to do in the given city.\nParis"
     return []
 

@@ -121,15 +121,17 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             e += m.end()
         break
     while True:
-        m = _HYPHENATED_START.search(text[max(0, s - 40):s])
+        window = max(0, s - 40)
+        before = text[window:s]
+        m = _HYPHENATED_START.search(before)
         if m:
-            s -= len(text[max(0, s - 40):s]) - m.start()
+            s = window + m.start()
             continue
-        m = _PREVIOUS_NAME_WORD.search(text[max(0, s - 40):s])
+        m = _PREVIOUS_NAME_WORD.search(before)
         if not m or m.group(1).lower() in NAME_STOPS or _acronym(m.group(1)) \
-                or _is_sentence_start(text, s - (len(text[max(0, s - 40):s]) - m.start(1))):
+                or _is_sentence_start(text, window + m.start(1)):
             break
-        s -= len(text[max(0, s - 40):s]) - m.start(1)
+        s = window + m.start(1)
     return s, e
 
 
@@ -142,13 +144,17 @@ def after_office(text: str, s: int, e: int) -> tuple[int, int]:
     only_suffixes = True  # whether every word after position i is a suffix ("Jr", "III"); kept from the end
     for i in range(len(words) - 2, -1, -1):
         only_suffixes = only_suffixes and words[i + 1].group(0).lower() in NAME_SUFFIXES
-        w = re.sub(r"['’]s\Z", "", words[i].group(0)).rstrip(".").lower()
-        if w in OFFICE_WORDS and words[i + 1].group(0)[:1].isupper() and not only_suffixes:
+        if _is_office(words[i].group(0)) and words[i + 1].group(0)[:1].isupper() and not only_suffixes:
             return words[i + 1].start(), e
     return s, e
 
 
 _SPAN_WORD = re.compile(r"[^\s,;:()]+")
+
+
+def _is_office(word: str) -> bool:
+    """An office, rank or role word (OFFICE_WORDS), possessive or abbreviated ("President's", "Gen.")."""
+    return re.sub(r"['’]s\Z", "", word).rstrip(".").lower() in OFFICE_WORDS
 
 
 def _grown(text: str, s: int, e: int) -> tuple[int, int]:
@@ -158,7 +164,7 @@ def _grown(text: str, s: int, e: int) -> tuple[int, int]:
     Met ... President Yasser Arafat" grew into one run, and the cut kept "Yasser Arafat" alone."""
     a, b = after_office(text, *complete(text, s, e))
     between = _SPAN_WORD.findall(text, e, a) if e <= a else []
-    if a < e and s < b or all(re.sub(r"['’]s\Z", "", w).rstrip(".").lower() in OFFICE_WORDS for w in between):
+    if a < e and s < b or all(_is_office(w) for w in between):
         return a, b  # the cut holds some of the span found, or only offices part them ("Brigadier General")
     return after_office(text, s, e)
 
@@ -580,8 +586,6 @@ def merge_candidates(a: "NameCandidates", b: "NameCandidates") -> "NameCandidate
                           union_spans(a.cued + b.cued))
 
 
-
-
 def truecased_copy(text: str, vocabulary: frozenset[str]) -> str | None:
     """`text` (written in lower case) as ordinary prose writes it, same length: a capital opening each sentence
     and line, and on each name of the lists that no dictionary holds or that is a surname and no given name
@@ -841,9 +845,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if cased_doc is not None:
         ner = [span for s, e in ner for span in [_without_function_words(text, s, e)] if span]
     if ner and langid is not None:
-        people += [(ent.start_char, ent.end_char) for ent in (cased_doc.ents if cased_doc is not None else ())
-                   if ent.label_ == "PERSON" and len(ent) >= 2]
-        foreign = non_english_ranges(text, langid, people)
+        cased_people = [(ent.start_char, ent.end_char) for ent in (cased_doc.ents if cased_doc is not None else ())
+                        if ent.label_ == "PERSON" and len(ent) >= 2]
+        foreign = non_english_ranges(text, langid, people + cased_people)
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
     # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
@@ -967,8 +971,8 @@ _CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|a
                                re.MULTILINE)
 _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
                                 r"in|of|at|near)\Z")
-_CAPITALISED_BEFORE = re.compile(r"(?<![\w'’\-])[^\W\d_a-z][\w'’\-]*\Z")
-_CAPITALISED_AFTER = re.compile(r"[ \t]+[^\W\da-z_]")
+_CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’\-]){_CAP}\Z")
+_CAPITALISED_AFTER = re.compile(rf"[ \t]+{_CAP}")
 
 
 def _never_a_name(span: str) -> bool:
@@ -1189,11 +1193,11 @@ def _in_person_slot(text: str, s: int, e: int) -> bool:
 
 
 
-# Words that make an entity an organisation, a place or a thing, whatever the rest of it is
 # Endings no name has, of words the dictionary lacks: adverbs ("Hemodynamically", "Unsurprisingly") and a
 # note's terms for conditions, procedures and studies ("Cholecystitis", "Thoracotomy", "Hyponatremia")
 _WORD_SHAPED = re.compile(r"(?i)(?:ically|ously|ively|fully|lessly|ingly|itis|ectomy|otomy|ostomy|emia|aemia|"
                           r"opathy|algia|plasty|oscopy|ography|ologist|ology)\Z")
+# Words that make an entity an organisation, a place or a thing, whatever the rest of it is
 _NOT_A_NAME_WORD = re.compile(
     r"(?i)^(?:inc|ltd|llc|plc|corp|co|gmbh|ag|sa|company|group|bank|university|college|institute|school|academy|"
     r"hospital|clinic|church|museum|club|association|society|foundation|party|council|committee|ministry|"
