@@ -364,3 +364,18 @@ def test_recased_panel_keeps_offsets_and_leaves_out_what_would_move_them(ev):
     assert r["text"][5:12] == "ann lee" and p2["spec_bench"][0]["text"] == "ask tom" and labels == {"1": ["tom"]}
     up, _, _ = ev.recased(panel, prompts, {}, "upper")
     assert up["chat/x"]["labelled"][0]["text"][5:12] == "ANN LEE" and rec["text"] == "Call Ann Lee now"
+
+
+def test_the_census_list_recipe_keeps_common_names_and_rare_word_names_out(tmp_path):
+    recipe = _load("name_lists_recipe")
+    (tmp_path / "dist.female.first").write_text("PEARL          0.050  1.000   100\nBRAIN          0.001  1.001  4000\n"
+                                                "MABEL          0.006  1.007   900\n")
+    (tmp_path / "dist.male.first").write_text("CLYDE          0.040  0.500   200\nSON            0.003  0.503  3000\n"
+                                              "MAY            0.100  0.603    50\n")
+    shares = recipe.read_shares(str(tmp_path))
+    words = {"pearl", "brain", "son", "clyde", "may"}
+    assert recipe.select(shares, lambda w: w.lower() in words) == ["Clyde", "Mabel", "Pearl"]
+    (tmp_path / "dist.male.first").write_text("CLYDE oops\n")
+    with pytest.raises(SystemExit) as stop:  # a damaged file names its line and the fix
+        recipe.read_shares(str(tmp_path))
+    assert "line 1" in str(stop.value) and "download the sdist again" in str(stop.value)
