@@ -324,56 +324,81 @@ class PiiFilter:
                 for e, score in zip(ents, scores)
                 if e.label_ in self.ner_entities and score >= self.cfg.score_threshold]
 
+    def _pattern_results(self, text: str, doc, patterns: list[str]) -> list:
+        """Presidio's pattern recognizers (email, phone, address, ...) on `text`, reusing its parse `doc`."""
+        artifacts = self.analyzer.nlp_engine._doc_to_nlp_artifact(doc, self.cfg.language)
+        return self.analyzer.analyze(text, language=self.cfg.language, entities=patterns, nlp_artifacts=artifacts,
+                                     score_threshold=self.cfg.score_threshold)
+
+    def readings(self, text: str) -> list[tuple[str, str | None, list[int] | None]]:
+        """How the name finder reads `text`: (reading, its capitalised copy or None, offsets or None), the text
+        as written first. A name any reading finds is redacted. `offsets` maps a reading of another length
+        (tokenized text read as prose) back to `text`; the others keep its length."""
+        from beam_jobs.pii_names import (capitalised_copy, lowercase_text, lowered_copy, truecased_copy,
+                                         uppercase_text)
+        from beam_jobs.pii_tokenized import is_tokenized, prose_copy
+        bases = [(text, None)]
+        if self.person and is_tokenized(text):
+            # "Wood , 28 , joined": the rules key on punctuation written against a word
+            bases += [prose] if (prose := prose_copy(text)) else []
+        out = []
+        for base, offsets in bases:
+            if not self.person:
+                out.append((base, None, offsets))
+            elif lowercase_text(base):
+                # all lower case: read again with capitalised words (the NER keys on capitals), and as prose
+                # writes it ("banks disagreed" -> "Banks disagreed") so the rules that key on capitals see it
+                out.append((base, capitalised_copy(base), offsets))
+                out += [(tc, None, offsets)] if (tc := truecased_copy(base, self.vocabulary)) else []
+            elif uppercase_text(base) and (low := lowered_copy(base)) is not None \
+                    and None not in (copies := (capitalised_copy(low), truecased_copy(low, self.vocabulary))):
+                # all capitals (notes, telexes): in capitals every word looks like a name, or none does ("WIFE
+                # PEARL AT BEDSIDE"); read as its lower-case copy too, and that copy as prose writes it
+                out += [(base, None, offsets), (low, copies[0], offsets), (copies[1], None, offsets)]
+            else:
+                out.append((base, None, offsets))
+        return out
+
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
         from presidio_analyzer import RecognizerResult
-        from beam_jobs.pii_names import (capitalised_copy, find_names, lowercase_text, lowered_copy,
-                                         merge_candidates, truecased_copy, uppercase_text)
+        from beam_jobs.pii_names import NameCandidates, find_names, merge_candidates
+        from beam_jobs.pii_tokenized import to_copy, to_original
         texts = list(texts)
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
-        # all-lower-case texts are read a second time with capitalised words: the NER keys on capitals
-        cased = {i: c for i, t in enumerate(texts) if self.person and lowercase_text(t)
-                 for c in [capitalised_copy(t)] if c is not None}
-        # all-capitals texts (notes, telexes) are read again as that lower-case text, with its capitalised copy:
-        # in capitals every word looks like a name, or none does ("WIFE PEARL AT BEDSIDE")
-        lowered, lowered_cased, truecased = {}, {}, {}
-        for i, t in enumerate(texts):
-            low = lowered_copy(t) if self.person and uppercase_text(t) else None
-            copies = (capitalised_copy(low), truecased_copy(low, self.vocabulary)) if low is not None else (None,)
-            if None not in copies:
-                lowered[i], (lowered_cased[i], truecased[i]) = low, copies
-        # ... and either is read once more as ordinary prose would write it, so the rules that key on capitals
-        # see them ("BANKS DISAGREED", "banks disagreed" -> "Banks disagreed")
-        truecased.update({i: tc for i in cased for tc in [truecased_copy(texts[i], self.vocabulary)]
-                          if tc is not None})
-        extra = [*cased.values(), *lowered.values(), *lowered_cased.values(), *truecased.values()]
+        readings = [self.readings(t) for t in texts]
+        # the texts as written first (the pattern recognizers read those docs), then every other reading
+        batch = texts + [r for rs in readings for k, (r, cased, _) in enumerate(rs)
+                         for r in ([] if k == 0 else [r]) + ([cased] if cased is not None else [])]
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
-            docs = list(nlp.pipe(texts + extra, batch_size=self.cfg.batch_size))
+            docs = list(nlp.pipe(batch, batch_size=self.cfg.batch_size))
             if self.cfg.second_member:
                 second_opinion(nlp, docs)
         rest = iter(docs[len(texts):])
-        cased_docs = {i: next(rest) for i in cased}
-        lowered_docs = {i: next(rest) for i in lowered}
-        lowered_cased_docs = {i: next(rest) for i in lowered}
-        truecased_docs = {i: next(rest) for i in truecased}
+        read_docs = [[(doc if k == 0 else next(rest), next(rest) if cased is not None else None)
+                      for k, (_, cased, _) in enumerate(rs)] for doc, rs in zip(docs, readings)]
         out = []
         for i, (text, doc) in enumerate(zip(texts, docs)):
             results = self._ner_results(doc) if self.ner_entities else []
             patterns = entities_for(text, self.pattern_entities)
             if patterns:  # the full Presidio path for pattern entities
-                artifacts = engine._doc_to_nlp_artifact(doc, self.cfg.language)
-                results += self.analyzer.analyze(text, language=self.cfg.language, entities=patterns,
-                                                 nlp_artifacts=artifacts, score_threshold=self.cfg.score_threshold)
+                results += self._pattern_results(text, doc, patterns)
+            for (reading, _, offsets), (rdoc, _) in zip(readings[i], read_docs[i]):
+                if offsets is not None and (patterns := entities_for(reading, self.pattern_entities)):
+                    # tokenized text read as prose: "Apt . 735" is an address as "Apt. 735" is
+                    results += [RecognizerResult(r.entity_type, *to_original([(r.start, r.end)], offsets)[0], r.score)
+                                for r in self._pattern_results(reading, rdoc, patterns)]
             if self.person:
                 contact = [(r.start, r.end) for r in results if r.entity_type in CONTACT_DETAILS]
-                found = find_names(text, doc, contact, cased_docs.get(i), self.vocabulary, self.langid)
-                if i in lowered:
-                    found = merge_candidates(found, find_names(lowered[i], lowered_docs[i], contact,
-                                                               lowered_cased_docs[i], self.vocabulary, self.langid))
-                if i in truecased:
-                    found = merge_candidates(found, find_names(truecased[i], truecased_docs[i], contact, None,
-                                                               self.vocabulary, self.langid))
+                found = None
+                for (reading, _, offsets), (rdoc, cased_doc) in zip(readings[i], read_docs[i]):
+                    got = find_names(reading, rdoc, contact if offsets is None else to_copy(contact, offsets),
+                                     cased_doc, self.vocabulary, self.langid)
+                    if offsets is not None:
+                        got = NameCandidates(to_original(got.ner, offsets), to_original(got.titled, offsets),
+                                             to_original(got.cued, offsets))
+                    found = got if found is None else merge_candidates(found, got)
                 names = names_to_redact(text, found, self.cfg.name_exemptions, contact, self.langid)
                 results += [RecognizerResult("PERSON", s, e, 0.85) for s, e in names]
             if "article" in self.cfg.name_exemptions and is_article(text):

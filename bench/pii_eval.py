@@ -573,6 +573,45 @@ def recased(panel: dict, prompts: dict, labels: dict, case: str) -> tuple[dict, 
     return out, prompts, labels
 
 
+# marks a tokenizer prints apart, and the words whose full stop it keeps (titles, initials)
+_MARKS = set(',;:!?()[]"')
+_KEEPS_STOP = re.compile(r"(?:^|\W)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Inc|Co|Ltd|No|vs|etc|[A-Za-z]|(?:[A-Za-z]\.)+[A-Za-z])$")
+
+
+def _tokenize(text: str) -> tuple[str, list[int]]:
+    """`text` printed token by token as NER corpora print it (CoNLL, PTB: "Wood , 28 , joined", "Smith 's"),
+    and for each character of `text` its offset in the result. A full stop after a title or an initial stays."""
+    out, where = [], []
+    for i, ch in enumerate(text):
+        prev, nxt = text[i - 1:i], text[i + 1:i + 2]
+        mark = ch in _MARKS and not (ch == ":" and nxt.isdigit() and prev.isdigit())  # "3:12" is one token
+        apart = mark \
+            or ch == "." and (not nxt or nxt.isspace() or nxt in "\"')]") and not _KEEPS_STOP.search(text[max(0, i - 12):i]) \
+            or ch in "'’" and nxt in ("s", "S") and not text[i + 2:i + 3].isalnum() and prev.isalnum()
+        if apart and prev and not prev.isspace() and out and not out[-1].isspace():
+            out.append(" ")
+        where.append(len(out))
+        out.append(ch)
+        if mark and nxt and not nxt.isspace():
+            out.append(" ")
+    return "".join(out), where
+
+
+def tokenized(panel: dict, prompts: dict, labels: dict) -> tuple[dict, dict, dict]:
+    """The panel, the prompts and the prompts' labels printed token by token; every labelled span moves with
+    its characters."""
+    def moved(rec: dict) -> dict:
+        text, where = _tokenize(rec["text"])
+        spans = {key: [(t, where[s], where[e - 1] + 1) for t, s, e in rec.get(key, ())]
+                 for key in ("spans", "other_spans")}
+        return dict(rec, text=text, **spans)
+    out = {name: dict(s, **{kind: [moved(r) for r in s[kind]] for kind in ("labelled", "person_free")})
+           for name, s in panel.items()}
+    prompts = {k: [dict(p, text=_tokenize(p["text"])[0]) for p in v] for k, v in prompts.items()}
+    labels = {k: [_tokenize(v)[0] for v in vs] for k, vs in labels.items()}
+    return out, prompts, labels
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"at most {QUICK_N} records per set and kind")
@@ -597,6 +636,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--recase", choices=("upper", "lower"), default=None,
                     help="score the panel and the prompts written all in capitals or all in lower case (notes, "
                          "telexes and chat are): the same records and labels, re-cased")
+    ap.add_argument("--tokenized", action="store_true",
+                    help="score the panel and the prompts printed token by token, as NER corpora and news-wire "
+                         "feeds print them (\"Wood , 28 , joined\"): the same records, labels moved with them")
     args = ap.parse_args(argv)
     import logging
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
@@ -609,10 +651,12 @@ def main(argv=None) -> dict:
     labels = load_prompt_labels()
     if args.recase:
         panel, prompts, labels = recased(panel, prompts, labels, args.recase)
+    if args.tokenized:
+        panel, prompts, labels = tokenized(panel, prompts, labels)
     figures: dict = {"sets": {k: {"split": v["split"], "labelled": len(v["labelled"]),
                                   "person_free": len(v["person_free"])} for k, v in panel.items()},
                      "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick,
-                     "recase": args.recase}
+                     "recase": args.recase, "tokenized": args.tokenized}
     system = eaglekit_system(args.model, args.keep_names_in, not args.no_second_member)
     figures["eaglekit"] = evaluate("eaglekit", system, panel, prompts, labels, args.show_leaks, nine_only=False)
     if not args.no_presidio:

@@ -500,6 +500,37 @@ def test_a_text_written_all_in_capitals_is_read_again_in_lower_case(pii):
     assert pii(text).text == text, pii(text).text  # "will" and "hope" are given names too: left as words
 
 
+def test_a_text_printed_token_by_token_is_read_as_prose_too(pii):
+    # NER corpora and news-wire feeds print punctuation apart; the rules key on "Anna," and "Wood, 28"
+    r = pii("From : Smith , Anna\nTo : Doe , John A.\nSubject : lunch\n\nAnna ,\nWorks for me .\nThanks , John")
+    assert not _leaks(r, "Smith", "Anna", "Doe", "John"), r.text
+    r = pii("Scorers : Rovers - Gallacher ( 14th minute ) , Sherwood ( 67th ) . Wednesday - Hirst ( 80th ) .")
+    assert not _leaks(r, "Gallacher", "Sherwood", "Hirst"), r.text
+    r = pii("Wood , 28 , joined the club from Leeds last season .")
+    assert not _leaks(r, "Wood"), r.text
+    r = pii("Pt is a 78 yo man . PCP is dr . lindqvist . HCP is niece , sophie , who lives out of state .")
+    assert not _leaks(r, "lindqvist", "sophie"), r.text
+    r = pii("Ship to Dyan van Gijn , 864 Piazzetta Scalette 104\n Apt . 905\n Serradarce\n Italy 75263")
+    assert "905" not in r.text, r.text  # the pattern recognizers read the prose copy too
+    for text in ("The index rose 2.5 percent , its best day since March .", "Results ( in points ) : 12 , 15 ."):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_tokenized_text_and_its_prose_copy_map_offsets_both_ways():
+    from beam_jobs.pii_tokenized import is_tokenized, prose_copy, to_copy, to_original
+    text = 'He said " no " ( twice ) , Smith \'s lawyer did n\'t .'
+    assert is_tokenized(text)
+    copy, offsets = prose_copy(text)
+    assert copy == 'He said "no" (twice), Smith\'s lawyer didn\'t.'
+    assert all(copy[k] == text[i] for k, i in enumerate(offsets))
+    at = copy.index("Smith")
+    assert to_original([(at, at + 5)], offsets) == [(text.index("Smith"), text.index("Smith") + 5)]
+    assert to_copy(to_original([(at, at + 12)], offsets), offsets) == [(at, at + 12)]
+    for prose in ("Wood, 28, joined the club. He said: \"no\".", "A stray , comma in prose, written, as it was."):
+        assert not is_tokenized(prose), prose
+    assert prose_copy("nothing to join") is None
+
+
 def test_a_list_without_and_goes_with_its_known_names(pii):
     r = pii("Teams : Kowalski , Brzeczek , Jaroszewicz , Nowakowski .")
     assert not _leaks(r, "Kowalski", "Brzeczek", "Jaroszewicz", "Nowakowski"), r.text

@@ -366,6 +366,19 @@ def test_recased_panel_keeps_offsets_and_leaves_out_what_would_move_them(ev):
     assert up["chat/x"]["labelled"][0]["text"][5:12] == "ANN LEE" and rec["text"] == "Call Ann Lee now"
 
 
+def test_tokenized_panel_moves_each_label_with_its_characters(ev):
+    rec = {"text": "Mr. A. Lee, 28, said (twice): \"Ann's here.\"", "spans": [("PERSON", 4, 10), ("PERSON", 31, 34)],
+           "other_spans": [("USERNAME", 0, 3)]}
+    panel = {"news/x": {"split": "x:test", "labelled": [rec], "person_free": []}}
+    out, prompts, labels = ev.tokenized(panel, {"spec_bench": [{"id": "1", "text": "Ask Tom, then Ann."}]},
+                                        {"1": ["Tom,"]})
+    r = out["news/x"]["labelled"][0]
+    assert r["text"] == 'Mr. A. Lee , 28 , said ( twice ) : " Ann \'s here . "', r["text"]
+    assert [r["text"][s:e] for _, s, e in r["spans"]] == ["A. Lee", "Ann"]
+    assert [r["text"][s:e] for _, s, e in r["other_spans"]] == ["Mr."]
+    assert prompts["spec_bench"][0]["text"] == "Ask Tom , then Ann ." and labels == {"1": ["Tom ,"]}
+
+
 def test_the_census_list_recipe_keeps_common_names_and_rare_word_names_out(tmp_path):
     recipe = _load("name_lists_recipe")
     (tmp_path / "dist.female.first").write_text("PEARL          0.050  1.000   100\nBRAIN          0.001  1.001  4000\n"
