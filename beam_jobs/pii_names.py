@@ -952,15 +952,19 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         cued = w not in names
         if cued and not (_PERSON_BEFORE.search(before) and _CLAUSE_END_AFTER.match(text, e)):
             continue  # a surname that is a word only where a person stands: "left the premises with Green."
-        if not before or before[-1] in ".!?:;\n\"“”'‘(-–—•*>|&" or _CAPITALISED_BEFORE.search(before) \
+        if not before or before[-1] in ".!?:;\n\"“”'‘(-–—•*>|&" \
+                or _CAPITALISED_BEFORE.search(before) and not _PERSON_BEFORE.search(before) \
                 or _CAPITALISED_AFTER.match(text, e) or _DETERMINER_BEFORE.search(before):
             continue  # a sentence's first word; "Research Grant", "Grant Park": a run of capitals is a proper
-            # noun; "the Lewis structure", "Stones of Florence": after an article a thing, after "in", "of" a place
+            # noun (not after a sentence's "Per", "Thanks"); "the Lewis structure", "Stones of Florence": after an article a thing, after "in", "of" a place
         if starts is None:
             starts = {t.idx: t for t in doc}
         tok = starts.get(s)
-        if tok is not None and tok.ent_type_ in _NOT_PERSON_ENTITY and not (cued and tok.ent_type_ == "PRODUCT"):
-            continue  # where a person stands the NER's "product" is a misread surname ("with Green" PRODUCT)
+        if tok is not None and tok.ent_type_ in _NOT_PERSON_ENTITY and not (cued and tok.ent_type_ == "PRODUCT") \
+                and not (not cued and tok.ent_type_ == "ORG" and tok.ent_iob_ == "B" and _PERSON_BEFORE.search(before)
+                         and (tok.i + 1 == len(doc) or doc[tok.i + 1].ent_iob_ != "I")):
+            continue  # where a person stands the NER's "product" is a misread surname ("with Green" PRODUCT), its
+            # one-word "organisation" a misread given name ("Per Carol's note" ORG)
         out.append((s, e))
     return out
 
@@ -1229,13 +1233,13 @@ def english_vocabulary(nlp) -> frozenset[str]:
 
 
 def in_vocabulary(word: str, vocabulary: frozenset[str]) -> bool:
-    """Whether the word, or its stem under English inflection (-s, -es, -ies, -ing, -ed, -ness), is in the
-    vocabulary: WordNet's index holds lemmas only ("apply", not "Applying"). Not -er: "Walker" is a walk-er
-    and a name."""
+    """Whether the word, or its stem under English inflection (-s, -es, -ies, -ing, -ed, -ness, and the plurals
+    spaCy's lemmatizer takes back by rule: "Women", "Wolves"), is in the vocabulary: WordNet's index holds
+    lemmas only ("apply", not "Applying"). Not -er: "Walker" is a walk-er and a name."""
     w = word.lower()
     forms = {w}
     for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ied", "y"), ("ed", ""),
-                         ("ed", "e"), ("iness", "y"), ("ness", "")):
+                         ("ed", "e"), ("iness", "y"), ("ness", ""), ("men", "man"), ("ves", "f"), ("ves", "fe")):
         if w.endswith(suffix) and len(w) - len(suffix) + len(repl) >= 3:  # "died" -> "die"
             stem = w[:-len(suffix)]
             forms.add(stem + repl)
