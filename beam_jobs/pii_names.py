@@ -23,7 +23,8 @@ from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
-                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, MONTHS, MOVE_VERBS,
+                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS, MONTHS,
+                                 MOVE_VERBS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
@@ -902,8 +903,10 @@ def warm_word_lists() -> None:
 
 @lru_cache(maxsize=1)
 def _lower_given() -> frozenset[str]:
-    # English-speaking countries' lists only: other languages' names are words there ("einer", "del")
-    return frozenset(n.lower() for n in given_names(ENGLISH_LOCALES) if n.isalpha() and len(n) >= 4)
+    # every language's names ("gaby", "gunther" in an English message): in a passage of another language, where
+    # its names are words ("einer", "del"), only titled names are kept (find_names' language check)
+    return frozenset(w for n in given_names() if n.isalpha() and len(n) >= 4
+                     for w in [n.lower()] if w not in LOWER_CASE_WORDS)
 
 
 _CODE_NEIGHBOUR = frozenset("#@_./\\=(:<>[{$")
@@ -921,7 +924,9 @@ def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         if w not in names or w in STOP_WORDS or in_vocabulary(w, vocabulary):
             continue
         s, e = m.span()
-        if text[s - 1:s] in _CODE_NEIGHBOUR or text[e:e + 1] in _CODE_NEIGHBOUR and text[e:e + 1]:
+        after = text[e:e + 1]
+        if text[s - 1:s] in _CODE_NEIGHBOUR or after and after in _CODE_NEIGHBOUR and not (
+                after == "." and not text[e + 1:e + 2].strip()):  # "not ronaldo." ends a sentence; "lana.py" is code
             continue
         out.append((s, e))
     return out

@@ -424,7 +424,12 @@ def test_handles_leave_code_and_addresses_alone(pii, text):
 def test_lower_case_given_names_in_cased_chat(pii):
     r = pii("That moment when kaylee has a better phone than you and nobody noticed")
     assert "kaylee" not in r.text, r.text
-    # a given name that is also an English word, and code, stay
+    # any language's given names, also closing a sentence
+    r = pii("Did anyone else notice gaby gave herself more soda? Marcelo is the star of real madrid, not ronaldo.")
+    assert not _leaks(r, "gaby", "ronaldo"), r.text
+    # a given name that is also an English word, chat's words no dictionary holds, and code, stay
+    for text in ("Wow! This looks like a lotta fun!", "Run lana.py on the cluster first."):
+        assert pii(text).text == text, pii(text).text
     assert pii("I will rose-tint the photo and label it done.").text == "I will rose-tint the photo and label it done."
     assert "USERNAME" not in pii("df = pd.read_csv('kaylee_scores.csv')").counts
 
