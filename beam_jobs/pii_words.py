@@ -207,7 +207,14 @@ atorvastatin simvastatin zocor synthroid levothyroxine klonopin clonazepam xanax
 neurosurgery nsgy neurology neuro cardiology cards ortho orthopedics nephrology renal pulmonology pulm
 gastroenterology gi hepatology urology ent oncology onc hematology heme surgery gensurg ctsurg ctsicu ir
 radiology rads endocrine endo psychiatry psych dermatology derm ophthalmology optho podiatry palliative
-pt ot slp pharmacy duoderm tegaderm mepilex aquacel xeroform""".split())
+pt ot slp pharmacy duoderm tegaderm mepilex aquacel xeroform""".split()) | frozenset(
+    # a note's labs, specimens, devices and findings opening a line or sentence ("Lactate cleared to 1.8",
+    # "Sputum sent for culture", "Glucose 212"): the name model reads a capitalised one there as a name
+    """glucose lactate sputum urine stool guaiac troponin creatinine bilirubin albumin lipase amylase ammonia
+hemoglobin hematocrit platelets potassium sodium magnesium phosphorus phos chloride bicarbonate ferritin
+procalcitonin fibrinogen d-dimer ddimer inr ptt pca dobhoff corpak swan neupogen filgrastim epogen neutropenic
+afebrile febrile tachycardic bradycardic hypotensive hypertensive diaphoretic edematous jaundiced lethargic
+resp respiratory wound incision telemetry iv""".split())
 
 # Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
 # a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand

@@ -449,6 +449,13 @@ def test_headings_and_list_items_stay_a_dash_signature_goes(pii):
 def test_note_shorthand_is_no_name(pii):
     text = "Neuro: A&O x3, follows commands. Plan: cont to monitor, wean O2 as tol."
     assert pii(text).text == text, pii(text).text
+    # a note's labs, specimens and orders opening a sentence, which the name model reads as names
+    for text in ("Labs: Na 131, K 5.4, Cr 2.3, Glucose 212. Kayexalate 30g PO given.",
+                 "CVP 12-14. Lactate cleared to 1.8.", "Chest PT performed. Sputum sent for culture.",
+                 "Assessment: acute on chronic systolic heart failure. Plan: IV diuresis, daily weights."):
+        assert pii(text).text == text, pii(text).text
+    r = pii("Sputum sent for culture. Daughter Rhonda Kapoor called, updated by Dr. Stavros.")
+    assert not _leaks(r, "Rhonda", "Kapoor", "Stavros"), r.text
 
 
 def test_an_office_run_into_a_name_does_not_spread_as_a_name(pii):
