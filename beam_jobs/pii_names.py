@@ -782,8 +782,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         for ent in d.ents:
             if ent.label_ in ("PERSON", "PER"):
                 ent = _before_digits(ent)  # "IBAN GB82WEST1234...": no name holds a digit
-                if ent is None or _shouted_words(ent, shouted, vocabulary):
-                    continue
+                if ent is None or _shouted_words(ent, shouted, vocabulary) or all(
+                        _drawn_out_word(w, vocabulary) for w in _LETTER_WORD.findall(ent.text)):
+                    continue  # ... or chat's words drawn out ("HOLIDAY ROOOOAAADDD"; "SUAREZZZZ" stays a name)
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line
             s, e = ent.start_char, ent.end_char
             e = min(e, s + text[s:e].find("\n")) if "\n" in text[s:e] else e
@@ -1315,6 +1316,15 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _INITIALS_ONLY = re.compile(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*")
 _DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
 _NOT_WORDLIKE = re.compile(r"[^\w'’\-]")
+_DRAWN_OUT = re.compile(r"([^\W\d_])\1\1+")
+
+
+def _drawn_out_word(word: str, vocabulary: frozenset[str]) -> bool:
+    """A dictionary word with a letter drawn out, as chat writes it ("ROOOOAAADDD", "Pleaseee", "DIRTYYYY"): the
+    run of a letter read once or twice is the word. A name drawn out ("SUAREZZZZ", "Jonyeee") is none."""
+    if not _DRAWN_OUT.search(word):
+        return False
+    return any(in_vocabulary(_DRAWN_OUT.sub(r"\1" * k, word), vocabulary) for k in (1, 2))
 # "Ubuntu 22.04", "Photoshop 2023": a product's version; not a score ("Ravoire 6-2")
 _VERSION = re.compile(r"[ \t]+v?\d+(?:\.\d+)*\b(?![-–]\d)")
 _LIST_MARK = re.compile(r"^[ \t>*\-•(\[]*(?:[A-Za-z0-9][.)\]][ \t]*)?")
@@ -1322,11 +1332,12 @@ _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|an
 
 
 def _shouted_lines(text: str) -> list[tuple[int, int]]:
-    """The lines written all in capitals, of 3+ words: headlines and shouted posts."""
+    """The lines written all in capitals, of 2+ words: headlines, a table's headings ("EASTERN CONFERENCE") and shouted
+    posts."""
     out, start = [], 0
     for line in text.split("\n"):
         words = _LETTER_WORD.findall(line)
-        if len(words) >= 3 and all(w.isupper() for w in words):
+        if len(words) >= 2 and all(w.isupper() for w in words):
             out.append((start, start + len(line)))
         start += len(line) + 1
     return out
@@ -1359,7 +1370,7 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False,
         caps_word = len(w) >= 4 and w.isalpha() and any(a <= s < b for a, b in shouted)
         if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 \
                 or _acronym(w) and not caps_word \
-                or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) \
+                or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) or _drawn_out_word(w, vocabulary) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
                 or in_vocabulary(w.strip("-'’"), vocabulary) \
                 or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND or _WORD_SHAPED.search(w):

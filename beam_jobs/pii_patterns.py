@@ -150,9 +150,18 @@ class InternationalAddressRecognizer(EntityRecognizer):
         spans = address_spans(text)
         if self.vocabulary:
             spans = union_spans(spans + named_streets(text, self.vocabulary))
+        scores = [m.span() for m in _SCORE.finditer(text)] if spans else []
         return [RecognizerResult("STREET_ADDRESS", s, e, 0.7) for s, e in spans if not _CITATION.fullmatch(text[s:e])
                 and not _VITALS.search(text, s, min(len(text), e + 4))
-                and not _PRESSURE.search(text, s, min(len(text), e + 10))]
+                and not _PRESSURE.search(text, s, min(len(text), e + 10))
+                and not any(a <= s and e - (text[e - 1:e] == ".") <= b for a, b in scores)]
+
+
+# A result in a line of results ("Coventry 0 Nottingham Forest 3, Derby 3 Leeds 3", "Houston 111 DENVER 98"): a
+# side, its score, the other side and its score, closed by a comma, a full stop or the line's end, never a house
+# number and a street
+_TEAM = r"[A-Z][\w.'’\-]*(?:[ \t]+(?:[A-Z][\w.'’\-]*|de|del|of))*"
+_SCORE = re.compile(rf"{_TEAM}[ \t]+\d{{1,3}}[ \t]+{_TEAM}[ \t]+\d{{1,3}}(?=[ \t]*(?:[,;.]|$))", re.MULTILINE)
 
 
 # A note's vital signs, which the street forms read as a number and a street word or a French post box ("HR 80s

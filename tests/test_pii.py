@@ -438,6 +438,16 @@ def test_score_lists_of_countries_and_sections_stay(pii):
     for text in ("Final standings: Germany 12, France 9, Italy 7", "See Chapter 3, Section 4 and Table 2",
                  "Germany beat France 2-1 in the final."):
         assert pii(text).text == text
+    # a line of results is no street address; a table's headings in capitals and drawn-out chat words no names
+    for text in ("Results on Saturday: Arsenal 2 West Ham 0, Coventry 0 Nottingham Forest 3.",
+                 "Results (home team in CAPS): Houston 111 DENVER 98, Seattle 103 PHOENIX 95.",
+                 "Standings after Thursday's games:\nEASTERN CONFERENCE\nNORTHEAST DIVISION\nHARTFORD 12 7 6 75 73 30",
+                 "I LOVE ITTTTTTT", "HOLIDAY ROOOOOOAAAAADDDDD"):
+        assert pii(text).text == text, pii(text).text
+    for name in ("SUAREZZZZZ", "so nice meeting you and Jonyeee!"):  # a name drawn out stays a name
+        assert "<PERSON>" in pii(name).text, pii(name).text
+    r = pii("Ship to 221 Baker Street, London NW1 6XE.")
+    assert "Baker Street" not in r.text, r.text
 
 
 def test_headings_and_list_items_stay_a_dash_signature_goes(pii):
