@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CLOSINGS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ACTOR_VERBS,
+from beam_jobs.pii_words import (CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ACTOR_VERBS,
                                  INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
                                  MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, place_names, surnames,
@@ -369,13 +369,28 @@ _SURNAME_DOES = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+(?:{_PERSON_DOES}
                            rf"\b(?:{_DONE_TO_PLAYER})[ \t]+({_CAPWORD})(?![\w'’\-]*[ \t]+[A-Z])")
 
 
+_COMPANY_NOUN = "(?:" + "|".join(sorted(COMPANY_NOUNS, key=len, reverse=True)) + ")"
+_COMPANY_BEFORE = re.compile(rf"(?i)(?<![\w'’\-]){_COMPANY_NOUN}[ \t]+\Z")
+_COMPANY_FIRST = re.compile(rf"(?i){_COMPANY_NOUN}[ \t]+(?=[A-Z])")
+_REPORTS = re.compile(r"(?:['’]s)?[ \t]+(?:said|says|told|reported|announced|expects|expected|plans|planned|"
+                      r"forecast|posted|warned|denied|confirmed)\b")
+
+
+def company_reporting(text: str, s: int, e: int) -> bool:
+    """The name at text[s:e] has a company word before it and reports ("Japanese carmaker Toyota said", "the
+    rating agency Moody's said", "Brokerage Nomura said": the NER may run the word in). In news a company speaks
+    there, never a person. Only before a reporting verb: "the company Smith founded" names a person."""
+    return bool(_REPORTS.match(text, e)) and bool(
+        _COMPANY_BEFORE.search(text[max(0, s - 30):s]) or _COMPANY_FIRST.match(text, s))
+
+
 def _surname_word_names(text: str, is_word) -> list[tuple[int, int]]:
     """A surname of the lists, one that is also a word, where a report puts a person (_SURNAME_DOES)."""
     out = []
     for m in _SURNAME_DOES.finditer(text):
         g = 1 if m.group(1) else 2
         word = _POSSESSIVE.sub("", m.group(g))
-        if word in surnames() and word not in country_names():
+        if word in surnames() and word not in country_names() and not company_reporting(text, m.start(g), m.end(g)):
             out.append((m.start(g), m.start(g) + len(word)))
     return out
 

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_name_rules import rule_names
+from beam_jobs.pii_name_rules import company_reporting, rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS, MONTHS,
                                  MOVE_VERBS,
@@ -785,6 +785,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                 if ent is None or _shouted_words(ent, shouted, vocabulary) or all(
                         _drawn_out_word(w, vocabulary) for w in _LETTER_WORD.findall(ent.text)):
                     continue  # ... or chat's words drawn out ("HOLIDAY ROOOOAAADDD"; "SUAREZZZZ" stays a name)
+            if company_reporting(text, ent.start_char, ent.end_char):
+                continue  # "Japanese carmaker Toyota said", "Italian insurer Generali said": a company speaks
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line
             s, e = ent.start_char, ent.end_char
             e = min(e, s + text[s:e].find("\n")) if "\n" in text[s:e] else e

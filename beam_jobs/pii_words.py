@@ -172,6 +172,17 @@ DEVICE_WORDS = frozenset("""catheter catheters cath draining drained drains drai
 dc'd d/c'd changed replaced inserted placed irrigated flushed intact output with w/ tube line collar valve boots
 dressing clamped""".split())
 
+# What a news wire calls a company, an agency or a paper right before its name ("carmaker Toyota said", "news
+# agency Itar-Tass said"); never a word that also names a person's trade or standing ("operator", "carrier",
+# "giant", "rival", "brewer": "crane operator Jim said"), nor a place one is in ("the office Smith said was")
+COMPANY_NOUNS = frozenset("""agency company group firm conglomerate corporation subsidiary unit affiliate
+carmaker automaker drugmaker steelmaker chipmaker planemaker tyremaker toymaker phonemaker truckmaker manufacturer
+insurer reinsurer retailer bank lender brokerage broker bourse exchange regulator watchdog ministry daily
+newspaper weekly broadcaster airline refiner utility distributor wholesaler supermarket chain fund trust
+consultancy partnership institute federation association union network channel publisher""".split())
+# News agencies, which speak and are told things as people are ("told Reuters", "Interfax quoted"): never a name
+NEWS_AGENCIES = frozenset("reuters interfax itar-tass tass xinhua kyodo bernama ansa anp afp efe dpa yonhap".split())
+
 # English words in lower case that no dictionary holds and that are given names in some language of Faker's lists
 # (chat's "lotta", "hella", the Latin "vide" of Indian judgments): words there, never a name in lower case. Found
 # on the corpora's dev splits; the lower-case name rule reads every other such name ("gaby", "gunther")
@@ -224,7 +235,7 @@ pinterest tumblr photoshop javascript typescript github gitlab bitcoin ethereum 
 samsung huawei skype slack chatgpt openai ebay paypal covid coronavirus wifi bluetooth linux ubuntu kubernetes
 docker tensorflow pytorch numpy pandas matlab excel powerpoint hashtag emoji selfie podcast vlog blogger
 wordpress shopify etsy twitch discord minecraft fortnite pokemon wiki wikis wikinews wikimedia wiktionary
-zotero wrestlemania smackdown nikkei nasdaq sony nvidia""".split())
+zotero wrestlemania smackdown nikkei nasdaq sony nvidia""".split()) | NEWS_AGENCIES
 
 
 # The English name of every region `phonenumbers` knows, as its geocoder gives them (written out here: reading
