@@ -333,14 +333,23 @@ class PiiFilter:
     def readings(self, text: str) -> list[tuple[str, str | None, list[int] | None]]:
         """How the name finder reads `text`: (reading, its capitalised copy or None, offsets or None), the text
         as written first. A name any reading finds is redacted. `offsets` maps a reading of another length
-        (tokenized text read as prose) back to `text`; the others keep its length."""
+        (tokenized text read as prose, a reply without its quote marks) back to `text`; the others keep its
+        length."""
         from beam_jobs.pii_names import (capitalised_copy, lowercase_text, lowered_copy, truecased_copy,
                                          uppercase_text)
         from beam_jobs.pii_tokenized import is_tokenized, prose_copy
+        from beam_jobs.pii_wrapped import unquoted_copy, unwrapped_copy
         bases = [(text, None)]
-        if self.person and is_tokenized(text):
-            # "Wood , 28 , joined": the rules key on punctuation written against a word
-            bases += [prose] if (prose := prose_copy(text)) else []
+        if self.person:
+            # as prose writes it: "Wood , 28 , joined" (the rules key on punctuation written against a word), a
+            # reply's "> " taken out ("> --Dave" signs the message), and either's soft line breaks read as spaces
+            # ("... by a\nMoldavian national": a wrap splits a name or its cue)
+            if is_tokenized(text) and (prose := prose_copy(text)):
+                bases.append(prose)
+            if ">" in text and (unquoted := unquoted_copy(text)):
+                bases.append(unquoted)
+            bases += [(joined, offsets) for base, offsets in list(bases) if "\n" in base
+                      for joined in [unwrapped_copy(base)] if joined is not None]
         out = []
         for base, offsets in bases:
             if not self.person:

@@ -597,18 +597,49 @@ def _tokenize(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def tokenized(panel: dict, prompts: dict, labels: dict) -> tuple[dict, dict, dict]:
-    """The panel, the prompts and the prompts' labels printed token by token; every labelled span moves with
-    its characters."""
+def _wrap(text: str, width: int = 72) -> tuple[str, list[int]]:
+    """`text` hard-wrapped at `width` as mail clients wrap it: the space before a word that would pass the
+    width becomes a line break, so every character keeps its offset."""
+    out, line_start = list(text), 0
+    for m in re.finditer(r" (?=\S)", text):
+        if "\n" in text[line_start:m.start()]:
+            line_start = text.rfind("\n", line_start, m.start()) + 1
+        nxt = re.match(r"\S*", text[m.end():]).group(0)
+        if m.start() - line_start + 1 + len(nxt) > width and m.start() > line_start:
+            out[m.start()] = "\n"
+            line_start = m.start() + 1
+    return "".join(out), list(range(len(text)))
+
+
+def _quote(text: str) -> tuple[str, list[int]]:
+    """`text` wrapped and quoted as a reply quotes it: "> " opens every line."""
+    wrapped, _ = _wrap(text)
+    out, where = ["> "], []
+    for ch in wrapped:
+        where.append(sum(map(len, out)))
+        out.append(ch)
+        if ch == "\n":
+            out.append("> ")
+    return "".join(out), where
+
+
+LAYOUTS = {"tokenized": _tokenize, "wrapped": _wrap, "quoted": _quote}
+
+
+def relaid(panel: dict, prompts: dict, labels: dict, layout: str) -> tuple[dict, dict, dict]:
+    """The panel, the prompts and the prompts' labels laid out as `layout` (LAYOUTS) lays them out; every
+    labelled span moves with its characters."""
+    lay = LAYOUTS[layout]
+
     def moved(rec: dict) -> dict:
-        text, where = _tokenize(rec["text"])
+        text, where = lay(rec["text"])
         spans = {key: [(t, where[s], where[e - 1] + 1) for t, s, e in rec.get(key, ())]
                  for key in ("spans", "other_spans")}
         return dict(rec, text=text, **spans)
     out = {name: dict(s, **{kind: [moved(r) for r in s[kind]] for kind in ("labelled", "person_free")})
            for name, s in panel.items()}
-    prompts = {k: [dict(p, text=_tokenize(p["text"])[0]) for p in v] for k, v in prompts.items()}
-    labels = {k: [_tokenize(v)[0] for v in vs] for k, vs in labels.items()}
+    prompts = {k: [dict(p, text=lay(p["text"])[0]) for p in v] for k, v in prompts.items()}
+    labels = {k: [lay(v)[0] for v in vs] for k, vs in labels.items()}
     return out, prompts, labels
 
 
@@ -636,9 +667,11 @@ def main(argv=None) -> dict:
     ap.add_argument("--recase", choices=("upper", "lower"), default=None,
                     help="score the panel and the prompts written all in capitals or all in lower case (notes, "
                          "telexes and chat are): the same records and labels, re-cased")
-    ap.add_argument("--tokenized", action="store_true",
-                    help="score the panel and the prompts printed token by token, as NER corpora and news-wire "
-                         "feeds print them (\"Wood , 28 , joined\"): the same records, labels moved with them")
+    ap.add_argument("--layout", choices=sorted(LAYOUTS), default=None,
+                    help="score the panel and the prompts laid out as NER corpora and news-wire feeds print them "
+                         "(tokenized: \"Wood , 28 , joined\"), as mail clients wrap them (wrapped: at 72 "
+                         "characters) or quote them in a reply (quoted: wrapped, \"> \" opening each line): the "
+                         "same records, labels moved with them")
     args = ap.parse_args(argv)
     import logging
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
@@ -651,12 +684,12 @@ def main(argv=None) -> dict:
     labels = load_prompt_labels()
     if args.recase:
         panel, prompts, labels = recased(panel, prompts, labels, args.recase)
-    if args.tokenized:
-        panel, prompts, labels = tokenized(panel, prompts, labels)
+    if args.layout:
+        panel, prompts, labels = relaid(panel, prompts, labels, args.layout)
     figures: dict = {"sets": {k: {"split": v["split"], "labelled": len(v["labelled"]),
                                   "person_free": len(v["person_free"])} for k, v in panel.items()},
                      "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick,
-                     "recase": args.recase, "tokenized": args.tokenized}
+                     "recase": args.recase, "layout": args.layout}
     system = eaglekit_system(args.model, args.keep_names_in, not args.no_second_member)
     figures["eaglekit"] = evaluate("eaglekit", system, panel, prompts, labels, args.show_leaks, nine_only=False)
     if not args.no_presidio:

@@ -370,13 +370,21 @@ def test_tokenized_panel_moves_each_label_with_its_characters(ev):
     rec = {"text": "Mr. A. Lee, 28, said (twice): \"Ann's here.\"", "spans": [("PERSON", 4, 10), ("PERSON", 31, 34)],
            "other_spans": [("USERNAME", 0, 3)]}
     panel = {"news/x": {"split": "x:test", "labelled": [rec], "person_free": []}}
-    out, prompts, labels = ev.tokenized(panel, {"spec_bench": [{"id": "1", "text": "Ask Tom, then Ann."}]},
-                                        {"1": ["Tom,"]})
+    out, prompts, labels = ev.relaid(panel, {"spec_bench": [{"id": "1", "text": "Ask Tom, then Ann."}]},
+                                     {"1": ["Tom,"]}, "tokenized")
     r = out["news/x"]["labelled"][0]
     assert r["text"] == 'Mr. A. Lee , 28 , said ( twice ) : " Ann \'s here . "', r["text"]
     assert [r["text"][s:e] for _, s, e in r["spans"]] == ["A. Lee", "Ann"]
     assert [r["text"][s:e] for _, s, e in r["other_spans"]] == ["Mr."]
     assert prompts["spec_bench"][0]["text"] == "Ask Tom , then Ann ." and labels == {"1": ["Tom ,"]}
+    # wrapped as mail wraps it (every character keeps its place), and quoted as a reply quotes it
+    long = {"text": "Dear committee, " * 6 + "I write for Ann Lee.", "spans": [("PERSON", 108, 115)]}
+    panel = {"mail/x": {"split": "x:test", "labelled": [long], "person_free": []}}
+    for layout in ("wrapped", "quoted"):
+        r = ev.relaid(panel, {}, {}, layout)[0]["mail/x"]["labelled"][0]
+        assert "\n" in r["text"] and [r["text"][s:e] for _, s, e in r["spans"]] == ["Ann Lee"], r
+        assert all(len(line) <= 72 + 2 for line in r["text"].split("\n"))
+        assert layout == "wrapped" or all(line.startswith("> ") for line in r["text"].split("\n"))
 
 
 def test_the_census_list_recipe_keeps_common_names_and_rare_word_names_out(tmp_path):
