@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 
-# a break inside a paragraph: a long line before it, not closing a list's item (";"), and a line of text after
-# it that opens no list item ("e. Pickup trucks;" would read as an initial and a surname). A break that ends a
-# sentence is read as a space too: the copy is read beside the text, never instead of it
-_SOFT_BREAK = re.compile(r"(?<=[^\s;])\n(?![ \t]*(?:[A-Za-z0-9]{1,3}[.)]|[-*•–])[ \t])(?=[ \t]*[^\W_])")
+# a break inside a paragraph: a long line before it, not closing a list's item (";") or opening a list or table
+# (":"), and a line of text after it that opens no list item ("e. Pickup trucks;" would read as an initial and a
+# surname). Neither line is written in capitals, and the one before holds a word in lower case: a headline, a
+# dateline ("STUTTGART 1996-08-24") or a line of results ("Barnsley 2 Charlton 0") is no wrapped prose. A break
+# that ends a sentence is read as a space too: the copy is read beside the text, never instead of it
+_SOFT_BREAK = re.compile(r"(?<=[^\s;:])\n(?![ \t]*(?:[A-Za-z0-9]{1,3}[.)]|[-*•–])[ \t])(?=[ \t]*[^\W_])")
 _MIN_LINE = 20  # letters and marks, not counting indentation: shorter lines are headers, labels, signatures
+_LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{2,}(?![^\W\d_])")
 _QUOTE_MARKS = re.compile(r"^(?:>[ \t]?)+", re.MULTILINE)
 
 
@@ -37,7 +40,10 @@ def unwrapped_copy(text: str) -> str | None:
     out = list(text)
     for m in _SOFT_BREAK.finditer(text):
         at = m.start()
-        if len(text[text.rfind("\n", 0, at) + 1:at].strip()) >= _MIN_LINE:
+        before = text[text.rfind("\n", 0, at) + 1:at]
+        after_end = text.find("\n", at + 1)
+        after = text[at + 1:len(text) if after_end < 0 else after_end]
+        if len(before.strip()) >= _MIN_LINE and _LOWER_WORD.search(before) and any(c.islower() for c in after):
             out[at] = " "
     copy = "".join(out)
     return copy if copy != text else None

@@ -538,6 +538,32 @@ def test_a_text_printed_token_by_token_is_read_as_prose_too(pii):
         assert pii(text).text == text, pii(text).text
 
 
+def test_mail_wrapped_or_quoted_is_read_as_prose_too(pii):
+    # a wrap splits a name from its cue; a reply's "> " hides the signature under the message
+    r = pii("She was assisted by her representative, Ms Ana\nPreobrazhenskiy, adviser, and by an interpreter.")
+    assert not _leaks(r, "Ana", "Preobrazhenskiy"), r.text
+    r = pii("> Jeff,\n> I talked to Sheila and Kevin about the storage\n> contract. Both think we should wait.\n>\n> John")
+    assert not _leaks(r, "Jeff", "Sheila", "Kevin", "John"), r.text
+    # headlines, datelines, results and list items stay on their lines
+    text = ("SOCCER - LEADING RESULTS.\nLONDON 1996-08-24\nResults of English league matches on Saturday:\n"
+            "Barnsley 2 Charlton 0\nBolton 3 Norwich 1\nThe following equipment is provided for the site:\n"
+            "a. Track - mounted dozers with coal blades;\nb. Pickup trucks;\nc. Mobile cranes.")
+    assert pii(text).text == text, pii(text).text
+
+
+def test_wrapped_and_quoted_copies_keep_or_map_every_place():
+    from beam_jobs.pii_wrapped import unquoted_copy, unwrapped_copy
+    text = "The applicant was represented by Mr Ivan\nPetrov, a lawyer practising in Kyiv.\n\nThanks,\nAnna"
+    joined = unwrapped_copy(text)
+    assert len(joined) == len(text) and "Ivan Petrov" in joined and "Thanks,\nAnna" in joined
+    assert unwrapped_copy("SOCCER - RESULTS.\nLONDON 1996-08-24") is None
+    quoted = "> Sue - agree, let's wait\n> for Paul.\n>\n> --Jeff"
+    copy, offsets = unquoted_copy(quoted)
+    assert copy == "Sue - agree, let's wait\nfor Paul.\n\n--Jeff"
+    assert all(copy[k] == quoted[i] for k, i in enumerate(offsets))
+    assert unquoted_copy("x > 3 and y > 4\nso the test fails") is None  # a comparison is no quote
+
+
 def test_tokenized_text_and_its_prose_copy_map_offsets_both_ways():
     from beam_jobs.pii_tokenized import is_tokenized, prose_copy, to_copy, to_original
     text = 'He said " no " ( twice ) , Smith \'s lawyer did n\'t .'
