@@ -19,6 +19,7 @@ import re
 # that ends a sentence is read as a space too: the copy is read beside the text, never instead of it
 _SOFT_BREAK = re.compile(r"(?<=[^\s;:])\n(?![ \t]*(?:[A-Za-z0-9]{1,3}[.)]|[-*•–])[ \t])(?=[ \t]*[^\W_])")
 _MIN_LINE = 20  # letters and marks, not counting indentation: shorter lines are headers, labels, signatures
+_MAX_LINE = 100  # longer lines are paragraphs of their own: clients and note systems wrap at 60-80 characters
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{2,}(?![^\W\d_])")
 _QUOTE_MARKS = re.compile(r"^(?:>[ \t]?)+", re.MULTILINE)
 
@@ -43,7 +44,8 @@ def unwrapped_copy(text: str) -> str | None:
         before = text[text.rfind("\n", 0, at) + 1:at]
         after_end = text.find("\n", at + 1)
         after = text[at + 1:len(text) if after_end < 0 else after_end]
-        if len(before.strip()) >= _MIN_LINE and _LOWER_WORD.search(before) and any(c.islower() for c in after):
+        if _MIN_LINE <= len(before.strip()) <= _MAX_LINE and _LOWER_WORD.search(before) \
+                and any(c.islower() for c in after):
             out[at] = " "
     copy = "".join(out)
     return copy if copy != text else None

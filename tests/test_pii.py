@@ -557,6 +557,7 @@ def test_wrapped_and_quoted_copies_keep_or_map_every_place():
     joined = unwrapped_copy(text)
     assert len(joined) == len(text) and "Ivan Petrov" in joined and "Thanks,\nAnna" in joined
     assert unwrapped_copy("SOCCER - RESULTS.\nLONDON 1996-08-24") is None
+    assert unwrapped_copy("A paragraph of its own, " * 5 + "ends here.\nThe next one starts.") is None  # no wrap
     quoted = "> Sue - agree, let's wait\n> for Paul.\n>\n> --Jeff"
     copy, offsets = unquoted_copy(quoted)
     assert copy == "Sue - agree, let's wait\nfor Paul.\n\n--Jeff"
