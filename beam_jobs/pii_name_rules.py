@@ -264,8 +264,9 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
-# "White not out 33"), a line each or one after another ("Hussain c Ward b Fleming 44, Irani not out 67")
-_DISMISSAL = (r"(?:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|"
+# "White not out 33"), a line each or one after another ("Hussain c Ward b Fleming 44, Irani not out 67"), in
+# any case (a scoreboard in capitals reads "T. MOODY NOT OUT 56")
+_DISMISSAL = (r"(?i:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|"
               r"run[ \t]+out|not[ \t]+out|retired[ \t]+(?:hurt|out)|hit[ \t]+wicket)")
 _BATTING_LINE = re.compile(rf"(?m)(?:^|(?<=[,;:]))[ \t]*((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD})?)[ \t]+"
                            rf"{_DISMISSAL}(?:[ \t]+\([^)\n]{{1,30}}\))?[ \t]+\d{{1,3}}\*?[ \t]*(?=[,;]|$)")

@@ -569,9 +569,9 @@ def lowercase_text(text: str) -> bool:
 
 def uppercase_text(text: str) -> bool:
     """Written all in capitals (a nursing note, a telex, a shouted post): no lower-case letter, and enough
-    words to be prose rather than one headline."""
+    words to be prose rather than a heading (4: "ANNA,\n\nSEE ATTACHED.\n\nTHANKS,\nJOHN" is a message)."""
     words = re.findall(r"[^\W\d_]+", text)
-    return sum(len(w) > 2 for w in words) >= 6 and not any(c.islower() for c in text)
+    return sum(len(w) > 2 for w in words) >= 4 and not any(c.islower() for c in text)
 
 
 def lowered_copy(text: str) -> str | None:

@@ -954,6 +954,15 @@ def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
         assert pii(text).text == text, pii(text).text
 
 
+def test_a_short_message_and_a_scoreboard_in_capitals(pii):
+    r = pii("ANNA,\n\nSEE ATTACHED.\n\nTHANKS,\nJOHN")
+    assert not _leaks(r, "ANNA", "JOHN"), r.text
+    r = pii("CRICKET - SHEFFIELD SHIELD SCOREBOARD.\nM. HUSSEY C GILCHRIST B MCGRATH 34\nT. MOODY NOT OUT 56")
+    assert not _leaks(r, "HUSSEY", "GILCHRIST", "MCGRATH", "MOODY"), r.text
+    for text in ("Please see note B and section C below for 12 items.", "The answer is C 12"):
+        assert pii(text).text == text, pii(text).text
+
+
 def test_older_given_names_of_the_census_and_storms(pii):
     # the names of older people, whom notes name most, are in the census list (Faker's lists lack them)
     r = pii("PT ADMITTED WITH SOB. WIFE PEARL AT BEDSIDE, UPDATED. SON CLYDE TO VISIT.")
