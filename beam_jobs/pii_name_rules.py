@@ -88,8 +88,9 @@ def _header_names(text: str, is_word) -> list[tuple[int, int]]:
         for m in _HEADER_PERSON.finditer(line.group(1)):
             words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
             if "@" in m.group(1) or all(is_word(w) for w in words) and not any(
-                    w in given_names() and w.lower() not in NOT_ADDRESSED for w in words):
-                continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." holds a given name
+                    (w in given_names() or w.isupper() and w.capitalize() in given_names())
+                    and w.lower() not in NOT_ADDRESSED for w in words):
+                continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." ("DOE, JOHN A.") holds a given name
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
         # written in lower case, as a quick reply's "cc: rick buy, ted murphy": a given name and a word
         for m in _HEADER_LOWER.finditer(line.group(1)):

@@ -957,6 +957,8 @@ def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
 def test_a_short_message_and_a_scoreboard_in_capitals(pii):
     r = pii("ANNA,\n\nSEE ATTACHED.\n\nTHANKS,\nJOHN")
     assert not _leaks(r, "ANNA", "JOHN"), r.text
+    r = pii("FROM: SMITH, ANNA\nTO: DOE, JOHN A.\nSUBJECT: LUNCH\n\nWORKS FOR ME.")
+    assert not _leaks(r, "SMITH", "ANNA", "DOE", "JOHN"), r.text
     r = pii("CRICKET - SHEFFIELD SHIELD SCOREBOARD.\nM. HUSSEY C GILCHRIST B MCGRATH 34\nT. MOODY NOT OUT 56")
     assert not _leaks(r, "HUSSEY", "GILCHRIST", "MCGRATH", "MOODY"), r.text
     for text in ("Please see note B and section C below for 12 items.", "The answer is C 12"):
