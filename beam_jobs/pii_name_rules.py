@@ -38,6 +38,7 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
+_MODALS = frozenset("will may can must might shall should would could".split())  # given names too: Will, May
 # A name after a kin or care role (pii_words.KIN_WORDS)
 _KIN = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) +
                   r"(?:['’]s)?[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)([^\W\d_][\w'’\-]+)")
@@ -240,8 +241,11 @@ def _case_parties(text: str, is_word) -> list[tuple[int, int]]:
 
 def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
-    when no dictionary holds it ("called daughter ingrid")."""
+    when no dictionary holds it ("called daughter ingrid"), and in a text written all in lower case an English
+    given name though the dictionary holds it ("sister faith called", "daughter (summer)"; not a modal verb:
+    "son will visit")."""
     out = []
+    all_lower = not any(c.isupper() for c in text)
     for m in _KIN.finditer(text):
         while m:
             w = m.group(1)
@@ -255,7 +259,8 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
                 # "MOTHER (ROSA)": a word in brackets after a kin role is the name; so is a given name in
                 # capitals ("WIFE ROSA CALLED", though "rosa" is in the dictionary)
                 break  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
-            if not (w[:1].isupper() or not is_word(w)):
+            if not (w[:1].isupper() or not is_word(w) or all_lower and w not in _MODALS
+                    and w.capitalize() in given_names(ENGLISH_LOCALES)):
                 break
             out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", w))))
             m = _KIN_MORE.match(text, m.end(1))

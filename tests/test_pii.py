@@ -954,6 +954,13 @@ def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
         assert pii(text).text == text, pii(text).text
 
 
+def test_a_kin_role_names_a_given_name_that_is_a_word_in_lower_case_text(pii):
+    r = pii("neuro: a&ox3. pt's sister faith called, updated by rn. daughter (summer) to visit at 1400.")
+    assert not _leaks(r, "faith", "summer"), r.text
+    text = "the patient is stable and his wife may call tonight."  # a modal verb, though May is a name
+    assert pii(text).text == text, pii(text).text
+
+
 def test_a_short_message_and_a_scoreboard_in_capitals(pii):
     r = pii("ANNA,\n\nSEE ATTACHED.\n\nTHANKS,\nJOHN")
     assert not _leaks(r, "ANNA", "JOHN"), r.text
