@@ -25,6 +25,8 @@ _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 _INITIAL = r"[A-Z]\.?"
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
+_HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)(?:[ \t]+[a-z]\.?)?"
+                                      r"(?=[ \t]*(?:[;<]|$))")
 # a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
 HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
                     r"[ \t]*(.+)$")
@@ -93,7 +95,11 @@ def _header_names(text: str, is_word) -> list[tuple[int, int]]:
                     and w.lower() not in NOT_ADDRESSED for w in words):
                 continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." ("DOE, JOHN A.") holds a given name
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
-        # written in lower case, as a quick reply's "cc: rick buy, ted murphy": a given name and a word
+        # written in lower case, as a quick reply's "cc: rick buy, ted murphy": a given name and a word; "to: doe,
+        # john a.": a word, and a given name after its comma
+        for m in _HEADER_LOWER_LAST_FIRST.finditer(line.group(1)):
+            if m.group(2).capitalize() in given_names(ENGLISH_LOCALES) and not is_function_word(m.group(1)):
+                out.append((line.start(1) + m.start(1), line.start(1) + m.end(0)))
         for m in _HEADER_LOWER.finditer(line.group(1)):
             first, last = m.group(1).split()
             if first.capitalize() in given_names(ENGLISH_LOCALES) and not is_function_word(last) \

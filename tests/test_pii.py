@@ -957,6 +957,8 @@ def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
 def test_a_kin_role_names_a_given_name_that_is_a_word_in_lower_case_text(pii):
     r = pii("neuro: a&ox3. pt's sister faith called, updated by rn. daughter (summer) to visit at 1400.")
     assert not _leaks(r, "faith", "summer"), r.text
+    r = pii("from: smith, anna\nto: doe, john a.\nsubject: lunch\n\nworks for me.")  # a header's "last, first"
+    assert not _leaks(r, "smith", "anna", "doe", "john"), r.text
     text = "the patient is stable and his wife may call tonight."  # a modal verb, though May is a name
     assert pii(text).text == text, pii(text).text
 
