@@ -376,9 +376,12 @@ class PiiFilter:
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
         readings = [self.readings(t) for t in texts]
-        # the texts as written first (the pattern recognizers read those docs), then every other reading
-        batch = texts + [r for rs in readings for k, (r, cased, _) in enumerate(rs)
-                         for r in ([] if k == 0 else [r]) + ([cased] if cased is not None else [])]
+        # the texts as written first (the pattern recognizers read those docs), then every other reading and
+        # capitalised copy, in the order read_docs takes them back
+        batch = list(texts)
+        for rs in readings:
+            for k, (reading, cased, _) in enumerate(rs):
+                batch += ([reading] if k else []) + ([cased] if cased is not None else [])
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
             docs = list(nlp.pipe(batch, batch_size=self.cfg.batch_size))
@@ -395,7 +398,7 @@ class PiiFilter:
                 results += self._pattern_results(text, doc, patterns)
             for (reading, _, offsets), (rdoc, _) in zip(readings[i], read_docs[i]):
                 if offsets is not None and (patterns := entities_for(reading, self.pattern_entities)):
-                    # tokenized text read as prose: "Apt . 735" is an address as "Apt. 735" is
+                    # a reading of another length (tokenized, unquoted): "Apt . 735" is an address as "Apt. 735" is
                     results += [RecognizerResult(r.entity_type, *to_original([(r.start, r.end)], offsets)[0], r.score)
                                 for r in self._pattern_results(reading, rdoc, patterns)]
             if self.person:

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS, INITIAL_ACTOR_VERBS,
-                                 INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
+from beam_jobs.pii_words import (CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
+                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
                                  MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, place_names, surnames,
                                  trie_alternation)
@@ -25,8 +25,8 @@ _CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 _ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 _INITIAL = r"[A-Z]\.?"
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
-_HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)(?:[ \t]+[a-z]\.?)?"
-                                      r"(?=[ \t]*(?:[;<]|$))")
+_HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)"
+                                      r"(?:[ \t]+[a-z]\.?)?(?=[ \t]*(?:[;<]|$))")
 # a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
 HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
                     r"[ \t]*(.+)$")
@@ -93,7 +93,8 @@ def _header_names(text: str, is_word) -> list[tuple[int, int]]:
             if "@" in m.group(1) or all(is_word(w) for w in words) and not any(
                     (w in given_names() or w.isupper() and w.capitalize() in given_names())
                     and w.lower() not in NOT_ADDRESSED for w in words):
-                continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." ("DOE, JOHN A.") holds a given name
+                continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." ("DOE, JOHN A.") holds a
+                # given name
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
         # written in lower case, as a quick reply's "cc: rick buy, ted murphy": a given name and a word; "to: doe,
         # john a.": a word, and a given name after its comma

@@ -23,8 +23,8 @@ from functools import lru_cache
 
 from beam_jobs.pii_name_rules import company_reporting, rule_names
 from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
-                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS, MONTHS,
-                                 MOVE_VERBS,
+                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
+                                 MONTHS, MOVE_VERBS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, place_names, surnames)
@@ -964,7 +964,8 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
                 or _CAPITALISED_BEFORE.search(before) and not _PERSON_BEFORE.search(before) \
                 or _CAPITALISED_AFTER.match(text, e) or _DETERMINER_BEFORE.search(before):
             continue  # a sentence's first word; "Research Grant", "Grant Park": a run of capitals is a proper
-            # noun (not after a sentence's "Per", "Thanks"); "the Lewis structure", "Stones of Florence": after an article a thing, after "in", "of" a place
+            # noun (not after a sentence's "Per", "Thanks"); "the Lewis structure", "Stones of Florence": after an
+            # article a thing, after "in", "of" a place
         if starts is None:
             starts = {t.idx: t for t in doc}
         tok = starts.get(s)
@@ -1334,8 +1335,8 @@ _DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|each|every|an
 
 
 def _shouted_lines(text: str) -> list[tuple[int, int]]:
-    """The lines written all in capitals, of 2+ words: headlines, a table's headings ("EASTERN CONFERENCE") and shouted
-    posts."""
+    """The lines written all in capitals, of 2+ words: headlines, a table's headings ("EASTERN CONFERENCE") and
+    shouted posts."""
     out, start = [], 0
     for line in text.split("\n"):
         words = _LETTER_WORD.findall(line)

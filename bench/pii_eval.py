@@ -586,7 +586,8 @@ def _tokenize(text: str) -> tuple[str, list[int]]:
         prev, nxt = text[i - 1:i], text[i + 1:i + 2]
         mark = ch in _MARKS and not (ch == ":" and nxt.isdigit() and prev.isdigit())  # "3:12" is one token
         apart = mark \
-            or ch == "." and (not nxt or nxt.isspace() or nxt in "\"')]") and not _KEEPS_STOP.search(text[max(0, i - 12):i]) \
+            or ch == "." and (not nxt or nxt.isspace() or nxt in "\"')]") \
+            and not _KEEPS_STOP.search(text[max(0, i - 12):i]) \
             or ch in "'’" and nxt in ("s", "S") and not text[i + 2:i + 3].isalnum() and prev.isalnum()
         if apart and prev and not prev.isspace() and out and not out[-1].isspace():
             out.append(" ")
