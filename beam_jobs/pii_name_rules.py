@@ -47,7 +47,8 @@ _KIN = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) +
 # the next names of the same kin ("2 sons (Ezekiel & Thaddeus)", "daughters Ana, Lupe and Rosa")
 _KIN_MORE = re.compile(r"[ \t]*(?:,|&|\band\b)[ \t]*([^\W\d_][\w'’\-]+)")
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
-_INITIALS_SURNAME = re.compile(r"(?<![\w.])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
+# initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
+_INITIALS_SURNAME = re.compile(r"(?<![\w./])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
 # honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
 _HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
 _CARE_TITLE = re.compile(r"(?i)(?:rn|np|rt)\b")  # nurse, nurse practitioner, respiratory therapist
@@ -615,7 +616,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("a witness, K.T., who had worked there", ["K.T."]),
                     ("Counsel:\nA. Kowalczyk\nB. Lindqvist\n\nSigned\nJ. Smith", ["B. Lindqvist", "J. Smith"])),
              leaves=("The U.S. Army and the U.K. met at 9 A.M.", "A. Introduction\nB. Methods", "A. Damage\n\nB. Costs", "We chose plan B. Then it rained.",
-                     "Respondent: State of U.P.", "the application I.A. No. 5/2014 was allowed")),
+                     "Respondent: State of U.P.", "the application I.A. No. 5/2014 was allowed",
+                     "Incision with staples, C/D/I. Small amt serous drainage.")),
     NameRule("kin", "a name after a kin or care role in notes and letters", _kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),
