@@ -18,6 +18,8 @@ _JOIN = re.compile(f"{_BEFORE}|{_AFTER}")
 # the marks that tell a tokenized text: a comma or full stop standing apart after a word, a clitic apart
 _TOKENIZED = re.compile(r"\w (?:,|\.(?=\s|$)|;|:(?= )|'s\b|n't\b)| \( \w| \w+ \)")
 _QUOTE = re.compile(r'(?:^|(?<= ))"(?= |$)', re.M)
+# the same marks written against a word, as prose writes them
+_AGAINST = re.compile(r"\w[,;)]|\w\.(?=\s|$)|\w's\b")
 
 
 def is_tokenized(text: str) -> bool:
@@ -27,8 +29,7 @@ def is_tokenized(text: str) -> bool:
     apart = len(_TOKENIZED.findall(text))
     if apart < 2 and not (apart == 1 and len(text.split()) < 12):
         return False
-    against = len(re.findall(r"\w[,;)]|\w\.(?=\s|$)|\w's\b", text))
-    return apart > against
+    return apart > len(_AGAINST.findall(text))
 
 
 def prose_copy(text: str) -> tuple[str, list[int]] | None:
@@ -42,8 +43,12 @@ def prose_copy(text: str) -> tuple[str, list[int]] | None:
             drop.add(at + 1)
         elif k % 2 == 1 and at and text[at - 1] == " ":
             drop.add(at - 1)
-    if not drop:
-        return None
+    return copy_without(text, drop) if drop else None
+
+
+def copy_without(text: str, drop: set[int]) -> tuple[str, list[int]]:
+    """`text` without the characters at the offsets `drop`, and for each character of the copy its offset in
+    `text` (what to_original and to_copy map through)."""
     offsets = [i for i in range(len(text)) if i not in drop]
     return "".join(text[i] for i in offsets), offsets
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from beam_jobs.pii_tokenized import copy_without
+
 # a break inside a paragraph: a long line before it, not closing a list's item (";") or opening a list or table
 # (":"), and a line of text after it that opens no list item ("e. Pickup trucks;" would read as an initial and a
 # surname). Neither line is written in capitals, and the one before holds a word in lower case: a headline, a
@@ -31,9 +33,7 @@ def unquoted_copy(text: str) -> tuple[str, list[int]] | None:
     marks = list(_QUOTE_MARKS.finditer(text))
     if not marks or len(marks) * 2 < len(lines):
         return None
-    drop = {i for m in marks for i in range(m.start(), m.end())}
-    offsets = [i for i in range(len(text)) if i not in drop]
-    return "".join(text[i] for i in offsets), offsets
+    return copy_without(text, {i for m in marks for i in range(m.start(), m.end())})
 
 
 def unwrapped_copy(text: str) -> str | None:

@@ -615,12 +615,14 @@ def _wrap(text: str, width: int = 72) -> tuple[str, list[int]]:
 def _quote(text: str) -> tuple[str, list[int]]:
     """`text` wrapped and quoted as a reply quotes it: "> " opens every line."""
     wrapped, _ = _wrap(text)
-    out, where = ["> "], []
+    out, where, length = ["> "], [], 2
     for ch in wrapped:
-        where.append(sum(map(len, out)))
+        where.append(length)  # a running length: summing the parts at each character cost a long text its square
         out.append(ch)
+        length += 1
         if ch == "\n":
             out.append("> ")
+            length += 2
     return "".join(out), where
 
 
