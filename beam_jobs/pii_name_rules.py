@@ -372,6 +372,42 @@ def _scorer_names(text: str, is_word) -> list[tuple[int, int]]:
             for m in _SCORER.finditer(line.group(1))]
 
 
+# A sports report's statistics: a baseball box score's list after its code ("HR - Castilla (31), Burks 2
+# (28)", "SB - Lofton 2 (52)"), and a table of leaders a line each, the count before a dash and the side in
+# brackets after each name ("12 - Ravanelli ( Middlesbrough )", "10 - Shearer ( Newcastle ) , Wright ( Arsenal )").
+# The names may be words ("Wright", "Burks"): the line's form says they are players.
+_STAT_NAME = rf"(?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,2}}"
+_BOX_LIST = re.compile(rf"(?<![\w-])(?:HR|HRs|RBI|SB|CS|SF|SH|2B|3B|DP|E)[ \t]*[-:][ \t]*"
+                       rf"({_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\)"
+                       rf"(?:[ \t]*[,;][ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))*)")
+_BOX_ITEM = re.compile(rf"({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
+_LEADER_LINE = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-–][ \t]*({_STAT_NAME}[ \t]*\([ \t]*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}}[ \t]*\)"
+                          rf"(?:[ \t]*,[ \t]*{_STAT_NAME}[ \t]*\([ \t]*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}}[ \t]*\))*)[ \t]*\.?[ \t]*$")
+_LEADER_ITEM = re.compile(rf"({_STAT_NAME})[ \t]*\(")
+
+
+def _statistics_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The players of a box score's lists (_BOX_LIST, two items or a count: one "E - Smith (3)" may be
+    anything) and of a table of leaders (_LEADER_LINE, two lines or more: one "3 - Paris (France)" is a list
+    item)."""
+    out = []
+    for m in _BOX_LIST.finditer(text):
+        items = list(_BOX_ITEM.finditer(m.group(1)))
+        if len(items) >= 2 or len(_BOX_LIST.findall(text)) >= 2:
+            out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for i in items]
+    lines = list(_LEADER_LINE.finditer(text))
+    if len(lines) >= 2:
+        out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in lines for i in _LEADER_ITEM.finditer(m.group(1))
+                if not _common_words_only(i.group(1), is_word)]
+    return out
+
+
+def _common_words_only(span: str, is_word) -> bool:
+    """Every word of `span` is a dictionary word and none a name of the lists ("Mix", "Bake"; not "Wright")."""
+    words = re.findall(r"[^\W\d_][\w'’\-]*", span)
+    return all(is_word(w) and w.capitalize() not in given_names() and w.capitalize() not in surnames() for w in words)
+
+
 # A surname of the lists that is also a word ("Marsh", "Law", "Cole", "Price") where a report puts a person:
 # before what only people do ("Law top-scored with 67", "Banks disagreed") or after what is done to a player
 # ("replaced the injured Cole", "crossed for Rush"). Elsewhere such a word is left to the model.
@@ -460,6 +496,25 @@ def _role_initials(text: str, is_word) -> list[tuple[int, int]]:
     "officers B. and D."): each initial is that person's name."""
     return [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
             for i in re.finditer(r"[A-Z]\.", m.group(1))]
+
+
+# A ward's team members a note names by their role's letters ("SW Beverly following", "CM Dolores aware",
+# "sitter (Maribel)"): the letters are also compass points and states ("SW Florida", "PA Turnpike"), so only a
+# given name or surname of the English lists that no dictionary holds counts ("SW London" is a place; "SW Grace"
+# is lost), and never a place's name
+_CARE_ROLE = re.compile(r"(?<![\w/])(?:SW|sw|MSW|CM|cm|LPN|CNA|PCA|[Ss]itter|SITTER)[ \t]*(?:\([ \t]*)?"
+                        rf"({_CAPWORD}|[a-z][\w'’\-]+)")
+
+
+def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The given name or surname after a ward team member's role letters (_CARE_ROLE)."""
+    out = []
+    for m in _CARE_ROLE.finditer(text):
+        w = m.group(1).capitalize()
+        if (w in given_names(ENGLISH_LOCALES) or w in surnames()) and not is_word(w) and w not in place_names() \
+                and w not in country_names():
+            out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", m.group(1)))))
+    return out
 
 
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -651,6 +706,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("texted lena and paged rose twice", ["lena", "rose"])),
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help")),
+    NameRule("care_role", "a name after a ward team member's role letters in notes", _care_role_names,
+             finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),
+                    ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"])),
+             leaves=("Flooding in SW Florida", "SW London rents rose", "sw of the city", "CM is 2.54 inches",
+                     "the sitter will stay", "1200 SW Main St")),
     NameRule("role_initial", "an initial standing for a person after a role", _role_initials,
              finds=(("investigator S. questioned the neighbour", ["S."]),
                     ("he had seen officers B. and D. beating him", ["B.", "D."])),
@@ -682,6 +742,12 @@ NAME_RULES: tuple[NameRule, ...] = (
                      ["Okonjo", "Lindqvist", "Hale"]),
                     ("Goalscorers: Di Marzio (pen 23), K. Brennan (51)", ["Di Marzio", "K. Brennan"])),
              leaves=("Top scorers: see table (page 4)", "Scorers: none", "Scorers:\nRovers 2 United 1")),
+    NameRule("statistics", "the players of a sports report's box score and table of leaders", _statistics_names,
+             finds=(("HR - Okonjo (31), Lindqvist 2 (28). SB - Hale (12).", ["Okonjo", "Lindqvist", "Hale"]),
+                    ("Leading goalscorers :\n12 - Brandsma ( Twente )\n10 - Wright ( Vitesse ) , K. Oosthoek ( Ajax )",
+                     ["Brandsma", "Wright", "K. Oosthoek"])),
+             leaves=("E - Energy (J)", "3 - Paris (France)", "Steps:\n1 - Mix (Bowl)\n2 - Bake (Oven) for an hour", "1 - Mix (Bowl)\n2 - Stir (Spoon)",
+                     "HR - Human Resources (2)")),
     NameRule("surname_does", "a surname that is a word, where a report puts a person", _surname_word_names,
              finds=(("Marsh took three wickets as Victoria bowled out Queensland. Law top-scored with 67.",
                      ["Marsh", "Law"]),
