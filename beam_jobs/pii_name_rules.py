@@ -360,9 +360,10 @@ def _pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),
-# Sherwood (67th)"); a side before its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
-_SCORERS_LINE = re.compile(r"(?im)\b(?:goal)?scorers?[ \t]*:([^\n]*)")
-_SCORER = re.compile(rf"((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,2}})[ \t]*"
+# Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
+# its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
+_SCORERS_LINE = re.compile(r"(?im)\b(?:(?:goal)?scorers?|goals)[ \t]*:([^\n]*)")
+_SCORER = re.compile(rf"((?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
                      r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
 
 
@@ -474,17 +475,26 @@ def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # "then called anna about it": a verb of getting in touch, then a given name written in lower case
-_CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned?|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
+_CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
                         r"notified|informed)[ \t]+([a-z][a-z'’\-]{2,})\b")
+# ... and before one, as news of who got in touch: the verb closes the clause or a time or "back" follows it
+_GOT_IN_TOUCH = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z'’\-]+|[A-Z]{3,})[ \t]+(?i:called|phoned|rang|texted|e-?mailed|"
+                           r"stopped[ \t]+by|dropped[ \t]+by)(?=[ \t]*(?:[.,;!\n]|$|(?i:back|again|twice|today|"
+                           r"tonight|yesterday|this[ \t]+(?:morning|afternoon|evening)|earlier|at[ \t]+\d|x[ \t]*\d)\b))")
 
 
 def _contacted_names(text: str, is_word) -> list[tuple[int, int]]:
     """A given name of the English-speaking lists in lower case after a verb of getting in touch ("called
-    anna", "paged rose"), dictionary word or not: what follows such a verb is a person or nothing."""
+    anna", "paged rose"), dictionary word or not: what follows such a verb is a person or nothing; and one
+    in any case that got in touch, a message's news ("FYI - Marguerite called.", "Anselm phoned twice"; a
+    company calls too, so only a given name of the lists, never a country's: "Jordan called on")."""
     names = given_names(ENGLISH_LOCALES)
     return [(m.start(1), m.end(1)) for m in _CONTACTED.finditer(text)
             if m.group(1).capitalize() in names and not is_function_word(m.group(1))
-            and m.group(1) not in NOT_ADDRESSED and not _CONTRACTION.search(m.group(1))]
+            and m.group(1) not in NOT_ADDRESSED and not _CONTRACTION.search(m.group(1))] + \
+        [(m.start(1), m.end(1)) for m in _GOT_IN_TOUCH.finditer(text)
+         if m.group(1).capitalize() in names and m.group(1).lower() not in _MODALS
+         and not is_function_word(m.group(1)) and m.group(1).capitalize() not in country_names()]
 
 
 _ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?)[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*)"
@@ -703,9 +713,12 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Add the flour. -- Optional")),
     NameRule("contacted", "a given name in lower case after a verb of getting in touch", _contacted_names,
              finds=(("Pt seen, then called anna about discharge.", ["anna"]),
-                    ("texted lena and paged rose twice", ["lena", "rose"])),
+                    ("texted lena and paged rose twice", ["lena", "rose"]),
+                    ("FYI - Marguerite called. She wants the ISDA.", ["Marguerite"]),
+                    ("ANSELM PHONED TWICE, anna rang back", ["ANSELM", "anna"])),
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
-                     "He told me so.", "asked for help")),
+                     "He told me so.", "asked for help", "my phone bill will rise",
+                     "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.")),
     NameRule("care_role", "a name after a ward team member's role letters in notes", _care_role_names,
              finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),
                     ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"])),
@@ -740,7 +753,8 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("scorers", "the names of a football report's scorers' line", _scorer_names,
              finds=(("Scorers: Okonjo (14th minute), Lindqvist (67th). Rovers - Hale (80th pen)",
                      ["Okonjo", "Lindqvist", "Hale"]),
-                    ("Goalscorers: Di Marzio (pen 23), K. Brennan (51)", ["Di Marzio", "K. Brennan"])),
+                    ("Goalscorers: Di Marzio (pen 23), K. Brennan (51)", ["Di Marzio", "K. Brennan"]),
+                    ("Goals : Rovers - Okonjo ( 12 ) , Lindqvist 2 ( 8 )", ["Okonjo", "Lindqvist"])),
              leaves=("Top scorers: see table (page 4)", "Scorers: none", "Scorers:\nRovers 2 United 1")),
     NameRule("statistics", "the players of a sports report's box score and table of leaders", _statistics_names,
              finds=(("HR - Okonjo (31), Lindqvist 2 (28). SB - Hale (12).", ["Okonjo", "Lindqvist", "Hale"]),
