@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
+from beam_jobs.pii_words import (CLOSINGS, CODE_NAMED_LIKE_PEOPLE, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
-                                 MAILBOX_WORDS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
+                                 MAILBOX_WORDS, MONTHS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, place_names, surnames,
                                  trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
@@ -483,6 +483,38 @@ _GOT_IN_TOUCH = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z'’\-]+|[A-Z]{3,})[ \t
                            r"tonight|yesterday|this[ \t]+(?:morning|afternoon|evening)|earlier|at[ \t]+\d|x[ \t]*\d)\b))")
 
 
+# ... and in a message's request or news of who was reached: "ask sally whether", "tell frank I said hi", "let joe
+# know", "spoke with mark and bill this morning", "forward this to rich and frank." The name must end the clause
+# or stand before a word that closes such a request, so "talk to grace in prayer" and "work with ruby on rails"
+# need the lists and the exclusions below as well
+_REACHED = re.compile(
+    r"\b(?i:(?:ask|tell|call|e-?mail|text|ping|page|remind|cc|copy|let)|"
+    r"(?:talk(?:ed|ing)?|spoke|speak(?:ing)?|meet(?:ing)?|met|check(?:ed|ing)?|chat(?:ted)?|sync(?:ed)?|"
+    r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with)|"
+    r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)(?:[ \t]+(?:it|this|that|them|these|those))?"
+    r"[ \t]+to)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
+    r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:about|re|on|if|whether|know|for|tomorrow|today|tonight|when|before|after|asap|"
+    r"first|too|also|directly|or|and|this|again|back|yet|yesterday|i|to)\b))")
+
+
+def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The lower-case given names of the English lists that a message asks to reach or says it reached
+    (_REACHED), dictionary words too ("mark", "bill", "frank"); never a modal, a month or a tool named like
+    a person ("forward to june", "work with ruby")."""
+    names, out = given_names(ENGLISH_LOCALES), []
+    for m in _REACHED.finditer(text):
+        for g in (1, 2):
+            w = m.group(g)
+            if not w:
+                continue
+            bare = _POSSESSIVE.sub("", w)
+            if bare.capitalize() not in names or bare in _MODALS or bare in MONTHS or bare in CODE_NAMED_LIKE_PEOPLE \
+                    or is_function_word(bare) or bare in NOT_ADDRESSED or _CONTRACTION.search(w):
+                break
+            out.append((m.start(g), m.start(g) + len(bare)))
+    return out
+
+
 def _contacted_names(text: str, is_word) -> list[tuple[int, int]]:
     """A given name of the English-speaking lists in lower case after a verb of getting in touch ("called
     anna", "paged rose"), dictionary word or not: what follows such a verb is a person or nothing; and one
@@ -494,7 +526,8 @@ def _contacted_names(text: str, is_word) -> list[tuple[int, int]]:
             and m.group(1) not in NOT_ADDRESSED and not _CONTRACTION.search(m.group(1))] + \
         [(m.start(1), m.end(1)) for m in _GOT_IN_TOUCH.finditer(text)
          if m.group(1).capitalize() in names and m.group(1).lower() not in _MODALS
-         and not is_function_word(m.group(1)) and m.group(1).capitalize() not in country_names()]
+         and not is_function_word(m.group(1)) and m.group(1).capitalize() not in country_names()] + \
+        _reached_names(text, is_word)
 
 
 _ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?)[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*)"
@@ -715,10 +748,15 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Pt seen, then called anna about discharge.", ["anna"]),
                     ("texted lena and paged rose twice", ["lena", "rose"]),
                     ("FYI - Marguerite called. She wants the ISDA.", ["Marguerite"]),
-                    ("ANSELM PHONED TWICE, anna rang back", ["ANSELM", "anna"])),
+                    ("ANSELM PHONED TWICE, anna rang back", ["ANSELM", "anna"]),
+                    ("I spoke with mark and bill this morning. Please ask sally whether it closed, and let joe know.",
+                     ["mark", "bill", "sally", "joe"]),
+                    ("Forward this to rich and frank. Tell grant I said hi.", ["rich", "frank", "grant"])),
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help", "my phone bill will rise",
-                     "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.")),
+                     "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.",
+                     "I look forward to june.", "We work with ruby on rails.", "let me know", "ask will he come",
+                     "Tell the truth.", "talk to sales about it", "pass it to legal")),
     NameRule("care_role", "a name after a ward team member's role letters in notes", _care_role_names,
              finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),
                     ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"])),

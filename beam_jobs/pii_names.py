@@ -213,6 +213,23 @@ def _capitalised_prefix(text: str, s: int, e: int) -> tuple[int, int]:
     return (s, end)
 
 
+_CUE_WORDS = frozenset("per fyi cc re attn ask tell let thanks thx".split())
+
+
+def _name_after_cue_word(text: str, s: int, e: int, prefix: tuple[int, int]) -> tuple[int, int] | None:
+    """An entity whose capitalised part is a cue or function word alone and whose next word is in lower case
+    ("Per kay's note", "Ask joe"): the lower-case given name after it; a cue before any other word is no name."""
+    word = text[prefix[0]:prefix[1]]
+    if " " in word or word.lower() not in _CUE_WORDS and word.lower() not in STOP_WORDS:
+        return prefix
+    nxt = re.match(r"[ \t]+([a-z][\w\-]*)", text[prefix[1]:e])
+    if not nxt:
+        return prefix  # "Son Will to visit": the entity ends there, and "Will" is the name
+    if nxt.group(1).capitalize() in given_names():
+        return prefix[1] + nxt.start(1), prefix[1] + nxt.end(1)
+    return None if word.lower() in _CUE_WORDS else prefix
+
+
 def _acronym(word: str) -> bool:
     # "CEO", "NCIS": a role or a title, not part of the name; "OBCs", "VBIEDs": an acronym's plural
     return len(word) > 1 and (word.isupper() or len(word) > 2 and word[-1] == "s" and word[:-1].isupper())
@@ -818,7 +835,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                         and ent.text[:1].islower() and "\n" not in ent.text and not _DIGIT.search(ent.text)
                         and not all(t.is_stop for t in ent)]
         ner = [_without_lower_lead(text, s, e) for s, e in ner]
-        ner = [_capitalised_prefix(text, s, e) for s, e in ner if text[s:s + 1].isupper()] + lower_people
+        ner = [span for s, e in ner if text[s:s + 1].isupper()
+               for span in [_name_after_cue_word(text, s, e, _capitalised_prefix(text, s, e))] if span] + lower_people
         # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
         if ner:
             lower = {w for w in _WORD.findall(text) if w.islower()}
