@@ -129,11 +129,20 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             s = window + m.start()
             continue
         m = _PREVIOUS_NAME_WORD.search(before)
-        if not m or m.group(1).lower() in NAME_STOPS or _acronym(m.group(1)) \
-                or _is_sentence_start(text, window + m.start(1)):
+        if not m or m.group(1).lower() in NAME_STOPS or _acronym(m.group(1)):
+            break
+        if _is_sentence_start(text, window + m.start(1)):
+            # a sentence's first word is no name's ("Yesterday Smith said"), except a given name of the English
+            # lists opening a line that holds the name alone, as a signature does ("Drew Fossum\nVice President")
+            if _NAME_LINE_END.match(text, e) and text[:window + m.start(1)].rstrip(" \t")[-1:] in ("", "\n") \
+                    and m.group(1) in given_names(ENGLISH_LOCALES):
+                s = window + m.start(1)
             break
         s = window + m.start(1)
     return s, e
+
+
+_NAME_LINE_END = re.compile(r"[ \t,]*(?:\n|\Z)")
 
 
 def after_office(text: str, s: int, e: int) -> tuple[int, int]:

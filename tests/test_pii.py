@@ -1030,3 +1030,11 @@ def test_re_cased_readings_keep_the_text_length_or_are_skipped(pii):
     assert uppercase_text("PT ADMITTED FROM HOME WITH SOB. WIFE AT BEDSIDE.") and not uppercase_text("SOCCER - LEEDS WIN")
     for text in ("İSTANBUL'DA AYŞE VE MEHMET BEKLİYOR. YARIN GELECEKLER.", "ß" * 40, "STRASSE " * 10, "", "\n\n"):
         assert pii(text).text is not None  # re-cased readings that would move offsets are skipped, never a crash
+
+
+def test_a_given_name_that_is_a_word_opens_a_signatures_name_line(pii):
+    # the NER finds the surname; a sentence's first word is no name's, except on a line that holds the name alone
+    r = pii("Please send your comments by noon.\n\nDrew Okonkwo\nVice President & General Counsel")
+    assert not _leaks(r, "Drew", "Okonkwo"), r.text
+    r = pii("Yesterday Okonkwo said no.")
+    assert "Yesterday" in r.text and "Okonkwo" not in r.text, r.text
