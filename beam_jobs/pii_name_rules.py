@@ -43,7 +43,7 @@ _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \
 _MODALS = frozenset("will may can must might shall should would could".split())  # given names too: Will, May
 # A name after a kin or care role (pii_words.KIN_WORDS)
 _KIN = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) +
-                  r"(?:['’]s)?[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)([^\W\d_][\w'’\-]+)")
+                  r"(?:['’]s)?(?:[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)|([ \t]*[:=–-][ \t]*))([^\W\d_][\w'’\-]+)")
 # the next names of the same kin ("2 sons (Ezekiel & Thaddeus)", "daughters Ana, Lupe and Rosa")
 _KIN_MORE = re.compile(r"[ \t]*(?:,|&|\band\b)[ \t]*([^\W\d_][\w'’\-]+)")
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
@@ -251,18 +251,26 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
     """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
     when no dictionary holds it ("called daughter ingrid"), and in a text written all in lower case an English
     given name though the dictionary holds it ("sister faith called", "daughter (summer)"; not a modal verb:
-    "son will visit")."""
+    "son will visit"). After a colon, an equals sign or a dash, as a note's form writes it ("Son = Ignatius"),
+    only a given name of the lists, or a surname of the lists or a capitalised word of 4+ letters that no
+    dictionary holds and no place list, counts ("Mother: Unknown", "Mom: Good, sweetie", "Boyfriend: Ive got";
+    "PCP: Dr. Oduya" is the title rule's)."""
     out = []
     all_lower = not any(c.isupper() for c in text)
     for m in _KIN.finditer(text):
         while m:
-            w = m.group(1)
+            g = m.lastindex  # the name's group: 2 in _KIN (1 is the form's sign), 1 in _KIN_MORE
+            w = m.group(g)
             if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or _CONTRACTION.search(w) \
                     or w.lower() == "day" \
                     or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
                 break
-            bracketed = text[m.start(1) - 1:m.start(1)] in "(" and text[m.end(1):m.end(1) + 1] == ")"
-            if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(1))) \
+            if m.re is _KIN and m.group(1) and (w.lower().rstrip(".") in OFFICE_WORDS or not (
+                    w.capitalize() in given_names() or (w.capitalize() in surnames() or len(w) >= 4 and w[:1].isupper())
+                    and not is_word(w) and w not in place_names() and w not in country_names())):
+                break
+            bracketed = text[m.start(g) - 1:m.start(g)] in "(" and text[m.end(g):m.end(g) + 1] == ")"
+            if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(g))) \
                     and not bracketed and w.capitalize() not in given_names():
                 # "MOTHER (ROSA)": a word in brackets after a kin role is the name; so is a given name in
                 # capitals ("WIFE ROSA CALLED", though "rosa" is in the dictionary)
@@ -270,8 +278,8 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
             if not (w[:1].isupper() or not is_word(w) or all_lower and w not in _MODALS
                     and w.capitalize() in given_names(ENGLISH_LOCALES)):
                 break
-            out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", w))))
-            m = _KIN_MORE.match(text, m.end(1))
+            out.append((m.start(g), m.start(g) + len(_POSSESSIVE.sub("", w))))
+            m = _KIN_MORE.match(text, m.end(g))
             if m and not m.group(1)[:1].isupper():
                 break  # the next names are capitalised: "husband Jim and thier family"
     return out
@@ -722,11 +730,13 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"]),
                     ("visited by wife and 2 sons (Ezekiel & Thaddeus)", ["Ezekiel", "Thaddeus"]),
                     ("MOTHER (ROSA) AT BEDSIDE, UPDATED BY THIS RN", ["ROSA"]),
-                    ("WIFE ROSA CALLED, UPDATED. SON MIGUEL TO VISIT.", ["ROSA", "MIGUEL"])),
+                    ("WIFE ROSA CALLED, UPDATED. SON MIGUEL TO VISIT.", ["ROSA", "MIGUEL"]),
+                    ("Husband- Gregor, updated. Son = Okonkwo, lives out of state. Daughter: Marisela", ["Gregor", "Okonkwo", "Marisela"])),
              leaves=("My sister is a nurse at the clinic.", "His daughter called twice.", "Her mom wouldn't let her.",
                      "Mom I'm awake now.",
                      "years after his mother died there", "a neighbour told reporters",
-                     "a member of the sister Indian National Congress")),
+                     "a member of the sister Indian National Congress", "Mother: Unknown. Father - Deceased.", "Mom: Good, sweetie!",
+                     "the father-son bond")),
     NameRule("case_parties", "the private parties of a case's title or citation", _case_parties,
              finds=(("In Okoro v. Lindqvist the court held", ["Okoro", "Lindqvist"]),
                     ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),
