@@ -755,6 +755,13 @@ _RESULT_LINE = re.compile(rf"(?m)^[ \t]*({_SIDE})[ \t]+\d{{1,2}}(?:[ \t]*\([^)\n
                           r"(?:[ \t]*\([^)\n]*\))?[ \t]*$")
 
 
+# A league table's row: a side's name, then its games played, won, drawn, lost, goals and points ("Chelsea 3 2 1 0
+# 5 2 7", "Philadelphia 45 23 14 104 240 198"), six counts or more. Players' tables hold as many (a season's
+# batting, a golf card with its total), so the rows count only in a text that calls itself standings
+_STANDINGS = re.compile(r"(?i)\bstandings\b")
+_STANDINGS_ROW = re.compile(rf"(?m)^[ \t]*({_SIDE})(?:[ \t]+\d{{1,4}}){{6,}}[ \t]*$")
+
+
 # A numbered heading alone on its line ("A. Damage", "B. Costs and expenses", "II. RELEVANT DOMESTIC LAW"): of
 # dictionary words only, it is no initial and surname
 _HEADING = re.compile(r"(?m)^[ \t]*((?:[A-Z]|[IVX]{1,4}|\d{1,2})\.[ \t]+([^\n]{1,60}?))[ \t.:]*$")
@@ -770,11 +777,15 @@ _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-
 
 def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """The parts of `text` where no candidate of the model or the backstops is a name: a dateline's place, a
-    numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result."""
+    numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result,
+    the sides of a league table (three rows or more, in a text that says "standings")."""
     parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
     parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
         (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
         for w in _LETTER_WORD.findall(m.group(2)))]
+    if _STANDINGS.search(text):
+        rows = list(_STANDINGS_ROW.finditer(text))
+        parts += [(m.start(1), m.end(1)) for m in rows] if len(rows) >= 3 else []
     return parts + [(m.start(g), m.end(g)) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
 ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"

@@ -1038,3 +1038,13 @@ def test_a_given_name_that_is_a_word_opens_a_signatures_name_line(pii):
     assert not _leaks(r, "Drew", "Okonkwo"), r.text
     r = pii("Yesterday Okonkwo said no.")
     assert "Yesterday" in r.text and "Okonkwo" not in r.text, r.text
+
+
+def test_a_league_tables_sides_are_no_names_where_the_text_says_standings(pii):
+    text = ("SOCCER - DUTCH LEAGUE STANDINGS .\nStandings ( tabulate under played , won , drawn , lost , goals for , "
+            "against , points ) :\nTwente 3 2 1 0 5 2 7\nVitesse 3 2 0 1 6 3 6\nHeerenveen 3 1 2 0 6 4 5\n"
+            "Roda JC 3 0 0 3 1 7 0")
+    assert pii(text).text == text, pii(text).text
+    # the same rows without the word are a players' table, and its names stay names
+    r = pii("Season batting :\nOkonjo 143 560 98 197 22 88\nLindqvist 150 601 101 188 30 95\nBrzeczek 120 430 60 120 5 40")
+    assert not _leaks(r, "Okonjo", "Lindqvist", "Brzeczek"), r.text
