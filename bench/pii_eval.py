@@ -65,6 +65,7 @@ last line of stdout is one JSON line: {"bench": "pii_eval", "targets": {...}, "f
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -84,7 +85,10 @@ PROMPT_LABELS = os.path.join(HERE, "pii_eval_prompt_names.json")
 # than 10 points); smaller sets are printed all the same.
 MIN_N = 10
 TARGETS = {"leak_free": 0.95, "leak_free_synthetic": 0.99, "strict": 0.90, "precision": 0.90,
-           "prompt_damage": 0.01}
+           "prompt_damage": 0.01,
+           # characters a second on an 80,000-character text over a 5,000-character one: linear cost is ~1
+           # (measured 0.7-0.8: the long text's mix of readings differs); a quadratic pass is far under 0.5
+           "long_text_speed_ratio": 0.5}
 # Quick mode: this many records per set and kind (labelled / person-free), the same sample every run.
 QUICK_N = 60
 
@@ -421,6 +425,28 @@ def evaluate(name: str, run, panel: dict, prompts: dict, labels: dict, show: int
     return fig
 
 
+LONG_CHARS, SHORT_CHARS = 80_000, 5_000
+
+
+def long_text_speed(run, panel: dict) -> dict:
+    """Characters a second on a text of LONG_CHARS against one of SHORT_CHARS, the long one the short one
+    over and over (the panel's labelled texts joined, as a whole judgment or a mail archive comes): the same
+    words, so only the length differs. A filter whose cost grows with the square of a text's length gives a
+    ratio far under 1 (a pass of Presidio's did: 80,000 characters took 65 s)."""
+    # a record of each set in turn, so the text holds every kind the panel has (contact details are what
+    # the quadratic pass walked the text for)
+    turns = [r["text"] for recs in itertools.zip_longest(*(s["labelled"] for s in panel.values())) for r in recs if r]
+    short = "\n\n".join(turns)[:SHORT_CHARS]
+    long = ((short + "\n\n") * (LONG_CHARS // (len(short) + 2) + 1))[:LONG_CHARS]
+    rates = {}
+    for text in (short, long):
+        t0 = time.perf_counter()
+        run([text])
+        rates[len(text)] = len(text) / (time.perf_counter() - t0)
+    return {"short_chars": len(short), "long_chars": len(long), "short_chars_per_s": round(rates[len(short)]),
+            "long_chars_per_s": round(rates[len(long)]), "ratio": round(rates[len(long)] / rates[len(short)], 3)}
+
+
 def _ctx(text: str, value: str, width: int = 80) -> str:
     i = max(0, text.find(value))
     return text[max(0, i - width): i + len(value) + width]
@@ -520,6 +546,9 @@ def targets_of(figures: dict) -> dict:
     syn = ek.get("synthetic/presidio_synth")
     if syn:
         t["leak_free_synthetic"] = {"value": syn["leak_free"], "op": ">=", "goal": TARGETS["leak_free_synthetic"]}
+    lt = figures["eaglekit"].get("long_text")
+    if lt:
+        t["long_text_speed_ratio"] = {"value": lt["ratio"], "op": ">=", "goal": TARGETS["long_text_speed_ratio"]}
     sb = figures["eaglekit"].get("spec_bench_mt_bench")
     if sb:
         t["spec_bench_mt_bench_non_person_redactions"] = {"value": sb["damaged"], "op": "<=",
@@ -695,6 +724,7 @@ def main(argv=None) -> dict:
                      "recase": args.recase, "layout": args.layout}
     system = eaglekit_system(args.model, args.keep_names_in, not args.no_second_member)
     figures["eaglekit"] = evaluate("eaglekit", system, panel, prompts, labels, args.show_leaks, nine_only=False)
+    figures["eaglekit"]["long_text"] = long_text_speed(system, panel)
     if not args.no_presidio:
         figures["presidio"] = evaluate("presidio", presidio_system(), panel, prompts, labels, args.show_leaks,
                                        nine_only=True)

@@ -1048,3 +1048,11 @@ def test_a_league_tables_sides_are_no_names_where_the_text_says_standings(pii):
     # the same rows without the word are a players' table, and its names stay names
     r = pii("Season batting :\nOkonjo 143 560 98 197 22 88\nLindqvist 150 601 101 188 30 95\nBrzeczek 120 430 60 120 5 40")
     assert not _leaks(r, "Okonjo", "Lindqvist", "Brzeczek"), r.text
+
+
+def test_context_words_reach_presidio_in_the_fast_pipeline():
+    # Presidio builds the artifact's keywords from lemmas; without the lemmatizer they were all "", so no
+    # recognizer's context word ever matched, and its enhancer walked the whole text for every result
+    from beam_jobs.pii import build_analyzer
+    art = build_analyzer().nlp_engine.process_text("Reach my mobile phone on 212 555 0199 tonight", "en")
+    assert {"mobile", "phone"} <= set(art.keywords) and "" not in art.keywords, list(art.keywords)
