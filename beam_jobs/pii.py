@@ -211,12 +211,14 @@ def second_opinion(nlp, docs: list) -> None:
     from spacy.util import filter_spans
     member = nlp.get_pipe(SECOND_NER)
     copies = [Doc(d.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in docs]
+    from beam_jobs.pii_names import SpanIndex
     for doc, copy in zip(docs, member.pipe(copies)):
-        people = [e for e in doc.ents if e.label_ == "PERSON"]
+        people = SpanIndex((e.start, e.end) for e in doc.ents if e.label_ == "PERSON")
         extra = [Span(doc, e.start, e.end, label="PERSON") for e in copy.ents if e.label_ == "PERSON"
-                 and not any(p.start < e.end and e.start < p.end for p in people)]
+                 and not people.overlaps(e.start, e.end)]
         if extra:
-            rest = [e for e in doc.ents if not any(x.start < e.end and e.start < x.end for x in extra)]
+            taken = SpanIndex((x.start, x.end) for x in extra)
+            rest = [e for e in doc.ents if not taken.overlaps(e.start, e.end)]
             doc.ents = filter_spans(rest + extra)
 
 
