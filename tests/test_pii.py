@@ -1056,3 +1056,14 @@ def test_context_words_reach_presidio_in_the_fast_pipeline():
     from beam_jobs.pii import build_analyzer
     art = build_analyzer().nlp_engine.process_text("Reach my mobile phone on 212 555 0199 tonight", "en")
     assert {"mobile", "phone"} <= set(art.keywords) and "" not in art.keywords, list(art.keywords)
+
+
+def test_span_index_answers_as_testing_every_span():
+    import random
+    from beam_jobs.pii_names import SpanIndex
+    rng = random.Random(0)
+    for _ in range(3000):
+        spans = [(a, a + rng.randint(0, 6)) for a in (rng.randint(0, 60) for _ in range(rng.randint(0, 8)))]
+        s = rng.randint(0, 66)
+        e = s + rng.randint(0, 8)
+        assert SpanIndex(spans).overlaps(s, e) == any(a < e and s < b for a, b in spans), (spans, s, e)
