@@ -153,6 +153,24 @@ def _numpy_ops():
         set_current_ops(previous)
 
 
+# Line breaks and spaces as Windows, old Macs, word processors and court websites write them, each read as the
+# plain one of the same length: the rules read lines that end in "\n" and words parted by " " ("Mr\xa0Smith",
+# "From: Smith, Anna\r\n"), and a copy of the same length keeps every offset for the redaction
+_PLAIN_WHITESPACE = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\u2028": "\n",
+                                   "\u2029": "\n", "\xa0": " ", "\u1680": " ", "\u2000": " ", "\u2001": " ",
+                                   "\u2002": " ", "\u2003": " ", "\u2004": " ", "\u2005": " ", "\u2006": " ",
+                                   "\u2007": " ", "\u2008": " ", "\u2009": " ", "\u200a": " ", "\u202f": " ",
+                                   "\u205f": " ", "\u3000": " "})
+
+
+def plain_whitespace(text: str) -> str:
+    """`text` with its line breaks and spaces the plain ones, character for character ("\r\n" reads " \n":
+    one line break, not two)."""
+    if text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text:
+        return text
+    return text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
+
+
 class _KeywordList(list):
     """Presidio's artifact keywords (a list, as Presidio reads them) with a set's membership test."""
 
@@ -391,7 +409,8 @@ class PiiFilter:
         from presidio_analyzer import RecognizerResult
         from beam_jobs.pii_names import NameCandidates, find_names, merge_candidates
         from beam_jobs.pii_tokenized import to_copy, to_original
-        texts = list(texts)
+        written = list(texts)
+        texts = [plain_whitespace(t) for t in written]  # read; the redactions are made in `written`
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
         readings = [self.readings(t) for t in texts]
@@ -435,7 +454,8 @@ class PiiFilter:
             if "article" in self.cfg.name_exemptions and is_article(text):
                 ner_people = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("PERSON", "PER")]
                 results = public_places(text, ner_people, results)
-            out.append(apply_policy(text, results, self.cfg.policies) if results else PiiResult(text, {}, None))
+            out.append(apply_policy(written[i], results, self.cfg.policies) if results
+                       else PiiResult(written[i], {}, None))
         return out
 
 

@@ -1067,3 +1067,18 @@ def test_span_index_answers_as_testing_every_span():
         s = rng.randint(0, 66)
         e = s + rng.randint(0, 8)
         assert SpanIndex(spans).overlaps(s, e) == any(a < e and s < b for a, b in spans), (spans, s, e)
+
+
+def test_windows_line_breaks_and_no_break_spaces_read_as_plain_ones(pii):
+    # mail from Windows ends its lines in "\r\n"; court websites join a title to its name with "\xa0"
+    for text, names in (("Lena -\r\nOlga mentioned that you had some concerns on the contract. Can we discuss?\r\nBen",
+                         ("Lena", "Olga", "Ben")),
+                        ("Kay,\r\nAttached is the revised draft. Let me know if you need anything else.\r\nCarol",
+                         ("Kay", "Carol"))):
+        r = pii(text)
+        assert not _leaks(r, *names), r.text
+        assert r.text.count("\r\n") == text.count("\r\n"), repr(r.text)  # the text keeps its own line breaks
+    r = pii("In application no.\xa041872/09 the applicant, Mr\xa0Stone, lives in Vilnius. Mr\xa0Marsh, "
+            "counsel for the applicant, objected.")
+    assert not _leaks(r, "Stone", "Marsh"), r.text
+    assert "no.\xa041872/09" in r.text, repr(r.text)
