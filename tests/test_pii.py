@@ -1082,3 +1082,14 @@ def test_windows_line_breaks_and_no_break_spaces_read_as_plain_ones(pii):
             "counsel for the applicant, objected.")
     assert not _leaks(r, "Stone", "Marsh"), r.text
     assert "no.\xa041872/09" in r.text, repr(r.text)
+
+
+def test_two_spaces_and_unicode_dashes_read_as_one_space_and_a_hyphen(pii):
+    # typists put two spaces after a full stop and aligned columns; word processors write "–" for " - "
+    r = pii("Here is the list of attendees:\n\nOkafor,  Teodor\nBrightwell,  Sunniva\nChaudry,  Imran\n\n"
+            "Please let me know of any changes.  Thanks Ingrid.")
+    assert not _leaks(r, "Okafor", "Teodor", "Brightwell", "Sunniva", "Chaudry", "Imran", "Ingrid"), r.text
+    assert "changes.  Thanks" in r.text, repr(r.text)  # the text keeps its own spaces
+    r = pii("BASEBALL - RESULTS .\nW – Okonjo ( 9-4 ) , L – Lindqvist ( 6-11 ) . HR – Hale ( 31 ) , Brzeczek 2 ( 28 ) .")
+    assert not _leaks(r, "Okonjo", "Lindqvist", "Hale", "Brzeczek"), r.text
+    assert r.text.count("–") == 3, r.text
