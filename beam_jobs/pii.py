@@ -168,12 +168,22 @@ _PLAIN_WHITESPACE = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85
 _SPACE_RUN = re.compile(r"(?<=\S)  +(?=\S)")
 
 
-def plain_whitespace(text: str) -> str:
-    """`text` with its line breaks, spaces and dashes the plain ones, character for character ("\r\n" reads
-    " \n": one line break, not two)."""
-    if text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text:
-        return text
-    return text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
+# Markup around words, which the NER never saw in training and the rules do not expect ("*Imran Chaudry*",
+# "`Lise Delmas`", "<p>Dear Mr. Brzeczek,</p>"): read as spaces. Emphasis hugs its words, so an "*" with a space
+# on both sides stays (chat's "* LIT SCHMOOD *", sums' "2 * 3"), and so does an "_" inside a word ("j_doe@x.org").
+_MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|(?<![\w@.])_+(?=\w)|(?<=\w)_+(?![\w@.])|"
+                     r"</?(?i:p|br|div|span|b|i|u|em|strong|li|ul|ol|td|tr|th|table|tbody|thead|h[1-6]|blockquote|"
+                     r"font|a)(?:[ \t][^<>\n]{0,200})?/?>")
+
+
+def plain_text(text: str) -> str:
+    """`text` as the rules and the NER read it, character for character: line breaks, spaces and dashes the
+    plain ones ("\r\n" reads " \n": one line break, not two), markup around words spaces."""
+    if not (text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text):
+        text = text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
+    if "*" in text or "`" in text or "_" in text or "<" in text:
+        text = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
+    return text
 
 
 def single_spaced(text: str) -> tuple[str, list[int] | None]:
@@ -427,7 +437,7 @@ class PiiFilter:
         from beam_jobs.pii_tokenized import to_copy, to_original
         written = list(texts)
         # what is read; the redactions are made in `written`, through `spacing` where spaces were taken out
-        texts, spacing = map(list, zip(*(single_spaced(plain_whitespace(t)) for t in written))) if written else ([], [])
+        texts, spacing = map(list, zip(*(single_spaced(plain_text(t)) for t in written))) if written else ([], [])
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
         readings = [self.readings(t) for t in texts]

@@ -1093,3 +1093,12 @@ def test_two_spaces_and_unicode_dashes_read_as_one_space_and_a_hyphen(pii):
     r = pii("BASEBALL - RESULTS .\nW – Okonjo ( 9-4 ) , L – Lindqvist ( 6-11 ) . HR – Hale ( 31 ) , Brzeczek 2 ( 28 ) .")
     assert not _leaks(r, "Okonjo", "Lindqvist", "Hale", "Brzeczek"), r.text
     assert r.text.count("–") == 3, r.text
+
+
+def test_markup_around_names_is_read_as_spaces(pii):
+    # prompts come in markdown and scraped HTML; the text keeps its markup, only the names go
+    r = pii("Team:\n- *Imran Okafor* - backend\n- `Lise Brzeczek` - QA\n\n<p>Dear Mr. Lindqvist,</p><p>Regards,<br>Marisela</p>")
+    assert not _leaks(r, "Imran", "Okafor", "Lise", "Brzeczek", "Lindqvist", "Marisela"), r.text
+    assert "- *" in r.text and "</p><p>Regards,<br>" in r.text, r.text
+    text = "Tip: write 2 * 3 as `2*3`; * LIT SESSION * tonight"
+    assert pii(text).text == text, pii(text).text
