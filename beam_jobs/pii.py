@@ -164,8 +164,10 @@ _PLAIN_WHITESPACE = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85
                                    # dashes: the rules' "W - Smoltz", "Kay -" and "Kowalska-Nowak" take "-"
                                    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
                                    "\u2015": "-", "\u2212": "-"})
-# a run of spaces inside a line, as typists put two after a full stop and columns are aligned: read as one
-_SPACE_RUN = re.compile(r"(?<=\S)  +(?=\S)")
+# a run of spaces inside a line, as typists put two after a full stop and columns are aligned: read as one;
+# and the characters no reader sees (soft hyphens, zero-width spaces and joiners, a byte-order mark), which part
+# a name's letters ("Kowal\xadski", "Dubbz\ufeff")
+_SPACE_RUN = re.compile(r"(?<=\S)  +(?=\S)|[\xad\u200b\u200c\u200d\u2060\ufeff]+")
 
 
 # Markup around words, which the NER never saw in training and the rules do not expect ("*Imran Chaudry*",
@@ -188,12 +190,13 @@ def plain_text(text: str) -> str:
 
 def single_spaced(text: str) -> tuple[str, list[int] | None]:
     """`text` with each run of spaces inside a line read as one space ("Thanks Ingeborg.  I will", "Brightwater,
-    Sunita"), and for each character of the copy its offset in `text` (None when nothing changes): the rules
-    and the NER read single spaces, and two after a full stop cost my probes 3 leaks of 419."""
-    if "  " not in text:
+    Sunita") and without invisible characters, and for each character of the copy its offset in `text` (None
+    when nothing changes): the rules and the NER read single spaces, and two after a full stop cost my probes
+    3 leaks of 419."""
+    if "  " not in text and text.isascii():
         return text, None
     from beam_jobs.pii_tokenized import copy_without
-    drop = {i for m in _SPACE_RUN.finditer(text) for i in range(m.start() + 1, m.end())}
+    drop = {i for m in _SPACE_RUN.finditer(text) for i in range(m.start() + (m.group(0)[0] == " "), m.end())}
     return copy_without(text, drop) if drop else (text, None)
 
 

@@ -1102,3 +1102,9 @@ def test_markup_around_names_is_read_as_spaces(pii):
     assert "- *" in r.text and "</p><p>Regards,<br>" in r.text, r.text
     text = "Tip: write 2 * 3 as `2*3`; * LIT SESSION * tonight"
     assert pii(text).text == text, pii(text).text
+
+
+def test_invisible_characters_do_not_part_a_name(pii):
+    # a soft hyphen (PDF, HTML) or a byte-order mark (pasted text) inside or after a name
+    r = pii("The applicant, Mr Kowal\xadczyk, lives in Gdynia. Excellent poem Okonjo\ufeff")
+    assert "Kowal" not in r.text and "Okonjo" not in r.text, r.text
