@@ -1108,3 +1108,10 @@ def test_invisible_characters_do_not_part_a_name(pii):
     # a soft hyphen (PDF, HTML) or a byte-order mark (pasted text) inside or after a name
     r = pii("The applicant, Mr Kowal\xadczyk, lives in Gdynia. Excellent poem Okonjo\ufeff")
     assert "Kowal" not in r.text and "Okonjo" not in r.text, r.text
+
+
+def test_a_name_written_with_combining_marks_goes_whole(pii):
+    import unicodedata
+    text = unicodedata.normalize("NFD", "The applicant, Mr Janez Zupančič, lives in Ljubljana.")
+    r = pii(text)
+    assert "Zupan" not in r.text and "\u030c" not in r.text and r.text.endswith("lives in Ljubljana."), repr(r.text)
