@@ -568,6 +568,39 @@ def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A record's name fields, as JSON, YAML, a Python dict, key=value pairs or XML write them ('"first": "Ebony"',
+# 'full_name="Ingrid Lindqvist"', "<last_name>Quist</last_name>", "surname: Okafor"): whatever the value's words,
+# a person's name. Only keys that hold nothing else: a bare "name" also names apps, jobs and steps ("name: CI")
+_FIELD_KEY = (r"(?:(?:full|first|last|given|family|middle|maiden|sur|fore|nick|display|legal|birth|preferred|"
+              r"contact|customer|client|patient|employee|person|member|guest|parent|guardian|spouse|"
+              r"emergency[_ -]?contact|account[_ -]?holder|card[_ -]?holder)[_ -]?name|firstname|lastname|fullname|"
+              r"surname|forename|given|first|last)")
+_FIELD = re.compile(rf"(?i)(?<![\w-])[\"']?{_FIELD_KEY}[\"']?[ \t]*(?:[:=]|=>)[ \t]*(?:\"([^\"\n]{{1,60}})\"|'([^'\n]{{1,60}})'|"
+                    r"(?![\"'\[{(\d])([^\s,;}\]<>\"'][^,;}\]\n<>\"']{0,59}?))[ \t]*(?=[,;}\]\n]|$)|"
+                    rf"<({_FIELD_KEY})>([^<>\n]{{1,60}})</\4>")
+_NOT_A_VALUE = re.compile(r"(?i)(?:null|none|nil|true|false|n/?a|unknown|tbd|-+|\?+|\{[^}]*\}|\$\w+|%\w|<[^>]*>|"
+                          r"str(?:ing)?|text|varchar.*|\w+\(.*)\Z")
+
+
+def _field_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The value of each name field of a record (_FIELD): letters, not a type, a placeholder or a null. Code
+    assigns such keys too ("first = nums[0]", "first_name = user.first_name"): a value without quotes counts
+    only as capitalised words with no code in them, and the bare keys "first", "last", "given" only quoted."""
+    out = []
+    for m in _FIELD.finditer(text):
+        g = next((g for g in (1, 2, 3, 5) if m.group(g) is not None), None)
+        if g is None:
+            continue
+        value = m.group(g).strip()
+        if g == 3 and (not all(w[:1].isupper() for w in value.split()) or re.search(r"[\[\](){}.=_+*/\\|]", value)
+                       or re.match(r"(?i)[\"']?(?:first|last|given)\b", m.group(0))):
+            continue
+        start = m.start(g) + m.group(g).find(value)
+        if value and re.search(r"[^\W\d_]", value) and not _NOT_A_VALUE.match(value) and "@" not in value:
+            out.append((start, start + len(value)))
+    return out
+
+
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
     dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren");
@@ -837,6 +870,15 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Write to kwamemensah@example.com.\nKwame Mensah, Accra", ["Kwame", "Mensah"])),
              leaves=("Write to info@example.com about Info Sessions.", "Mail support.team@acme.io; the Support Team answers.",
                      "Email j.doe@example.com for the Annual Report.")),
+    NameRule("record_field", "the value of a record's name field (JSON, YAML, a dict, key=value, XML)", _field_names,
+             finds=(("{'first': 'Ebony', 'last': 'Cartwright'}", ["Ebony", "Cartwright"]),
+                    ('user=ingrid.l; full_name="Ingrid Lindqvist"; role=admin', ["Ingrid Lindqvist"]),
+                    ("patient:\n  first_name: marisela\n  surname: Delgado-Pham\n", ["marisela", "Delgado-Pham"]),
+                    ("<contact><last_name>Quist</last_name></contact>", ["Quist"])),
+             leaves=("name: CI\non: push", '{"first_name": null, "last_name": "{last}"}', "first: 1, last: 10",
+                     "last_name VARCHAR(50) NOT NULL,", 'setup(name="eaglekit")', "first_name = str(input())",
+                     "surname: <your surname>", "first = nums[0]", "first_name = user.first_name",
+                     "const p = { firstName: props.first };", "for first in items: last = first")),
     NameRule("signature", "a message's signature on its last line", _signature_names,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
