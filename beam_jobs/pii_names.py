@@ -220,12 +220,16 @@ def _without_lower_lead(text: str, s: int, e: int) -> tuple[int, int]:
 _SPACED_DASH = re.compile(r"[ \t]+[-–—][ \t]+")
 
 
-def _dash_parts(text: str, s: int, e: int) -> list[tuple[int, int]]:
-    """An entity the NER ran over a spaced dash from a mail acronym ("FYI - Hunter"): the part after it, which
-    the cut to the leading capitalised words would lose with the acronym. Any other entity as it is."""
+def _dash_parts(text: str, s: int, e: int, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """An entity the NER ran over a spaced dash from a mail acronym or a field's label ("FYI - Hunter",
+    "Reviewer - Kwame Mensah"): the part after it, which the cut to the leading capitalised words would lose
+    with the label. Any other entity as it is."""
     m = _SPACED_DASH.search(text, s, e)
-    if m and text[s:m.start()].strip().lower() in NOT_INITIALS:
-        return [(m.end(), e)]
+    if m:
+        before = text[s:m.start()].strip()
+        if before.lower() in NOT_INITIALS or " " not in before and in_vocabulary(before, vocabulary) \
+                and not in_name_lists(before):
+            return [(m.end(), e)]
     return [(s, e)]
 
 
@@ -864,7 +868,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                                                         and not _place_in_place(ent, text)
                                                         and not _known_place(ent)) \
                     or ent.label_ in ("DATE", "TIME", "EVENT") and _given_and_surname(ent):  # "Ashley Day" DATE
-                ner += _dash_parts(text, s, e)
+                ner += _dash_parts(text, s, e, vocabulary)
             elif ent.label_ in _OTHER_LABELS and (tail := _unknown_tail(ent, vocabulary)):
                 ner.append(tail)  # "Frenchman Thibault Ravoire" ORG: the name after a demonym or a role
     ner += unknown_words(doc, vocabulary, lower=cased_doc is not None, shouted=shouted)
@@ -1355,6 +1359,9 @@ _ROLE_OR_DEMONYM = re.compile(r"(?i)(?:\w+(?:man|woman|men|women|ian|ians|ish|es
                               + "|".join(sorted(OFFICE_WORDS)) + r")\Z")
 
 
+_LABEL_BEFORE = re.compile(r"(?:[ \t][-–]|:)[ \t]*\Z")  # a field's label before its value: "Owner - ", "Owner: "
+
+
 def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
     """The last one to three words of an organisation or place entity when they would make an unknown name
     (`_unknown_name`'s test) and the words before them are dictionary words: a demonym or a role the NER ran
@@ -1367,7 +1374,9 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
         if all(not _acronym(t.text) and _unknown_name_word(t.text, vocabulary) for t in tail) and (all(
                 _ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
                 or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head))
-                or _SLOT_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])):  # "Call Anselma Quillfeather" ORG
+                or _SLOT_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])  # "Call Anselma Quillfeather" ORG
+                or _LABEL_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])
+                and all(in_vocabulary(t.text, vocabulary) for t in head)):  # "Owner - Sunniva Haugland" ORG
             return tail[0].idx, tail[-1].idx + len(tail[-1].text)
     return None
 

@@ -1115,3 +1115,13 @@ def test_a_name_written_with_combining_marks_goes_whole(pii):
     text = unicodedata.normalize("NFD", "The applicant, Mr Janez Zupančič, lives in Ljubljana.")
     r = pii(text)
     assert "Zupan" not in r.text and "\u030c" not in r.text and r.text.endswith("lives in Ljubljana."), repr(r.text)
+
+
+def test_a_fields_label_before_a_dash_or_colon_is_no_part_of_the_name(pii):
+    # the NER runs a label into the name ("Reviewer - Kwame Mensah" PERSON, "Owner - Sunniva Haugland" ORG);
+    # cut to its capitals the first kept only the label and the second nothing
+    for text in ("Owner - Sunniva Okafor; Reviewer - Kwame Brzeczek; Status - open",
+                 "Owner: Sunniva Okafor; Reviewer: Kwame Brzeczek; Status: open"):
+        r = pii(text)
+        assert not _leaks(r, "Sunniva", "Okafor", "Kwame", "Brzeczek"), r.text
+        assert "Status" in r.text and "open" in r.text, r.text
