@@ -451,12 +451,22 @@ class ContextLicenceRecognizer(_OneEntityRecognizer):
 # chat broadcast ("@everyone")
 _HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30})(?![\w@]|\.\w|/|\()")
 _DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
+# ... and a profile's address on a social or professional site ("linkedin.com/in/teodor-okafor-4411",
+# "github.com/sunnivahaugland", "youtube.com/@kwame"): the account's name, often its holder's. Only a profile: a
+# repository's or a post's address names a project or a page ("github.com/apache/beam" stays)
+_PROFILE_URL = re.compile(
+    r"(?i)\b(?:https?://)?(?:www\.|m\.)?(?:linkedin\.com/in/|(?:tiktok|youtube|medium|threads)\.(?:com|net)/@|"
+    r"youtube\.com/(?:user|c)/|reddit\.com/u(?:ser)?/|(?:github|gitlab|twitter|x|facebook|instagram|vk|t)\.(?:com|me)/)"
+    r"([\w.\-]{2,60})(?=/?(?:[\s)\]>,;\"']|\.(?:\s|$)|$))")
+_NOT_PROFILES = frozenset("""about explore features pricing login signup settings home search help topics trending
+marketplace sponsors orgs organizations apps notifications share intent hashtag watch results feed groups pages
+events jobs company school messages policies legal privacy terms i""".split())
 
 
 class HandleRecognizer(_OneEntityRecognizer):
     """USERNAME: an @handle of a social-media or chat account, which names its holder as surely as an
-    e-mail address does ("@JessicaLakey"). Code ("@property" opening a line, "@app.route("), doc tags
-    ("@param") and CSS rules ("@media") are left alone."""
+    e-mail address does ("@JessicaLakey"), and a profile's address on such a site (_PROFILE_URL). Code
+    ("@property" opening a line, "@app.route("), doc tags ("@param") and CSS rules ("@media") are left alone."""
 
     ENTITY = "USERNAME"
 
@@ -472,4 +482,6 @@ class HandleRecognizer(_OneEntityRecognizer):
             if _DECORATOR_LINE.match(text[line_start:m.start()]) and not rest.strip():
                 continue  # "@Override" / "@Test" alone on its line: an annotation
             out.append(RecognizerResult("USERNAME", m.start(), m.end(), 0.85))
+        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _PROFILE_URL.finditer(text)
+                if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
         return out
