@@ -11,7 +11,6 @@ import contextlib
 import logging
 import os
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -153,77 +152,6 @@ def _numpy_ops():
         yield
     finally:
         set_current_ops(previous)
-
-
-# Line breaks and spaces as Windows, old Macs, word processors and court websites write them, each read as the
-# plain one of the same length: the rules read lines that end in "\n" and words parted by " " ("Mr\xa0Smith",
-# "From: Smith, Anna\r\n"), and a copy of the same length keeps every offset for the redaction
-_PLAIN_WHITESPACE = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\u2028": "\n",
-                                   "\u2029": "\n", "\xa0": " ", "\u1680": " ", "\u2000": " ", "\u2001": " ",
-                                   "\u2002": " ", "\u2003": " ", "\u2004": " ", "\u2005": " ", "\u2006": " ",
-                                   "\u2007": " ", "\u2008": " ", "\u2009": " ", "\u200a": " ", "\u202f": " ",
-                                   "\u205f": " ", "\u3000": " ",
-                                   # dashes: the rules' "W - Smoltz", "Kay -" and "Kowalska-Nowak" take "-"
-                                   "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
-                                   "\u2015": "-", "\u2212": "-"})
-# a run of spaces inside a line, as typists put two after a full stop and columns are aligned: read as one;
-# and the characters no reader sees (soft hyphens, zero-width spaces and joiners, a byte-order mark), which part
-# a name's letters ("Kowal\xadski", "Dubbz\ufeff")
-_SPACE_RUN = re.compile(r"(?<=\S)  +(?=\S)|[\xad\u200b\u200c\u200d\u2060\ufeff]+")
-
-
-# Markup around words, which the NER never saw in training and the rules do not expect ("*Imran Chaudry*",
-# "`Lise Delmas`", "<p>Dear Mr. Brzeczek,</p>"): read as spaces. Emphasis hugs its words, so an "*" with a space
-# on both sides stays (chat's "* LIT SCHMOOD *", sums' "2 * 3"), and so does an "_" inside a word ("j_doe@x.org").
-_MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|(?<![\w@.])_+(?=\w)|(?<=\w)_+(?![\w@.])|"
-                     r"</?(?i:p|br|div|span|b|i|u|em|strong|li|ul|ol|td|tr|th|table|tbody|thead|h[1-6]|blockquote|"
-                     r"font|a)(?:[ \t][^<>\n]{0,200})?/?>")
-
-
-def plain_text(text: str) -> str:
-    """`text` as the rules and the NER read it, character for character: line breaks, spaces and dashes the
-    plain ones ("\r\n" reads " \n": one line break, not two), markup around words spaces."""
-    if not (text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text):
-        text = text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
-    if "*" in text or "`" in text or "_" in text or "<" in text:
-        text = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
-    return text
-
-
-def single_spaced(text: str) -> tuple[str, list[int] | None]:
-    """`text` with each run of spaces inside a line read as one space ("Thanks Ingeborg.  I will", "Brightwater,
-    Sunita"), without invisible characters, and with letters written as a base and its combining marks (as
-    macOS and some PDFs write "Zupanc\u030cic\u030c") composed into one; and for each character of the copy the
-    offset in `text` where it starts (None when nothing changes). The rules and the NER read single spaces and
-    composed letters: two spaces after a full stop cost my probes 3 leaks of 419, and a decomposed name was
-    cut at its first mark."""
-    if "  " not in text and text.isascii():
-        return text, None
-    drop = {i for m in _SPACE_RUN.finditer(text) for i in range(m.start() + (m.group(0)[0] == " "), m.end())}
-    if text.isascii() or not any(unicodedata.combining(c) for c in text):
-        from beam_jobs.pii_tokenized import copy_without
-        return copy_without(text, drop) if drop else (text, None)
-    chars, offsets, i = [], [], 0
-    while i < len(text):
-        if i in drop:
-            i += 1
-            continue
-        j = i + 1
-        while j < len(text) and unicodedata.combining(text[j]) and j not in drop:
-            j += 1
-        for ch in unicodedata.normalize("NFC", text[i:j]):
-            chars.append(ch)
-            offsets.append(i)
-        i = j
-    return "".join(chars), offsets
-
-
-def past_marks(text: str, end: int) -> int:
-    """`end` moved past the combining marks that follow it in `text`: a span mapped back from a composed copy
-    ends at its last letter's base, and its marks belong to it."""
-    while end < len(text) and unicodedata.combining(text[end]):
-        end += 1
-    return end
 
 
 class _KeywordList(list):
@@ -463,10 +391,13 @@ class PiiFilter:
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
         from presidio_analyzer import RecognizerResult
         from beam_jobs.pii_names import NameCandidates, find_names, merge_candidates
+        from beam_jobs.pii_plain import past_marks, plain_text, single_spaced
         from beam_jobs.pii_tokenized import to_copy, to_original
         written = list(texts)
-        # what is read; the redactions are made in `written`, through `spacing` where spaces were taken out
-        texts, spacing = map(list, zip(*(single_spaced(plain_text(t)) for t in written))) if written else ([], [])
+        # what is read (pii_plain); the redactions are made in `written`, through `spacing` where characters were
+        # taken out or composed
+        read = [single_spaced(plain_text(t)) for t in written]
+        texts, spacing = [t for t, _ in read], [offsets for _, offsets in read]
         engine = self.analyzer.nlp_engine
         nlp = engine.nlp[self.cfg.language]
         readings = [self.readings(t) for t in texts]

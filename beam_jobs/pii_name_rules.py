@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CLOSINGS, CODE_NAMED_LIKE_PEOPLE, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
+from beam_jobs.pii_words import (CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
                                  MAILBOX_WORDS, MONTHS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, place_names, surnames,
@@ -493,8 +493,7 @@ _GOT_IN_TOUCH = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z'’\-]+|[A-Z]{3,})[ \t
 
 # ... and in a message's request or news of who was reached: "ask sally whether", "tell frank I said hi", "let joe
 # know", "spoke with mark and bill this morning", "forward this to rich and frank." The name must end the clause
-# or stand before a word that closes such a request, so "talk to grace in prayer" and "work with ruby on rails"
-# need the lists and the exclusions below as well
+# or stand before a word that closes such a request ("talk to grace in prayer" stays)
 _REACHED = re.compile(
     r"\b(?i:(?:ask|tell|call|e-?mail|text|ping|page|remind|cc|copy|let)|"
     r"(?:talk(?:ed|ing)?|spoke|speak(?:ing)?|meet(?:ing)?|met|check(?:ed|ing)?|chat(?:ted)?|sync(?:ed)?|"
@@ -507,8 +506,7 @@ _REACHED = re.compile(
 
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
     """The lower-case given names of the English lists that a message asks to reach or says it reached
-    (_REACHED), dictionary words too ("mark", "bill", "frank"); never a modal, a month or a tool named like
-    a person ("forward to june", "work with ruby")."""
+    (_REACHED), dictionary words too ("mark", "bill", "frank"); never a modal or a month ("forward to june")."""
     names, out = given_names(ENGLISH_LOCALES), []
     for m in _REACHED.finditer(text):
         for g in (1, 2):
@@ -516,7 +514,7 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
             if not w:
                 continue
             bare = _POSSESSIVE.sub("", w)
-            if bare.capitalize() not in names or bare in _MODALS or bare in MONTHS or bare in CODE_NAMED_LIKE_PEOPLE \
+            if bare.capitalize() not in names or bare in _MODALS or bare in MONTHS \
                     or is_function_word(bare) or bare in NOT_ADDRESSED or _CONTRACTION.search(w):
                 break
             out.append((m.start(g), m.start(g) + len(bare)))
@@ -798,7 +796,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help", "my phone bill will rise",
                      "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.",
-                     "I look forward to june.", "We work with ruby on rails.", "let me know", "ask will he come",
+                     "I look forward to june.", "let me know", "ask will he come",
                      "Tell the truth.", "talk to sales about it", "pass it to legal")),
     NameRule("care_role", "a name after a ward team member's role letters in notes", _care_role_names,
              finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),

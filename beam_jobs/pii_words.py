@@ -238,10 +238,6 @@ docker tensorflow pytorch numpy pandas matlab excel powerpoint hashtag emoji sel
 wordpress shopify etsy twitch discord minecraft fortnite pokemon wiki wikis wikinews wikimedia wiktionary
 zotero wrestlemania smackdown nikkei nasdaq sony nvidia""".split()) | NEWS_AGENCIES
 
-# Programming languages and tools named like people ("work with ruby on rails", "talk to julia's REPL"): after a
-# verb of working with somebody a lower-case one is the tool
-CODE_NAMED_LIKE_PEOPLE = frozenset("ruby julia ada pascal perl crystal elixir dart scala hope alice jenkins ansible".split())
-
 
 # The English name of every region `phonenumbers` knows, as its geocoder gives them (written out here: reading
 # them through the geocoder cost every clean worker 0.25-0.45 s of start-up; tests/test_pii.py checks the
