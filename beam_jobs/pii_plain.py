@@ -1,7 +1,7 @@
 """The text as the PII filter's rules and NER read it: line breaks, spaces and dashes the plain ones, markup
-around words spaces (plain_text, same length), runs of spaces one space, invisible characters gone and letters
-composed (single_spaced, with an offset table back to the text), as Windows, word processors, court websites,
-PDFs and markdown write them ("From: Smith, Anna\r\n", "Mr\xa0Stone", "Thanks Ingeborg.  I will",
+around words and quoted-printable codes spaces (plain_text, same length), runs of spaces one space, invisible
+characters and soft line breaks gone and letters composed (single_spaced, with an offset table back to the
+text), as Windows, word processors, court websites, PDFs, mail archives and markdown write them ("From: Smith, Anna\r\n", "Mr\xa0Stone", "Thanks Ingeborg.  I will",
 "*Imran Okafor*"). The rules read lines ending in "\n" and words parted by one " ", and the NER never saw the
 rest in training; the redactions are made in the text as written.
 """
@@ -37,6 +37,19 @@ _MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|(?<![\
                      r"font|a)(?:[ \t][^<>\n]{0,200})?/?>")
 
 
+# Quoted-printable mail as mail archives keep it undecoded: "=20" a space at a line's end, "=09" a tab, "=3D" an
+# "=", and "=" closing a line a soft break inside a word ("Sunniva Haug=\nland"). Two such marks tell the
+# encoding ("x =\n  y" in code is one, and has a space before the "=")
+_QP_MARK = re.compile(r"=(?:20|09|3D)|(?<=\S)=\n")
+_QP_CODE = re.compile(r"=(?:20|09|3D)")
+_SOFT_BREAK = re.compile(r"(?<=\S)=\n")
+_SOFT_BREAK_MARK = "\ue000"  # a private-use character: no text holds it
+
+
+def _quoted_printable(text: str) -> bool:
+    return "=" in text and len(_QP_MARK.findall(text)) >= 2
+
+
 def plain_text(text: str) -> str:
     """`text` as the rules and the NER read it, character for character: line breaks, spaces and dashes the
     plain ones ("\r\n" reads " \n": one line break, not two), markup around words spaces."""
@@ -44,6 +57,9 @@ def plain_text(text: str) -> str:
         text = text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
     if "*" in text or "`" in text or "_" in text or "<" in text:
         text = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
+    if _quoted_printable(text):
+        text = _QP_CODE.sub(lambda m: "=  " if m.group(0) == "=3D" else "   ", text)
+        text = _SOFT_BREAK.sub(_SOFT_BREAK_MARK + "\n", text)  # single_spaced takes it out with its "\n"
     return text
 
 
@@ -57,6 +73,8 @@ def single_spaced(text: str) -> tuple[str, list[int] | None]:
     if "  " not in text and text.isascii():
         return text, None
     drop = {i for m in _SPACE_RUN.finditer(text) for i in range(m.start() + (m.group(0)[0] == " "), m.end())}
+    if _SOFT_BREAK_MARK in text:  # plain_text's mark of a quoted-printable soft break: the word it cut is joined
+        drop |= {i for m in re.finditer(_SOFT_BREAK_MARK + "\n", text) for i in (m.start(), m.start() + 1)}
     if text.isascii() or not any(unicodedata.combining(c) for c in text):
         return copy_without(text, drop) if drop else (text, None)
     chars, offsets, i = [], [], 0

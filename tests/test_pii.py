@@ -1125,3 +1125,13 @@ def test_a_fields_label_before_a_dash_or_colon_is_no_part_of_the_name(pii):
         r = pii(text)
         assert not _leaks(r, "Sunniva", "Okafor", "Kwame", "Brzeczek"), r.text
         assert "Status" in r.text and "open" in r.text, r.text
+
+
+def test_quoted_printable_mail_is_read_decoded(pii):
+    # mail archives keep messages undecoded: "=20" ends lines, and a soft break "=\n" cuts words and names
+    text = "Teodor,=20\n\nI spoke with Sunniva Haug=\nland about the model.=20\n\nThanks,=20\nKwame Men=\nsah"
+    r = pii(text)
+    assert not _leaks(r, "Teodor", "Sunniva", "land ", "Kwame", "sah"), r.text
+    assert "about the model.=20" in r.text, r.text
+    code = "x =\n  compute(a, b)\ny = 3"  # one "=" at a line's end, after a space: code, not the encoding
+    assert pii(code).text == code
