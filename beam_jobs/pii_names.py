@@ -286,6 +286,7 @@ _WEAK_CUES = (
     ("", "directed written produced composed performed painted authored created signed approved reviewed prepared",
      r"[ \t]+by[ \t]*:?"),
     ("", "caught bowled stumped", r"[ \t]+by"),  # a cricket report's fielder and bowler ("caught by Long")
+    ("", "loop looping looped", r"[ \t]+in"),  # mail's "Looping in Sunni."
     ("", "off", r"[ \t]+the[ \t]+bowling[ \t]+of"),
     ("", "my", r"[ \t]+(?:kid|son|daughter|child|wife|husband|partner|spouse|fianc[ée]e?|friend|colleague|boss|"
      r"manager|mother|mom|mum|father|dad|brother|sister|grandson|granddaughter|grandmother|grandfather|"
@@ -754,6 +755,7 @@ def _opens_with_given_name(span: str) -> bool:
 _IN_BEFORE = re.compile(r"(?<![\w'’\-])(?:in|In)[ \t]+\Z")
 _CITED_BEFORE = re.compile(r"(?i)\b(?:judg(?:e)?ments?|decisions?|case|held|observed|ruling|court|bench|reported|"
                            r"opinion|dictum|view|laid[ \t]+down|interest|belief|faith|trust|confidence|believe|"
+                           r"loop(?:s|ed|ing)?|"  # mail's "looping in Sunni": a person brought into the thread
                            r"believed|believes)[ \t]+in[ \t]+\Z")
 _NOT_A_PLACE_AFTER = re.compile(r"['’](?:s\b|(?=[\s,.;:!?)]))|[ \t]*\((?:supra|ibid)|[ \t]+(?:v\.?|vs\.?|versus|and|&|n)[ \t]|"
                                 r"[ \t]+case\b|,[ \t]+[^\W\d_][\w'’\-]*[ \t]+(?:and|&|case)\b")

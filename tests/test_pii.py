@@ -1135,3 +1135,10 @@ def test_quoted_printable_mail_is_read_decoded(pii):
     assert "about the model.=20" in r.text, r.text
     code = "x =\n  compute(a, b)\ny = 3"  # one "=" at a line's end, after a space: code, not the encoding
     assert pii(code).text == code
+
+
+def test_a_name_looped_into_a_thread_is_no_place(pii):
+    r = pii("Looping in Sunni. She ran the numbers last year.")
+    assert "Sunni" not in r.text, r.text
+    text = "The plant in Sutton Coldfield closed."
+    assert pii(text).text == text, pii(text).text
