@@ -384,29 +384,30 @@ def _scorer_names(text: str, is_word) -> list[tuple[int, int]]:
 # A sports report's statistics: a baseball box score's list after its code ("HR - Castilla (31), Burks 2
 # (28)", "SB - Lofton 2 (52)"), and a table of leaders a line each, the count before a dash and the side in
 # brackets after each name ("12 - Ravanelli ( Middlesbrough )", "10 - Shearer ( Newcastle ) , Wright ( Arsenal )").
-# The names may be words ("Wright", "Burks"): the line's form says they are players.
+# The names may be words ("Wright", "Burks"): the line's form says they are players. (A list of leaders on one
+# line, "7 - Shearer (Newcastle); 6 - Fowler (Liverpool)", is pii_names' structural rule: it needs two on a line.)
 _STAT_NAME = rf"(?:[A-Z]\.[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,2}}"
 _BOX_LIST = re.compile(rf"(?<![\w-])(?:HR|HRs|RBI|SB|CS|SF|SH|2B|3B|DP|E)[ \t]*[-:][ \t]*"
                        rf"({_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\)"
                        rf"(?:[ \t]*[,;][ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))*)")
 _BOX_ITEM = re.compile(rf"({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
-_LEADER_LINE = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-–][ \t]*({_STAT_NAME}[ \t]*\([ \t]*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}}[ \t]*\)"
+_LEADER_ROW = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-–][ \t]*({_STAT_NAME}[ \t]*\([ \t]*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}}[ \t]*\)"
                           rf"(?:[ \t]*,[ \t]*{_STAT_NAME}[ \t]*\([ \t]*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}}[ \t]*\))*)[ \t]*\.?[ \t]*$")
-_LEADER_ITEM = re.compile(rf"({_STAT_NAME})[ \t]*\(")
+_LEADER_ROW_ITEM = re.compile(rf"({_STAT_NAME})[ \t]*\(")
 
 
 def _statistics_names(text: str, is_word) -> list[tuple[int, int]]:
     """The players of a box score's lists (_BOX_LIST, two items or a count: one "E - Smith (3)" may be
-    anything) and of a table of leaders (_LEADER_LINE, two lines or more: one "3 - Paris (France)" is a list
+    anything) and of a table of leaders (_LEADER_ROW, two lines or more: one "3 - Paris (France)" is a list
     item)."""
     out = []
     for m in _BOX_LIST.finditer(text):
         items = list(_BOX_ITEM.finditer(m.group(1)))
         if len(items) >= 2 or len(_BOX_LIST.findall(text)) >= 2:
             out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for i in items]
-    lines = list(_LEADER_LINE.finditer(text))
+    lines = list(_LEADER_ROW.finditer(text))
     if len(lines) >= 2:
-        out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in lines for i in _LEADER_ITEM.finditer(m.group(1))
+        out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in lines for i in _LEADER_ROW_ITEM.finditer(m.group(1))
                 if not _common_words_only(i.group(1), is_word)]
     return out
 
