@@ -37,7 +37,11 @@ Span = _spacy.tokens.Span
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
-_PARTICLE = r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc)"
+# (and the Turkic and Arabic patronymic links: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu Mammadov", "Fatima bint Ali")
+_PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
+             r"qizi|qızı|oglu|oğlu|ogly|kyzy|uulu|bint)")
+# the initials of a name transliterated from Cyrillic, one sound in two letters ("Sh. Huseynov", "Zh. Ivanova")
+_DIGRAPH_INITIAL = r"(?:Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
 _GLUED_PARTICLE = rf"{_PARTICLE}[-'’][A-Z][\w'’\-]*"
 _TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
@@ -116,7 +120,7 @@ def union_spans(spans) -> list[tuple[int, int]]:
 
 
 _NEXT_NAME_WORD = re.compile(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP}|{_GLUED_PARTICLE})")
-_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z")
+_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_DIGRAPH_INITIAL}|{_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z")
 
 
 _HYPHENATED_REST = re.compile(r"[-‐][^\W\d_a-z][\w'’]+")

@@ -1142,3 +1142,9 @@ def test_a_name_looped_into_a_thread_is_no_place(pii):
     assert "Sunni" not in r.text, r.text
     text = "The plant in Sutton Coldfield closed."
     assert pii(text).text == text, pii(text).text
+
+
+def test_patronymic_links_and_two_letter_initials_stay_in_the_name(pii):
+    # judgments transliterate Turkic patronymics ("Rafig qizi") and Cyrillic initials of one sound ("Sh.", "Zh.")
+    r = pii("The applicant, Mrs Gulnara Rafig qizi Okonkwo, complained. Two officers, R.M. and Sh. Brzeczek, came.")
+    assert not _leaks(r, "Gulnara", "qizi", "Okonkwo", "Sh.", "Brzeczek"), r.text
