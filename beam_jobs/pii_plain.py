@@ -1,12 +1,15 @@
-"""The text as the PII filter's rules and NER read it: line breaks, spaces and dashes the plain ones, markup
-around words and quoted-printable codes spaces (plain_text, same length), runs of spaces one space, invisible
-characters and soft line breaks gone and letters composed (single_spaced, with an offset table back to the
-text), as Windows, word processors, court websites, PDFs, mail archives and markdown write them ("From: Smith, Anna\r\n", "Mr\xa0Stone", "Thanks Ingeborg.  I will",
-"*Imran Okafor*"). The rules read lines ending in "\n" and words parted by one " ", and the NER never saw the
-rest in training; the redactions are made in the text as written.
+"""The text as the PII filter's rules and NER read it. plain_text (same length): line breaks, spaces and dashes
+the plain ones, markup around words and quoted-printable codes spaces, HTML's character references their
+character. single_spaced (with an offset table back to the text): runs of spaces one space, invisible
+characters, soft line breaks and the rest of a character reference gone, letters composed. As Windows, word
+processors, court websites, PDFs, mail archives, web pages and markdown write text ("From: Smith, Anna\r\n",
+"Mr\xa0Stone", "Thanks Ingeborg.  I will", "*Imran Okafor*", "O&#39;Brien"). The rules read lines ending in
+"\n" and words parted by one " ", and the NER never saw the rest in training; the redactions are made in the
+text as written.
 """
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
@@ -50,9 +53,22 @@ def _quoted_printable(text: str) -> bool:
     return "=" in text and len(_QP_MARK.findall(text)) >= 2
 
 
+# HTML's character references in scraped text ("Mr&nbsp;Okafor", "O&#39;Brien", "Teodor &amp; Sunniva"): read as
+# their character, the rest of the reference marked for single_spaced to take out
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
+_DROP_MARK = "\ue001"  # a private-use character: no text holds it
+
+
+def _entity(m: re.Match) -> str:
+    char = html.unescape(m.group(0))
+    return char + _DROP_MARK * (len(m.group(0)) - 1) if len(char) == 1 and char != m.group(0) else m.group(0)
+
+
 def plain_text(text: str) -> str:
     """`text` as the rules and the NER read it, character for character: line breaks, spaces and dashes the
     plain ones ("\r\n" reads " \n": one line break, not two), markup around words spaces."""
+    if "&" in text and ";" in text:
+        text = _ENTITY.sub(_entity, text)
     if not (text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text):
         text = text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
     if "*" in text or "`" in text or "_" in text or "<" in text:
@@ -75,6 +91,8 @@ def single_spaced(text: str) -> tuple[str, list[int] | None]:
     drop = {i for m in _SPACE_RUN.finditer(text) for i in range(m.start() + (m.group(0)[0] == " "), m.end())}
     if _SOFT_BREAK_MARK in text:  # plain_text's mark of a quoted-printable soft break: the word it cut is joined
         drop |= {i for m in re.finditer(_SOFT_BREAK_MARK + "\n", text) for i in (m.start(), m.start() + 1)}
+    if _DROP_MARK in text:  # the rest of an HTML character reference
+        drop |= {i for i, c in enumerate(text) if c == _DROP_MARK}
     if text.isascii() or not any(unicodedata.combining(c) for c in text):
         return copy_without(text, drop) if drop else (text, None)
     chars, offsets, i = [], [], 0

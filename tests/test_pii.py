@@ -1148,3 +1148,11 @@ def test_patronymic_links_and_two_letter_initials_stay_in_the_name(pii):
     # judgments transliterate Turkic patronymics ("Rafig qizi") and Cyrillic initials of one sound ("Sh.", "Zh.")
     r = pii("The applicant, Mrs Gulnara Rafig qizi Okonkwo, complained. Two officers, R.M. and Sh. Brzeczek, came.")
     assert not _leaks(r, "Gulnara", "qizi", "Okonkwo", "Sh.", "Brzeczek"), r.text
+
+
+def test_html_character_references_are_read_as_their_character(pii):
+    r = pii("<p>Contact: Teodor&nbsp;Okafor &amp; Siobhan O&#39;Brzeczek</p>")
+    assert not _leaks(r, "Teodor", "Okafor", "Siobhan", "Brzeczek"), r.text
+    assert r.text.startswith("<p>Contact: ") and "&amp;" in r.text, r.text
+    text = "Use a &amp;&amp; b; x &lt; 3; AT&T; R&D; &unknown; done"
+    assert pii(text).text == text, pii(text).text
