@@ -64,6 +64,15 @@ def _entity(m: re.Match) -> str:
     return char + _DROP_MARK * (len(m.group(0)) - 1) if len(char) == 1 and char != m.group(0) else m.group(0)
 
 
+# block elements end a line: "Dear Mr. Okafor,</p><p>Imran wrote" is two lines, not "Okafor, Imran"
+_BLOCK_TAG = re.compile(r"(?i)</?(?:p|br|div|li|ul|ol|tr|table|tbody|thead|h[1-6]|blockquote)\b")
+
+
+def _unmarked(m: re.Match) -> str:
+    mark = m.group(0)
+    return ("\n" + " " * (len(mark) - 1)) if _BLOCK_TAG.match(mark) else " " * len(mark)
+
+
 def plain_text(text: str) -> str:
     """`text` as the rules and the NER read it, character for character: line breaks, spaces and dashes the
     plain ones ("\r\n" reads " \n": one line break, not two), markup around words spaces."""
@@ -72,7 +81,7 @@ def plain_text(text: str) -> str:
     if not (text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text):
         text = text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
     if "*" in text or "`" in text or "_" in text or "<" in text:
-        text = _MARKUP.sub(lambda m: " " * len(m.group(0)), text)
+        text = _MARKUP.sub(_unmarked, text)
     if _quoted_printable(text):
         text = _QP_CODE.sub(lambda m: "=  " if m.group(0) == "=3D" else "   ", text)
         text = _SOFT_BREAK.sub(_SOFT_BREAK_MARK + "\n", text)  # single_spaced takes it out with its "\n"

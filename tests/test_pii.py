@@ -1156,3 +1156,10 @@ def test_html_character_references_are_read_as_their_character(pii):
     assert r.text.startswith("<p>Contact: ") and "&amp;" in r.text, r.text
     text = "Use a &amp;&amp; b; x &lt; 3; AT&T; R&D; &unknown; done"
     assert pii(text).text == text, pii(text).text
+
+
+def test_an_html_block_tag_ends_a_line(pii):
+    # "</p>" read as spaces joined "Brzeczek," and "Imran" into one "Last, First" name, markup and all
+    r = pii("<p>Dear Mr&nbsp;Brzeczek,</p> *Imran Chaudry* wrote: call me.")
+    assert not _leaks(r, "Brzeczek", "Imran", "Chaudry"), r.text
+    assert "</p> *" in r.text, r.text
