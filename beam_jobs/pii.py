@@ -391,8 +391,7 @@ class PiiFilter:
     def process(self, texts: Iterable[str]) -> list[PiiResult]:
         from presidio_analyzer import RecognizerResult
         from beam_jobs.pii_names import NameCandidates, find_names, merge_candidates
-        from beam_jobs.pii_plain import past_marks, plain_text, single_spaced
-        from beam_jobs.pii_tokenized import to_copy, to_original
+        from beam_jobs.pii_plain import past_marks, plain_text, single_spaced, to_copy, to_original
         written = list(texts)
         # what is read (pii_plain); the redactions are made in `written`, through `spacing` where characters were
         # taken out or composed

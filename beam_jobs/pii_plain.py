@@ -5,15 +5,15 @@ characters, soft line breaks and the rest of a character reference gone, letters
 processors, court websites, PDFs, mail archives, web pages and markdown write text ("From: Smith, Anna\r\n",
 "Mr\xa0Stone", "Thanks Ingeborg.  I will", "*Imran Okafor*", "O&#39;Brien"). The rules read lines ending in
 "\n" and words parted by one " ", and the NER never saw the rest in training; the redactions are made in the
-text as written.
+text as written. Here too the offset tables through which every copy of another length (this one, the
+tokenized and the unquoted readings) maps its spans back: copy_without, to_original, to_copy.
 """
 from __future__ import annotations
 
+import bisect
 import html
 import re
 import unicodedata
-
-from beam_jobs.pii_tokenized import copy_without
 
 # Line breaks and spaces as Windows, old Macs, word processors and court websites write them, each read as the
 # plain one of the same length: the rules read lines that end in "\n" and words parted by " " ("Mr\xa0Smith",
@@ -28,8 +28,9 @@ _PLAIN_WHITESPACE = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85
                                    "\u2015": "-", "\u2212": "-"})
 # a run of spaces inside a line, as typists put two after a full stop and columns are aligned: read as one;
 # and the characters no reader sees (soft hyphens, zero-width spaces and joiners, a byte-order mark), which part
-# a name's letters ("Kowal\xadski", "Dubbz\ufeff")
-_SPACE_RUN = re.compile(r"(?<=\S)  +(?=\S)|[\xad\u200b\u200c\u200d\u2060\ufeff]+")
+# a name's letters ("Kowal\xadski", "Dubbz\ufeff"), and what plain_text marked to take out
+_TAKEN_OUT = re.compile(r"(?<=\S)  +(?=\S)|[\xad\u200b\u200c\u200d\u2060\ufeff\ue001]+")
+_DROP_MARK = "\ue001"  # a private-use character (no text holds it): plain_text's "take this out" (_TAKEN_OUT)
 
 
 # Markup around words, which the NER never saw in training and the rules do not expect ("*Imran Chaudry*",
@@ -45,8 +46,7 @@ _MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|(?<![\
 # encoding ("x =\n  y" in code is one, and has a space before the "=")
 _QP_MARK = re.compile(r"=(?:20|09|3D)|(?<=\S)=\n")
 _QP_CODE = re.compile(r"=(?:20|09|3D)")
-_SOFT_BREAK = re.compile(r"(?<=\S)=\n")
-_SOFT_BREAK_MARK = "\ue000"  # a private-use character: no text holds it
+_QP_SOFT_BREAK = re.compile(r"(?<=\S)=\n")
 
 
 def _quoted_printable(text: str) -> bool:
@@ -56,7 +56,6 @@ def _quoted_printable(text: str) -> bool:
 # HTML's character references in scraped text ("Mr&nbsp;Okafor", "O&#39;Brien", "Teodor &amp; Sunniva"): read as
 # their character, the rest of the reference marked for single_spaced to take out
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
-_DROP_MARK = "\ue001"  # a private-use character: no text holds it
 
 
 def _entity(m: re.Match) -> str:
@@ -84,7 +83,7 @@ def plain_text(text: str) -> str:
         text = _MARKUP.sub(_unmarked, text)
     if _quoted_printable(text):
         text = _QP_CODE.sub(lambda m: "=  " if m.group(0) == "=3D" else "   ", text)
-        text = _SOFT_BREAK.sub(_SOFT_BREAK_MARK + "\n", text)  # single_spaced takes it out with its "\n"
+        text = _QP_SOFT_BREAK.sub(_DROP_MARK * 2, text)  # single_spaced takes it out: the word it cut is whole
     return text
 
 
@@ -97,11 +96,7 @@ def single_spaced(text: str) -> tuple[str, list[int] | None]:
     cut at its first mark."""
     if "  " not in text and text.isascii():
         return text, None
-    drop = {i for m in _SPACE_RUN.finditer(text) for i in range(m.start() + (m.group(0)[0] == " "), m.end())}
-    if _SOFT_BREAK_MARK in text:  # plain_text's mark of a quoted-printable soft break: the word it cut is joined
-        drop |= {i for m in re.finditer(_SOFT_BREAK_MARK + "\n", text) for i in (m.start(), m.start() + 1)}
-    if _DROP_MARK in text:  # the rest of an HTML character reference
-        drop |= {i for i, c in enumerate(text) if c == _DROP_MARK}
+    drop = {i for m in _TAKEN_OUT.finditer(text) for i in range(m.start() + (m.group(0)[0] == " "), m.end())}
     if text.isascii() or not any(unicodedata.combining(c) for c in text):
         return copy_without(text, drop) if drop else (text, None)
     chars, offsets, i = [], [], 0
@@ -117,6 +112,29 @@ def single_spaced(text: str) -> tuple[str, list[int] | None]:
             offsets.append(i)
         i = j
     return "".join(chars), offsets
+
+
+def copy_without(text: str, drop: set[int]) -> tuple[str, list[int]]:
+    """`text` without the characters at the offsets `drop`, and for each character of the copy its offset in
+    `text` (what to_original and to_copy map through)."""
+    offsets = [i for i in range(len(text)) if i not in drop]
+    return "".join(text[i] for i in offsets), offsets
+
+
+def to_original(spans, offsets: list[int]) -> list[tuple[int, int]]:
+    """Spans of the copy as spans of the original text: a span runs from its first character's place to just
+    past its last one's, so it covers the spaces taken out inside it."""
+    return [(offsets[s], offsets[e - 1] + 1) for s, e in spans if e > s]
+
+
+def to_copy(spans, offsets: list[int]) -> list[tuple[int, int]]:
+    """Spans of the original text as spans of the copy (a span over removed spaces only is dropped)."""
+    out = []
+    for s, e in spans:
+        a, b = bisect.bisect_left(offsets, s), bisect.bisect_left(offsets, e)
+        if b > a:
+            out.append((a, b))
+    return out
 
 
 def past_marks(text: str, end: int) -> int:

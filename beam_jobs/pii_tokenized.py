@@ -8,8 +8,9 @@ prose). So the filter reads such a text twice: as printed, and as this copy, and
 """
 from __future__ import annotations
 
-import bisect
 import re
+
+from beam_jobs.pii_plain import copy_without
 
 # a space that tokenization put before a closing mark or a clitic, or after an opening bracket
 _BEFORE = r" (?=[,.;:!?%)\]}]|'s\b|’s\b|n't\b|n’t\b|'re\b|'ve\b|'ll\b|'d\b|'m\b)"
@@ -44,26 +45,3 @@ def prose_copy(text: str) -> tuple[str, list[int]] | None:
         elif k % 2 == 1 and at and text[at - 1] == " ":
             drop.add(at - 1)
     return copy_without(text, drop) if drop else None
-
-
-def copy_without(text: str, drop: set[int]) -> tuple[str, list[int]]:
-    """`text` without the characters at the offsets `drop`, and for each character of the copy its offset in
-    `text` (what to_original and to_copy map through)."""
-    offsets = [i for i in range(len(text)) if i not in drop]
-    return "".join(text[i] for i in offsets), offsets
-
-
-def to_original(spans, offsets: list[int]) -> list[tuple[int, int]]:
-    """Spans of the copy as spans of the original text: a span runs from its first character's place to just
-    past its last one's, so it covers the spaces taken out inside it."""
-    return [(offsets[s], offsets[e - 1] + 1) for s, e in spans if e > s]
-
-
-def to_copy(spans, offsets: list[int]) -> list[tuple[int, int]]:
-    """Spans of the original text as spans of the copy (a span over removed spaces only is dropped)."""
-    out = []
-    for s, e in spans:
-        a, b = bisect.bisect_left(offsets, s), bisect.bisect_left(offsets, e)
-        if b > a:
-            out.append((a, b))
-    return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_tokenized import copy_without
+from beam_jobs.pii_plain import copy_without
 
 # a break inside a paragraph: a long line before it, not closing a list's item (";") or opening a list or table
 # (":"), and a line of text after it that opens no list item ("e. Pickup trucks;" would read as an initial and a

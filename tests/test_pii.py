@@ -566,7 +566,8 @@ def test_wrapped_and_quoted_copies_keep_or_map_every_place():
 
 
 def test_tokenized_text_and_its_prose_copy_map_offsets_both_ways():
-    from beam_jobs.pii_tokenized import is_tokenized, prose_copy, to_copy, to_original
+    from beam_jobs.pii_plain import to_copy, to_original
+    from beam_jobs.pii_tokenized import is_tokenized, prose_copy
     text = 'He said " no " ( twice ) , Smith \'s lawyer did n\'t .'
     assert is_tokenized(text)
     copy, offsets = prose_copy(text)
