@@ -224,7 +224,7 @@ def _without_lower_lead(text: str, s: int, e: int) -> tuple[int, int]:
 _SPACED_DASH = re.compile(r"[ \t]+[-–—][ \t]+")
 
 
-def _dash_parts(text: str, s: int, e: int, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+def _dash_parts(text: str, s: int, e: int, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """An entity the NER ran over a spaced dash from a mail acronym or a field's label ("FYI - Hunter",
     "Reviewer - Kwame Mensah"): the part after it, which the cut to the leading capitalised words would lose
     with the label. Any other entity as it is."""
