@@ -39,6 +39,7 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
                            rf"((?:{_ANYWORD}|{_INITIAL})(?:[ \t]+(?:{_ANYWORD}|{_INITIAL})){{0,2}})[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
+_GREETING_WORDS = frozenset("hi hello hey dear hiya yo morning greetings good".split())
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
 _MODALS = frozenset("will may can must might shall should would could".split())  # given names too: Will, May
 # A name after a kin or care role (pii_words.KIN_WORDS)
@@ -72,6 +73,39 @@ class NameRule:
     find: object           # callable(text, is_word) -> [(start, end)]
     finds: tuple           # ((text, [values that must be found]), ...)
     leaves: tuple          # (text, ...) in which it finds nothing
+    message_end: bool = False  # it reads the end of a message: run on every message of a thread (message_ends)
+
+
+# Where a message ends inside a thread or a post with replies: the line that opens the next one. A reply is signed
+# above the message it quotes ("- Raj\n\n>>> Brandon Whitfield 04/19/01 >>>", "JP\n\n-----Original Message-----",
+# "Thanks in advance,\nGrant\n\n---\nReply from ..."), and the rules that read a signature read the text's end
+_MESSAGE_OPENING = (
+    r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by)|reply[ \t]+message)\b|"
+    r"(?:-{3,}|_{3,}|={3,}|\*{3,})[ \t]*$|>{2,}[ \t]+\S[^\n]*>{2,}|on[ \t][^\n]{4,200}\bwrote:[ \t]*$|"
+    r"(?:from|sent|date):[ \t]+\S|>[^\n]*\n[ \t]*>)")
+_NEXT_MESSAGE = re.compile(rf"(?im)^{_MESSAGE_OPENING}")
+# a message ends on its own last line, never on another's opening or a header ("-----Original Message-----",
+# "From: Helga Brandt" above "Sent: Monday")
+_OPENING_LINE = re.compile(rf"(?im){_MESSAGE_OPENING}|[ \t>]*[\w-]+(?:[ \t][\w-]+)?:[ \t]")
+
+
+def message_ends(text: str) -> list[int]:
+    """Where each message of `text` ends: before each line that opens another message or a quoted reply
+    (_NEXT_MESSAGE), with the blank lines above it, then the text's end. A prefix `text[:end]` is that message
+    with all above it, so a rule that reads the text's end keeps its offsets."""
+    ends = {len(text)}
+    for m in _NEXT_MESSAGE.finditer(text):
+        end = len(text[:m.start()].rstrip())
+        line = text.rfind("\n", 0, end) + 1
+        if end > 0 and not _OPENING_LINE.match(text, line) and not text.startswith(">", line):
+            ends.add(end)  # (a quoted reply ends where its quote does: no end between two quoted lines)
+        if len(ends) > MAX_MESSAGES:
+            break  # a digest of hundreds: the first messages' signatures are read, and the text's end
+    return sorted(ends)
+
+
+MAX_MESSAGES = 50
+
 
 
 # Mail-system addresses and forwarding lines that carry a person's name: "Anna B Smith/HOU/ACME@ACME",
@@ -117,8 +151,7 @@ def _greeting_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _GREETING_NAME.finditer(text):
         first = m.group(1).split()[0]
-        greeted = m.group(0).strip().split()[0].lower().rstrip(",") in ("hi", "hello", "hey", "dear", "hiya", "yo",
-                                                                        "morning", "greetings", "good")
+        greeted = m.group(0).strip().split()[0].lower().rstrip(",") in _GREETING_WORDS
         if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET:
             continue
         if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)) \
@@ -553,7 +586,7 @@ def _role_initials(text: str, is_word) -> list[tuple[int, int]]:
 # given name or surname of the English lists that no dictionary holds counts ("SW London" is a place; "SW Grace"
 # is lost), and never a place's name
 _CARE_ROLE = re.compile(r"(?<![\w/])(?:SW|sw|MSW|CM|cm|LPN|CNA|PCA|[Ss]itter|SITTER)[ \t]*(?:\([ \t]*)?"
-                        rf"({_CAPWORD}|[a-z][\w'’\-]+)")
+                        rf"({_CAPWORD}|[a-z][\w'’\-]+)(?:[ \t]+({_CAPWORD}))?")
 
 
 def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -564,6 +597,120 @@ def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
         if (w in given_names(ENGLISH_LOCALES) or w in surnames()) and not is_word(w) and w not in place_names() \
                 and w not in country_names():
             out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", m.group(1)))))
+        elif m.group(2) and w in given_names(ENGLISH_LOCALES) and m.group(1)[0].isupper() \
+                and (m.group(2) in surnames() or not is_word(m.group(2))):
+            out.append((m.start(1), m.start(2) + len(_POSSESSIVE.sub("", m.group(2)))))  # "SW Deb Halloran"
+    return out
+
+
+# A nickname in quotes: inside a name ('Ernesto "El Chato" Morales', "Mr Ostap 'Ostik' Hlynka") the whole of
+# it, or in brackets right after one ("conceicao ('sao')"), or what somebody is called ('family calls him "Fez"';
+# not what is "known as": things are too, "cracks known as 'grikes'")
+_QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
+_NICKNAMED = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+{_QUOTED}[ \t]+({_CAPWORD})")
+_NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({_ANYWORD})[ \t]+\([ \t]*{_QUOTED}[ \t]*\)")
+_CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)|nicknamed|goes[ \t]+by))"
+                     rf"[ \t]+{_QUOTED}")
+
+
+def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name with its nickname in quotes: a given name (of the lists, or no dictionary word), the nickname
+    and the surname whole ('Darnell "Bam" Fowler'; 'Operation "Desert Storm" Begins' is no name); a nickname in
+    brackets after a given name of the lists, itself a name or no dictionary word; and the nickname somebody goes
+    by."""
+    out = []
+    if '"' not in text and "'" not in text and "“" not in text and "‘" not in text:
+        return out
+    for m in _NICKNAMED.finditer(text):
+        first = m.group(1)
+        if first in given_names() and first.lower() not in STOP_WORDS or not is_word(first):
+            out.append((m.start(1), m.end(3)))
+    for m in _NICKNAME_AFTER.finditer(text):
+        nick = m.group(2)
+        if m.group(1).capitalize() in given_names() and not is_function_word(m.group(1)) \
+                and (not is_word(nick) or nick.capitalize() in given_names()):  # 'Society of Jesus ("Jesuits")'
+            out += [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
+    out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
+    return out
+
+
+# A note's signature: a name, then a care credential, alone on the last line or any line ("--T.BOATENG RN",
+# "-- R. Ng RN", "-s.bettencourt rn", "Soo-ah P., RN", "Yvette Toussaint, RN"); a word of it is an initial,
+# a name of the lists or no dictionary word ("Charge RN", "Night RN" are roles)
+_CREDENTIAL = r"(?:RN|MD|NP|PA-?C|PA|RRT|RT|LPN|CNA|MSW|LCSW|LICSW|PharmD|DO|BSN|CCRN|APRN)"
+_CREDENTIALED = re.compile(rf"(?im)^[ \t>]*(?:[-–—~]{{1,2}}|/)?[ \t]*((?:{_INITIAL}\.?[ \t]?)*[^\W\d_][\w'’\-]*\.?"
+                           rf"(?:[ \t]+(?:{_INITIAL}\.|[^\W\d_][\w'’\-]*\.?)){{0,2}}),?[ \t]+(?-i:{_CREDENTIAL}|"
+                           rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*[ \t]*$")
+
+
+def _credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name a note is signed with, before a care credential on its own line (_CREDENTIALED)."""
+    out = []
+    for m in _CREDENTIALED.finditer(text):
+        words = [w for w in re.split(r"[ \t.]+", m.group(1)) if len(w) >= 2]
+        if not words or any(w.lower() in STOP_WORDS for w in words):
+            continue
+        if all(w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words):
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+# A name and the role it stands in, in brackets, as notes and minutes write it ("Drew (charge RN) aware",
+# "Dr. Lindgren (attending)", "Brother Khalid (driver)")
+_ROLE_IN_BRACKETS = re.compile(
+    rf"(?<![\w'’\-])({_CAPWORD}(?:[ \t]+{_CAPWORD})?)[ \t]+\((?i:(?:charge|primary|night|day|float|bedside|"
+    r"covering|on-call|icu|floor|agency|travel|staff|case)[ \t]+)?(?i:rn|nurse|md|np|pa|rt|attending|resident|"
+    r"fellow|intern|surgeon|physician|interpreter|translator|chaplain|sw|social[ \t]+worker|case[ \t]+manager|cm|"
+    r"pt|ot|slp|pharmacist|dietitian|sitter|driver|hcp|health[ \t]+care[ \t]+proxy|proxy|guardian|"
+    r"son|daughter|wife|husband|mother|father|sister|brother|niece|nephew|friend|neighbou?r)[ \t]*\)")
+
+
+def _role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name with its role in brackets after it (_ROLE_IN_BRACKETS): its words names of the lists or no
+    dictionary words ("Neurosurgery (attending)" is a service)."""
+    out = []
+    for m in _ROLE_IN_BRACKETS.finditer(text):
+        words = m.group(1).split()
+        if words[0].lower() in STOP_WORDS or words[0].lower() in _KIN_SET:
+            words, start = words[1:], m.start(1) + len(words[0]) + 1
+        else:
+            start = m.start(1)
+        if words and all(w in given_names() or w in surnames() or not is_word(w) for w in words):
+            out.append((start, m.end(1)))
+    return out
+
+
+# The speakers of a chat log: a time, maybe a date, then "Name:" at each line's start ("[19:03] Kwame: im in",
+# "12/03/2024, 19:02 - Siobhan: ok"); two lines so written make a log
+_CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
+                        rf"(?:[ \t]*[AaPp]\.?[Mm]\.?)?\]?[ \t]*[-–]?[ \t]*)(<?({_ANYWORD}(?:[ \t]+{_ANYWORD}){{0,2}})>?):[ \t]")
+
+
+def _chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
+    """Who speaks in a chat log with times (_CHAT_LINE): every speaker, when two lines are so written."""
+    lines = list(_CHAT_LINE.finditer(text))
+    if len(lines) < 2:
+        return []
+    return [(m.start(2), m.end(2)) for m in lines if m.group(2).lower() not in STOP_WORDS
+            and not all(is_word(w) and w.capitalize() not in given_names() for w in m.group(2).split())]
+
+
+# "Last, First" alone on its line, as invitations, rosters and approvals list people ("    Castellano, Vincent",
+# "Santos, Maria da Graça"): the given name after the comma is one of the lists and neither word is a place
+_LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*({_CAPWORD})"
+                              rf"(?:[ \t]+(?:{_INITIAL}\.?|{_CAPWORD}|(?:da|de|del|van|von|der|di|la|le|du|dos|das)))*)"
+                              r"[ \t]*(?:[;,(<\[][^\n]*)?$")
+
+
+def _last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
+    """A line that holds a "Last, First" name and maybe a note after it (_LAST_FIRST_LINE)."""
+    out = []
+    for m in _LAST_FIRST_LINE.finditer(text):
+        last, first = m.group(1).split(",")[0], m.group(2)
+        if first in given_names() and first not in place_names() and first not in country_names() \
+                and last not in country_names() and (not is_word(last) or last in surnames()) \
+                and last.lower() not in _CLOSINGS_SET and last.lower() not in _GREETING_WORDS:
+            out.append((m.start(1), m.end(1)))
     return out
 
 
@@ -774,16 +921,21 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),
                     ("as in Hurst against the United States", ["Hurst"])),
              leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
-    NameRule("signed_initials", "the initials a message is signed with", _signed_initials,
+    NameRule("signed_initials", "the initials a message is signed with", _signed_initials, message_end=True,
              finds=(("Ray - please look at this. JW", ["JW"]), ("Sounds good. Talk tomorrow.\nDF", ["DF"]),
                     ("ok - will do. -kb", ["kb"]), ("Call me when you land.\nD", ["D"]),
-                    ("ok will do. talk soon\n- K", ["K"])),
+                    ("ok will do. talk soon\n- K", ["K"]),
+                    ("OK for Tuesday.\n\nTW\n\n-----Original Message-----\nFrom: Halvard Moe\nSent: Monday",
+                     ["TW"])),
              leaves=("I agree with the plan. FYI", "See the attached file. Let me know ASAP.", "that was hilarious LOL",
                      "We moved to the USA.", "Call me. OK", "Chapter 2 - IT", "so tired. -_-", "its hilarious! XD",
                      "Which is the answer?\nA\nB\nC\nD", "Pick one: A, B, C or\nD")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", _dash_signature_names,
+             message_end=True,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),
-                    ("Call me at x4471. -Bill", ["Bill"])),
+                    ("Call me at x4471. -Bill", ["Bill"]),
+                    ("Count me in.\n- Tomasz\n\n>>> Ilse Brandt <ib@example.org> 04/19/01 10:12AM >>>\nTee at noon.",
+                     ["Tomasz"])),
              leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast",
                      "Add the flour. -- Optional")),
     NameRule("contacted", "a given name in lower case after a verb of getting in touch", _contacted_names,
@@ -801,7 +953,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Tell the truth.", "talk to sales about it", "pass it to legal")),
     NameRule("care_role", "a name after a ward team member's role letters in notes", _care_role_names,
              finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),
-                    ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"])),
+                    ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"]),
+                    ("Met w/ team, SW Joy Okereke and this RN.", ["Joy Okereke"])),
              leaves=("Flooding in SW Florida", "SW London rents rose", "sw of the city", "CM is 2.54 inches",
                      "the sitter will stay", "1200 SW Main St")),
     NameRule("role_initial", "an initial standing for a person after a role", _role_initials,
@@ -878,7 +1031,37 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "last_name VARCHAR(50) NOT NULL,", 'setup(name="eaglekit")', "first_name = str(input())",
                      "surname: <your surname>", "first = nums[0]", "first_name = user.first_name",
                      "const p = { firstName: props.first };", "for first in items: last = first")),
-    NameRule("signature", "a message's signature on its last line", _signature_names,
+    NameRule("nickname", "a name with its nickname in quotes, and the nickname somebody goes by", _nickname_names,
+             finds=(('champion Teodoro "El Flaco" Ibarra of Peru', ['Teodoro "El Flaco" Ibarra']),
+                    ("Mr Bohdan 'Bodya' Kravets filmed it", ["Bohdan 'Bodya' Kravets"]),
+                    ("linebacker Tyrell \"Tank\" Odom was released", ['Tyrell "Tank" Odom']),
+                    ("dtr graciete ('gigi') at bedside", ["graciete", "gigi"]),
+                    ('Pt Anwar Saleh, family calls him "Nono".', ["Nono"])),
+             leaves=('Operation "Desert Storm" Begins', 'the word "Hope" means', 'The "Big Apple" Store',
+                     'members of the Society of Jesus ("Jesuits")', "cracks known as 'grikes'",
+                     "pt's 'baseline' (per wife)")),
+    NameRule("credentialed", "the name a note is signed with, before a care credential", _credentialed_names,
+             finds=(("WILL CONT TO MONITOR.\n--K.MENSAH RN", ["K.MENSAH"]), ("Plan as above.\n-- T. Vo RN", ["T. Vo"]),
+                    ("npo, ivf.\n-r.quaresma rn", ["r.quaresma"]), ("Pt resting.\nLiesl Amundsen, RN", ["Liesl Amundsen"]),
+                    ("Son at bedside.\nMin-seo K., RN", ["Min-seo K."])),
+             leaves=("Report given to\nCharge RN", "Seen by\nNight RN", "paged covering MD", "Neuro: intact\nNeuro MD")),
+    NameRule("role_in_brackets", "a name with its role in brackets after it", _role_in_brackets_names,
+             finds=(("Drew (charge RN) aware.", ["Drew"]), ("w/ Dr. Solberg (attending), Dr. Amadi (fellow)",
+                                                          ["Solberg", "Amadi"]),
+                    ("Brother Tariq (driver) stable", ["Tariq"])),
+             leaves=("Seen by Neurosurgery (attending) today", "Call Security (charge RN aware)", "Plan (per MD)")),
+    NameRule("chat_speakers", "the speakers of a chat log with times", _chat_speakers,
+             finds=(("[19:02] Oisin: who is coming tonight\n[19:03] Kwabena: im in\n[19:05] Oisin: ok",
+                     ["Oisin", "Kwabena"]),
+                    ("12/03/2024, 19:02 - Maura: on my way\n12/03/2024, 19:04 - dev: same", ["Maura", "dev"])),
+             leaves=("[10:02] Note: backup started\n[10:05] Note: done", "10:00 Agenda: budget\n11:00 Lunch: canteen")),
+    NameRule("last_first_line", "a 'Last, First' name alone on its line, as invitations and rosters list people",
+             _last_first_lines,
+             finds=(("Required attendees:\n    Quaresma, Vincent\n    Oduya, Ngozi\n    Santos, Maria da Luz",
+                     ["Quaresma, Vincent", "Oduya, Ngozi", "Santos, Maria da Luz"]),),
+             leaves=("Offices:\nParis, France\nAustin, Texas", "Ingredients:\nSugar, Flour", "Atlanta, Georgia",
+                     "Works for me.\nThanks, Oskar", "Best, Maren", "Hello, Dagny")),
+    NameRule("signature", "a message's signature on its last line", _signature_names, message_end=True,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
                     ("I have added her comments. Let me know if you need more.\nCarol", ["Carol"]),
@@ -890,5 +1073,9 @@ NAME_RULES: tuple[NameRule, ...] = (
 
 
 def rule_names(text: str, is_word) -> list[tuple[int, int]]:
-    """Every span any rule of NAME_RULES finds; `is_word(w)` says whether w is an English dictionary word."""
-    return [span for rule in NAME_RULES for span in rule.find(text, is_word)]
+    """Every span any rule of NAME_RULES finds; `is_word(w)` says whether w is an English dictionary word. The
+    rules that read a message's end read every message of a thread."""
+    ends = message_ends(text)
+    return [span for rule in NAME_RULES
+            for end in (ends if rule.message_end else (len(text),))
+            for span in rule.find(text[:end] if end < len(text) else text, is_word)]

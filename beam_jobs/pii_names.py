@@ -58,6 +58,7 @@ _NAME_CUES = (
     ("", "under", r"[ \t]+(?:my|the|his|her)[ \t]+name"),
     ("", "signed sincerely regards cheers best", r"[ \t]*,[ \t]*\n"),
     (r"(?<![\w ])", "dear", ""),
+    ("", "née", ""),  # a maiden name: "Dzhamila GASANOVA (née ALIEVA)"
 )
 _NAME_CUE = re.compile(r"(?i)\b" + cue_alternation(_NAME_CUES) + r"[ \t]*\n?[ \t]*")
 # Person slots around an entity spaCy labelled as something else
@@ -137,7 +138,7 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             continue
         m = _NEXT_NAME_WORD.match(text[e:])
         if m and m.group(1).lower() not in NAME_STOPS and not _is_sentence_start(text, e + m.start(1)) \
-                and not _acronym(m.group(1)):
+                and (not _acronym(m.group(1)) or _capitals_surname(text, s, e, m.group(1))):
             e += m.end()
             continue
         m = re.match(r"[ \t]+[A-Z]\.(?![\w])", text[e:])  # trailing initial: "Smith J."
@@ -166,6 +167,13 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 _NAME_LINE_END = re.compile(r"[ \t,]*(?:\n|\Z)")
+
+
+def _capitals_surname(text: str, s: int, e: int, word: str) -> bool:
+    """A surname in capitals after a given name written as prose writes it, as judgments and registers put it
+    ("Artur ISMAILOV"); not a role's or an agency's letters ("Amy Cole CEO": three letters, "Mary Ng NASA")."""
+    last = text[s:e].split()[-1] if text[s:e].split() else ""
+    return len(word) >= 5 and word.isalpha() and last[:1].isupper() and last[1:].islower()
 
 
 def after_office(text: str, s: int, e: int) -> tuple[int, int]:
@@ -552,7 +560,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
     # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread, and
     # never a country ("Sanaa, Yemen" read as a name spread over a whole article)
-    words = set()
+    words, sure_words = set(), set()
     sure_index = SpanIndex(sure)
     for s, e in known:
         from_sure = sure_index.overlaps(s, e) or _given_and_listed_surname(text[s:e])
@@ -563,10 +571,18 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
             if w[0].isupper() and w.lower() not in NAME_STOPS and not NEVER_A_NAME.match(w) \
                     and (from_sure and w not in country_names() or not in_vocabulary(w, vocabulary)):
                 words.add(w)
+                if from_sure and (not w.isupper() or len(text[s:e].split()) >= 2):
+                    sure_words.add(w.capitalize() if w.isupper() else w)  # a whole name in capitals, not "ESSEX v"
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
     words |= {w.lower() for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
-    # ... and in capitals, as headlines and note headers write it ("STRIKER OKONJO SIGNS" over "Chidi Okonjo")
+    # ... and in capitals, as headlines and note headers write it ("STRIKER OKONJO SIGNS" over "Chidi Okonjo"), and
+    # a name found in capitals as prose writes it ("DANIEL MARK YOUNG" ... "Young was sentenced")
     words |= {w.upper() for w in words if len(w) >= 3 and w[:1].isupper() and w.lower() not in STOP_WORDS}
+    # (of a sure name only: "TILBURG" misread in a headline stays there)
+    words |= {w for w in sure_words if w.lower() not in STOP_WORDS and w not in country_names()}
+    # ... and a family by its name, as a possessive writes it ("the Orlovs' flat"; not "the Xs": "the Houthis")
+    words |= {w + "s" for w in sure_words if len(w) >= 3 and not w.endswith("s")
+              and (w + "s'" in text or w + "s’" in text)}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     return spans + _occurrences(text, words)
 
@@ -926,7 +942,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)
            and not _lower_compound(text, s, e)]
-    return NameCandidates(*(_clean(text, spans) for spans in (ner, titled, cued)))
+    return NameCandidates(_clean(text, ner), _clean(text, titled, titled=True), _clean(text, cued))
 
 
 _DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|units?|u|meq|mmol|%|l/min)(?![a-z])|"
@@ -1057,13 +1073,17 @@ _CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’\-]){_CAP}\Z")
 _CAPITALISED_AFTER = re.compile(rf"[ \t]+{_CAP}")
 
 
-def _never_a_name(span: str) -> bool:
+def _never_a_name(span: str, titled: bool = False) -> bool:
+    """Words that are never a name alone ("lol", "Secretary", "Pt"); after a title, a surname of the lists that is
+    one of them is a name ("Dr. King", "Ms Judge")."""
     words = re.findall(r"[^\W\d_][\w'’]*", span)
+    if titled and words and all(w.capitalize() in surnames() for w in words):
+        return False
     return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in NOTE_SHORTHAND or w.lower() in KNOWN_PRODUCTS
                                for w in words)
 
 
-def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
     ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
     S.", as judgments name parties), a verb after a lone one ("G. told") or it signs a message off, or words
@@ -1071,7 +1091,7 @@ def _clean(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                      and not _INITIAL_VERB_AFTER.match(text, e) and not _signs_off(text, s, e))
-            and not _never_a_name(text[s:e]) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
+            and not _never_a_name(text[s:e], titled) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
             and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                  or _INITIAL_VERB_AFTER.match(text, e) or _signs_off(text, s, e))]
 

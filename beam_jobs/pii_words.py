@@ -13,7 +13,8 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"warm[ \t]+regards|sincerely|yours[ \t]+(?:truly|sincerely)|love|take[ \t]+care|talk[ \t]+soon|"
              r"all[ \t]+the[ \t]+best|thx|ta|rgds|br|yours|yours[ \t]+faithfully|faithfully|respectfully|cordially|"
              r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours|"
-             r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot)|thank[ \t]+you[ \t]+(?:again|so[ \t]+much)|tia")
+             r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot|in[ \t]+advance)|"
+             r"thank[ \t]+you[ \t]+(?:again|so[ \t]+much|in[ \t]+advance)|many[ \t]+thanks[ \t]+in[ \t]+advance|tia")
 # The local parts of shared mailboxes: their words name a function, never a person ("info@", "sales.team@")
 MAILBOX_WORDS = frozenset("""info information sales support help helpdesk service services admin administrator
 contact contacts office mail email mailbox team hello hi noreply reply no webmaster postmaster press news
