@@ -498,8 +498,8 @@ _INLINE_DASH_SIGNATURE = re.compile(rf"[.!?)][ \t]+{_DASH_SIGNED}")
 
 def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, a name after a dash, as mail is signed ("-Kay", "--sally"), when the line above
-    is no list item, or the same after its last sentence on one line: a word no dictionary holds, or an
-    English given name."""
+    is no list item, or the same after its last sentence on one line: a word no dictionary holds, an English
+    given name, or one of any list written capitalised ("- Raj")."""
     m = _DASH_SIGNATURE.search(text)
     if not m:
         m = _INLINE_DASH_SIGNATURE.search(text)
@@ -511,7 +511,8 @@ def _dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     first = m.group(name).split()[0]
     if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or _CONTRACTION.search(first):
         return []
-    if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES):
+    if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES) \
+            or first[:1].isupper() and first in given_names():  # "- Raj": a given name of any list, as written
         return [(m.start(name), m.end(name))]
     return []
 
@@ -634,11 +635,12 @@ def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-# A note's signature: a name, then a care credential, alone on the last line or any line ("--T.BOATENG RN",
+# A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
+# ("WILL CONT TO MONITOR. --T.BOATENG RN",
 # "-- R. Ng RN", "-s.bettencourt rn", "Soo-ah P., RN", "Yvette Toussaint, RN"); a word of it is an initial,
 # a name of the lists or no dictionary word ("Charge RN", "Night RN" are roles)
 _CREDENTIAL = r"(?:RN|MD|NP|PA-?C|PA|RRT|RT|LPN|CNA|MSW|LCSW|LICSW|PharmD|DO|BSN|CCRN|APRN)"
-_CREDENTIALED = re.compile(rf"(?im)^[ \t>]*(?:[-–—~]{{1,2}}|/)?[ \t]*((?:{_INITIAL}\.?[ \t]?)*[^\W\d_][\w'’\-]*\.?"
+_CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?])[ \t]+(?:[-–—~]{{1,2}}|/))[ \t]*((?:{_INITIAL}\.?[ \t]?)*[^\W\d_][\w'’\-]*\.?"
                            rf"(?:[ \t]+(?:{_INITIAL}\.|[^\W\d_][\w'’\-]*\.?)){{0,2}}),?[ \t]+(?-i:{_CREDENTIAL}|"
                            rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*[ \t]*$")
 
@@ -650,7 +652,8 @@ def _credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
         words = [w for w in re.split(r"[ \t.]+", m.group(1)) if len(w) >= 2]
         if not words or any(w.lower() in STOP_WORDS for w in words):
             continue
-        if all(w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words):
+        if all(w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words) \
+                or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper():  # "R. Ng RN": "ng" is a unit
             out.append((m.start(1), m.end(1)))
     return out
 
@@ -1041,7 +1044,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                      'members of the Society of Jesus ("Jesuits")', "cracks known as 'grikes'",
                      "pt's 'baseline' (per wife)")),
     NameRule("credentialed", "the name a note is signed with, before a care credential", _credentialed_names,
-             finds=(("WILL CONT TO MONITOR.\n--K.MENSAH RN", ["K.MENSAH"]), ("Plan as above.\n-- T. Vo RN", ["T. Vo"]),
+             finds=(("WILL CONT TO MONITOR.\n--K.MENSAH RN", ["K.MENSAH"]), ("D/w Dr. Ruiz.  -- P. Vo RN", ["P. Vo"]), ("Plan as above.\n-- T. Vo RN", ["T. Vo"]),
                     ("npo, ivf.\n-r.quaresma rn", ["r.quaresma"]), ("Pt resting.\nLiesl Amundsen, RN", ["Liesl Amundsen"]),
                     ("Son at bedside.\nMin-seo K., RN", ["Min-seo K."])),
              leaves=("Report given to\nCharge RN", "Seen by\nNight RN", "paged covering MD", "Neuro: intact\nNeuro MD")),
