@@ -717,6 +717,72 @@ def _last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A table's column of people: its heading names who stands in it ("| Manager |", "TRADER", "Assigned to"), as
+# a pipe table or columns set apart by two or more spaces or tabs write it; each cell of that column below the
+# heading that reads as a name (capitalised words or initials, not "me", "TBD" or a number)
+_PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
+owners contact contacts player players applicant applicants attendee attendees assignee assignees reviewer reviewers
+author authors driver drivers nurse nurses doctor doctors physician rep representative salesperson agent agents
+member members student students teacher teachers coach coaches approver approvers requester requestor chair
+lead leads captain captains staff worker workers technician caller patient patients client clients customer
+customers tenant tenants guest guests volunteer volunteers speaker speakers presenter presenters host hosts
+instructor instructors judge judges witness witnesses""".split())
+_PERSON_HEADING_PHRASES = ("assigned to", "full name", "first name", "last name", "account manager",
+                           "point of contact", "responsible", "submitted by", "approved by", "owned by")
+_CELL_NAME = re.compile(rf"(?:{_INITIAL}\.?[ \t]?)*{_CAPWORD}\.?(?:[ \t]+(?:{_INITIAL}\.|{_CAPWORD}|"
+                        r"(?:van|von|de|der|da|del|di|la|le|du|al|bin|ibn)))*")
+_COLUMN_GAP = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
+
+
+def _cells(line: str) -> list[tuple[int, int]]:
+    """The cells of a table line as (start, end) within the line: split at "|", tabs or runs of 2+ spaces."""
+    out, start = [], 0
+    body = line.rstrip()
+    for m in _COLUMN_GAP.finditer(body):
+        if m.start() > start:
+            out.append((start, m.start()))
+        start = m.end()
+    if start < len(body):
+        out.append((start, len(body)))
+    return out
+
+
+def _is_person_heading(cell: str) -> bool:
+    words = cell.lower().strip(" :*").replace("_", " ")
+    return words in _PERSON_HEADINGS or words.rstrip("s") in _PERSON_HEADINGS or words in _PERSON_HEADING_PHRASES
+
+
+def _table_column_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The names in a table's column of people (_PERSON_HEADINGS), in the rows under its heading that have as
+    many cells as the heading has."""
+    if "|" not in text and "  " not in text and "\t" not in text:
+        return []
+    out, column, width = [], None, 0
+    pos = 0
+    for line in text.split("\n"):
+        cells = _cells(line)
+        texts = [line[a:b] for a, b in cells]
+        if len(cells) >= 2:
+            heading = [k for k, c in enumerate(texts) if _is_person_heading(c)]
+            if heading and sum(_is_person_heading(c) or not any(ch.isdigit() for ch in c) for c in texts) == len(texts):
+                column, width = heading, len(cells)
+            elif column is not None and len(cells) == width:
+                for k in column:
+                    a, b = cells[k]
+                    cell = line[a:b]
+                    words = re.findall(r"[^\W\d_][\w'’\-]*", cell)
+                    if _CELL_NAME.fullmatch(cell) and cell.split()[0].lower().rstrip(".") not in STOP_WORDS \
+                            and not (len(words) == 1 and is_word(words[0]) and words[0] not in given_names()
+                                     and words[0] not in surnames()):  # "Total", "Vacant"; not "Big Mo"
+                        out.append((pos + a, pos + b))
+            elif column is not None and not re.fullmatch(r"[\s|:\-+=]*", line):
+                column = None  # the table ended
+        elif column is not None and not re.fullmatch(r"[\s|:\-+=]*", line):
+            column = None
+        pos += len(line) + 1
+    return out
+
+
 # A record's name fields, as JSON, YAML, a Python dict, key=value pairs or XML write them ('"first": "Ebony"',
 # 'full_name="Ingrid Lindqvist"', "<last_name>Quist</last_name>", "surname: Okafor"): whatever the value's words,
 # a person's name. Only keys that hold nothing else: a bare "name" also names apps, jobs and steps ("name: CI")
@@ -1064,6 +1130,13 @@ NAME_RULES: tuple[NameRule, ...] = (
                      ["Quaresma, Vincent", "Oduya, Ngozi", "Santos, Maria da Luz"]),),
              leaves=("Offices:\nParis, France\nAustin, Texas", "Ingredients:\nSugar, Flour", "Atlanta, Georgia",
                      "Works for me.\nThanks, Oskar", "Best, Maren", "Hello, Dagny")),
+    NameRule("table_column", "the names in a table's column of people, under its heading", _table_column_names,
+             finds=(("| Rank | Team | Manager | W-L |\n|---|---|---|---|\n| 1 | Sofa Kings | Big Mo | 7-4 |\n"
+                     "| 2 | Turtles | Dagny Sollie | 6-5 |", ["Big Mo", "Dagny Sollie"]),
+                    ("DESK            TRADER              BOOK\nERCOT           J. Okafor           ERC-FIN\n"
+                     "East Power      Dawn Price          EPW-PHY", ["J. Okafor", "Dawn Price"])),
+             leaves=("| Name | Value |\n|---|---|\n| Total | 12 |", "| Team | Points |\n| Chelsea | 12 |",
+                     "Player   Score\nme       12")),
     NameRule("signature", "a message's signature on its last line", _signature_names, message_end=True,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),

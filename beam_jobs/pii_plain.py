@@ -26,10 +26,11 @@ _PLAIN_WHITESPACE = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85
                                    # dashes: the rules' "W - Smoltz", "Kay -" and "Kowalska-Nowak" take "-"
                                    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
                                    "\u2015": "-", "\u2212": "-"})
-# a run of spaces inside a line, as typists put two after a full stop and columns are aligned: read as one;
+# two spaces inside a line, as typists put after a full stop: read as one (three or more align a table's columns,
+# which the table rule reads: they stay);
 # and the characters no reader sees (soft hyphens, zero-width spaces and joiners, a byte-order mark), which part
 # a name's letters ("Kowal\xadski", "Dubbz\ufeff"), and what plain_text marked to take out
-_TAKEN_OUT = re.compile(r"(?<=\S)  +(?=\S)|[\xad\u200b\u200c\u200d\u2060\ufeff\ue001]+")
+_TAKEN_OUT = re.compile(r"(?<=\S)  (?=\S)|[\xad\u200b\u200c\u200d\u2060\ufeff\ue001]+")
 _DROP_MARK = "\ue001"  # a private-use character (no text holds it): plain_text's "take this out" (_TAKEN_OUT)
 
 
@@ -88,9 +89,9 @@ def plain_text(text: str) -> str:
 
 
 def single_spaced(text: str) -> tuple[str, list[int] | None]:
-    """`text` with each run of spaces inside a line read as one space ("Thanks Ingeborg.  I will", "Brightwater,
-    Sunita"), without invisible characters, and with letters written as a base and its combining marks (as
-    macOS and some PDFs write "Zupanc\u030cic\u030c") composed into one; and for each character of the copy the
+    """`text` with two spaces inside a line read as one ("Thanks Ingeborg.  I will", "Brightwater,  Sunita"),
+    without invisible characters, and with letters written as a base and its combining marks (as macOS and some
+    PDFs write "Zupanc\u030cic\u030c") composed into one; and for each character of the copy the
     offset in `text` where it starts (None when nothing changes). The rules and the NER read single spaces and
     composed letters: two spaces after a full stop cost my probes 3 leaks of 419, and a decomposed name was
     cut at its first mark."""
