@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
+from beam_jobs.pii_words import (CARE_ROLES, CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
                                  MAILBOX_WORDS, MONTHS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, place_names, surnames,
@@ -586,19 +586,40 @@ def _role_initials(text: str, is_word) -> list[tuple[int, int]]:
 # "sitter (Maribel)"): the letters are also compass points and states ("SW Florida", "PA Turnpike"), so only a
 # given name or surname of the English lists that no dictionary holds counts ("SW London" is a place; "SW Grace"
 # is lost), and never a place's name
-_CARE_ROLE = re.compile(r"(?<![\w/])(?:SW|sw|MSW|CM|cm|LPN|CNA|PCA|[Ss]itter|SITTER)[ \t]*(?:\([ \t]*)?"
-                        rf"({_CAPWORD}|[a-z][\w'’\-]+)(?:[ \t]+({_CAPWORD}))?")
+_CARE_ROLE = re.compile(r"(?<![\w/])(?:" + "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper(), r.capitalize())},
+                                                          key=len, reverse=True)) +
+                        rf")(?:[ \t]+|[ \t]*\([ \t]*)({_CAPWORD}|[a-z][\w'’\-]+)(?:[ \t]+({_CAPWORD}))?")
+
+
+_CARE_ROLE_SET = frozenset(CARE_ROLES)
+_PLACE_LETTERS = frozenset("sw dc cm".split())  # also a compass point, a capital, centimetres: "SW London"
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat "
+                      "sun".split())
+
+
+def _is_sentence_start(text: str, i: int) -> bool:
+    before = text[max(0, i - 4):i].rstrip(" \t(")
+    return not before or before[-1] in ".!?:\n"
 
 
 def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
-    """The given name or surname after a ward team member's role letters (_CARE_ROLE)."""
+    """The name after a care or police team member's role (_CARE_ROLE, pii_words.CARE_ROLES): a given name or
+    surname of the lists no dictionary holds, any capitalised word of those lists or none, or a capitalised
+    word after a role written in lower case ("aide Precious", "carer Blessing"); a given name of the lists and
+    a surname after it ("SW Deb Halloran")."""
     out = []
     for m in _CARE_ROLE.finditer(text):
         w = m.group(1).capitalize()
-        if (w in given_names(ENGLISH_LOCALES) or w in surnames()) and not is_word(w) and w not in place_names() \
-                and w not in country_names():
+        if w in place_names() or w in country_names() or w.lower() in STOP_WORDS or w.lower() in _CARE_ROLE_SET \
+                or w.lower() in MONTHS or w.lower() in _WEEKDAYS or w.endswith("s") and is_word(w[:-1]):
+            continue  # "interpreter Services", "physio Monday"
+        role = m.group(0)[:m.start(1) - m.start()].strip(" \t(").lower()
+        if (w in given_names() or w in surnames()) and not is_word(w) \
+                or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
+                and not _is_sentence_start(text, m.start(1)) \
+                and (w in given_names() or w in surnames() or not is_word(w) or m.group(0)[:1].islower()):
             out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", m.group(1)))))
-        elif m.group(2) and w in given_names(ENGLISH_LOCALES) and m.group(1)[0].isupper() \
+        elif m.group(2) and w in given_names() and m.group(1)[0].isupper() \
                 and (m.group(2) in surnames() or not is_word(m.group(2))):
             out.append((m.start(1), m.start(2) + len(_POSSESSIVE.sub("", m.group(2)))))  # "SW Deb Halloran"
     return out
@@ -609,7 +630,8 @@ def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
 # not what is "known as": things are too, "cracks known as 'grikes'")
 _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+{_QUOTED}[ \t]+({_CAPWORD})")
-_NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({_ANYWORD})[ \t]+\([ \t]*{_QUOTED}[ \t]*\)")
+_NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({_ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
+                             rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({_CAPWORD}))[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)|nicknamed|goes[ \t]+by))"
                      rf"[ \t]+{_QUOTED}")
 
@@ -627,12 +649,33 @@ def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
         if first in given_names() and first.lower() not in STOP_WORDS or not is_word(first):
             out.append((m.start(1), m.end(3)))
     for m in _NICKNAME_AFTER.finditer(text):
-        nick = m.group(2)
-        if m.group(1).capitalize() in given_names() and not is_function_word(m.group(1)) \
-                and (not is_word(nick) or nick.capitalize() in given_names()):  # 'Society of Jesus ("Jesuits")'
-            out += [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
+        before, cue, nick = m.group(1), m.group(2), m.group(3) or m.group(4)
+        g = 3 if m.group(3) else 4
+        if is_function_word(before) or is_function_word(nick.split()[0]):
+            continue  # a defined term: 'Mr Vitalie Rusu ("the applicant")'
+        named = before.capitalize() in given_names() or before[:1].isupper() and (
+            before in surnames() or not is_word(before))
+        if cue or named and (not is_word(nick) or nick.capitalize() in given_names()) and (
+                m.group(3) or nick in given_names()):  # 'Society of Jesus ("Jesuits")', "Apple (Pie)"
+            out.append((m.start(g), m.end(g)))
+            if before.capitalize() in given_names():
+                out.append((m.start(1), m.end(1)))
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     return out
+
+
+# A log's lines each signed with the writer's initials after a dash ("00:15 asleep  – KP"), two or more lines so
+_LOG_INITIALS = re.compile(r"(?m)[ \t][-–—~][ \t]*([A-Z]{2,3})[ \t]*$")
+
+
+def _log_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials two or more lines of a log end with after a dash (_LOG_INITIALS); not an acronym that ends
+    lines as well ("- OK", "- N/A": pii_words.NOT_INITIALS)."""
+    found = [m for m in _LOG_INITIALS.finditer(text) if m.group(1).lower() not in NOT_INITIALS]
+    counts: dict[str, int] = {}
+    for m in found:
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return [(m.start(1), m.end(1)) for m in found if counts[m.group(1)] >= 2]
 
 
 # A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
@@ -1023,9 +1066,12 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("care_role", "a name after a ward team member's role letters in notes", _care_role_names,
              finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),
                     ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"]),
-                    ("Met w/ team, SW Joy Okereke and this RN.", ["Joy Okereke"])),
+                    ("Met w/ team, SW Joy Okereke and this RN.", ["Joy Okereke"]),
+                    ("Belt logged (witnessed HCA Radoslaw). Seen with PC Hughes, hospice aide Precious.",
+                     ["Radoslaw", "Hughes", "Precious"])),
              leaves=("Flooding in SW Florida", "SW London rents rose", "sw of the city", "CM is 2.54 inches",
-                     "the sitter will stay", "1200 SW Main St")),
+                     "the sitter will stay", "1200 SW Main St", "read DC Comics at the GP Surgery",
+                     "called interpreter Services on Monday", "RN Case Manager visit")),
     NameRule("role_initial", "an initial standing for a person after a role", _role_initials,
              finds=(("investigator S. questioned the neighbour", ["S."]),
                     ("he had seen officers B. and D. beating him", ["B.", "D."])),
@@ -1105,10 +1151,15 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Mr Bohdan 'Bodya' Kravets filmed it", ["Bohdan 'Bodya' Kravets"]),
                     ("linebacker Tyrell \"Tank\" Odom was released", ['Tyrell "Tank" Odom']),
                     ("dtr graciete ('gigi') at bedside", ["graciete", "gigi"]),
-                    ('Pt Anwar Saleh, family calls him "Nono".', ["Nono"])),
+                    ('Pt Anwar Saleh, family calls him "Nono".', ["Nono"]),
+                    ('Pt: Mrs Wu Mei-Ling (prefers "Amy"), 83', ["Amy"]), ("pt: Cormac O'Dwyer (Danny)", ["Danny"])),
              leaves=('Operation "Desert Storm" Begins', 'the word "Hope" means', 'The "Big Apple" Store',
-                     'members of the Society of Jesus ("Jesuits")', "cracks known as 'grikes'",
+                     'members of the Society of Jesus ("Jesuits")', "cracks known as 'grikes'", "Apple (Pie) recipe",
+                     'a national, Mr Ilie Vrabie ("the applicant")',
                      "pt's 'baseline' (per wife)")),
+    NameRule("log_initials", "the initials a log's lines are signed with after a dash", _log_initials,
+             finds=(("00:00 asleep, resp seen  – KQ\n00:15 asleep  – KQ\n00:30 awake – JT", ["KQ"]),),
+             leaves=("Step 1 - OK\nStep 2 - OK", "Mon - TBD\nTue - TBD")),
     NameRule("credentialed", "the name a note is signed with, before a care credential", _credentialed_names,
              finds=(("WILL CONT TO MONITOR.\n--K.MENSAH RN", ["K.MENSAH"]), ("D/w Dr. Ruiz.  -- P. Vo RN", ["P. Vo"]), ("Plan as above.\n-- T. Vo RN", ["T. Vo"]),
                     ("npo, ivf.\n-r.quaresma rn", ["r.quaresma"]), ("Pt resting.\nLiesl Amundsen, RN", ["Liesl Amundsen"]),

@@ -33,6 +33,14 @@ coworker co-worker colleague teammate team-mate classmate class-mate flatmate fl
 baby sons daughters brothers sisters grandsons granddaughters nephews nieces cousins""".split())
 
 
+# The roles of a ward's, a clinic's or a police team's members that notes write before a name ("HCA Tomasz",
+# "PC Hughes", "aide Precious", "AMHP (Siobhan Kearney)"): letters and words. Not "PT" (a US note's patient)
+CARE_ROLES = tuple("""sw msw cm lpn cna pca hca amhp cpn enp anp pta ota slt salt ot rn np rt rrt hcp gp sho fy1 fy2 pc dc
+ds di dci wpc psw sitter carer aide interpreter translator liaison midwife mw physio physiotherapist chaplain porter
+keyworker key-worker doula paramedic matron registrar houseman dietitian dietician pharmacist therapist
+counsellor counselor advocate""".split())
+
+
 def trie_alternation(words) -> str:
     """A regex group matching exactly one of `words`, factored by shared prefixes ("s(?:on|ister)..."): the
     regex engine tries alternatives one by one at every position, so a flat list of 80 words cost the
