@@ -826,6 +826,61 @@ def _table_column_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# An alias, as Indian judgments and police records join a person's names: "Munna @ Sunil Kumar Yadav", "MOHD.
+# IRFAN @ GUDDU", "Pinky @ Priyanka": capitalised words on both sides of an "@" set off by spaces (an address
+# or a handle has none)
+_ALIAS = re.compile(rf"(?<![\w'’\-.@])((?:{_CAPWORD}\.?[ \t]+){{0,3}}{_CAPWORD})[ \t]+@[ \t]+({_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}})")
+
+
+def _alias_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Both names of an alias (_ALIAS), when a word of either side is a name of the lists or no dictionary
+    word ("Home @ Work" is no one)."""
+    if " @ " not in text:
+        return []
+    out = []
+    for m in _ALIAS.finditer(text):
+        words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(0))
+        if any(w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words):
+            out += [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
+    return out
+
+
+# A judge by the letters after the surname, as common-law judgments name them ("Samuels J", "per Kahn-Jacobs J
+# concurring", "MOLEFE-VAN WYK J:", "Okafor LJ", "Dlamini AJA")
+_JUDGE_LETTERS = re.compile(rf"(?<![\w'’\-])((?:{_CAPWORD}[ \t]+)?{_CAPWORD})[ \t]+(?:J|JA|JJ|LJ|LJJ|CJ|AJ|AJA|ACJ|DCJ|JP)"
+                            r"(?=[ \t]*(?:[,:;)]|$|\(|concurring|dissenting|agreeing|said|held|observed|found|"
+                            r"in|and|with|at|\n))", re.M)
+
+
+def _judge_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The surname before a judge's letters (_JUDGE_LETTERS); of two words only those that are no title or
+    court word ("Mr Justice", "Court")."""
+    out = []
+    for m in _JUDGE_LETTERS.finditer(text):
+        words = m.group(1).split()
+        start = m.start(1)
+        if len(words) == 2 and (words[0].lower() in STOP_WORDS or is_word(words[0])
+                                and words[0].capitalize() not in surnames() and not words[0].isupper()):
+            start += len(words[0]) + 1
+            words = words[1:]
+        if words[-1].lower() in STOP_WORDS or words[-1].upper() in ("THE", "COURT", "HIGH", "SUPREME") or len(words) == 1 \
+                and is_word(words[0]) and words[0].capitalize() not in surnames() and not words[0].isupper():
+            continue  # "Vitamin J"
+        out.append((start, m.end(1)))
+    return out
+
+
+# Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,
+# dictionary word or not, or a word no dictionary holds
+_BORN = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+(?:was|were)[ \t]+born\b")
+
+
+def _born_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in _BORN.finditer(text) if m.group(1).lower() not in STOP_WORDS
+            and m.group(1) not in country_names() and (m.group(1) in given_names() or m.group(1) in surnames()
+                                                        or not is_word(m.group(1)))]
+
+
 # A record's name fields, as JSON, YAML, a Python dict, key=value pairs or XML write them ('"first": "Ebony"',
 # 'full_name="Ingrid Lindqvist"', "<last_name>Quist</last_name>", "surname: Okafor"): whatever the value's words,
 # a person's name. Only keys that hold nothing else: a bare "name" also names apps, jobs and steps ("name: CI")
@@ -1188,6 +1243,18 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "East Power      Dawn Price          EPW-PHY", ["J. Okafor", "Dawn Price"])),
              leaves=("| Name | Value |\n|---|---|\n| Total | 12 |", "| Team | Points |\n| Chelsea | 12 |",
                      "Player   Score\nme       12")),
+    NameRule("alias", "both names of an alias joined by ' @ ', as Indian judgments write them", _alias_names,
+             finds=(("the appellants, namely Ramcharan and his son Bablu @ Sunil Kumar Yadav, intercepted them",
+                     ["Bablu", "Sunil Kumar Yadav"]), ("MOHD. ASLAM @ PAPPU ..... Petitioner", ["ASLAM", "PAPPU"])),
+             leaves=("Meet me @ Home", "Stock @ Work Ltd", "email me @ 5pm")),
+    NameRule("judge_letters", "a judge named by the letters after the surname", _judge_names,
+             finds=(("held per Sekgobela J (Van Tonder AJA concurring) that", ["Sekgobela", "Van Tonder"]),
+                    ("MOKOENA-VAN ROOYEN J:\n\n[87] I have read", ["MOKOENA-VAN ROOYEN"]),
+                    ("As Okonjo LJ said in that case", ["Okonjo"])),
+             leaves=("Vitamin J, not the HIGH COURT J", "See Form J and Schedule JA.")),
+    NameRule("born", "who was born, given name or surname of the lists", _born_names,
+             finds=(("1. Poppy was born on 28 June 2016 at St Aidan's Hospital.", ["Poppy"]),),
+             leaves=("The Republic was born in 1991.", "Jazz was born in New Orleans.")),
     NameRule("signature", "a message's signature on its last line", _signature_names, message_end=True,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),

@@ -171,7 +171,8 @@ _NAME_LINE_END = re.compile(r"[ \t,]*(?:\n|\Z)")
 
 def _capitals_surname(text: str, s: int, e: int, word: str) -> bool:
     """A surname in capitals after a given name written as prose writes it, as judgments and registers put it
-    ("Artur ISMAILOV"); not a role's or an agency's letters ("Amy Cole CEO": three letters, "Mary Ng NASA")."""
+    ("Artur ISMAILOV"); not a role's or an agency's letters ("Amy Cole CEO": three letters, "Mary Ng NASA"), nor
+    after a name in capitals: in a line of capitals the next word may be anything ("SMITH STREET", "OKONJO SIGNS")."""
     last = text[s:e].split()[-1] if text[s:e].split() else ""
     return len(word) >= 5 and word.isalpha() and last[:1].isupper() and last[1:].islower()
 

@@ -153,6 +153,8 @@ NEVER_A_NAME = re.compile(
     r"judge|secretary|president|speaker|senator|senators|emperor|prince|princess|king|queen|chief|minister|"
     r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|others|"
     r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey|"
+    # a placeholder for a person in a task's template ("PersonX was born in ...")
+    r"person[xyz]|"
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
     r"pt|pts|pt's|patient|rn|np|md|pa|sw|cm|pcp|resident|attending|fellow|intern|"
     # company forms and the words of court filings ("Ltd", "Versus", "Govt. Advocate", "Cwp No.")
