@@ -15,7 +15,8 @@ from functools import lru_cache
 from beam_jobs.pii_words import (CARE_ROLES, CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
                                  MAILBOX_WORDS, MONTHS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
-                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, place_names, surnames,
+                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, in_name_lists, place_names,
+                                 surnames,
                                  trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
 
@@ -30,6 +31,12 @@ _HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ 
 # a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
 HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
                     r"[ \t]*(.+)$")
+# ... and as mail clients in other languages write them ("Von: Ruud van den Heuvel", "An: ...", "De: ...", "Para:"),
+# in a text that also holds such a client's subject or date line ("Betreff:", "Gesendet:", "Asunto:", "Objet:")
+_FOREIGN_HEADER = re.compile(r"(?im)^[ \t>]*(?:von|an|kopie|de|para|à|a|van|aan|da|fra|från|till|til|od|do|kime|kimden)"
+                             r"[ \t]*:[ \t]*(.+)$")
+_FOREIGN_SUBJECT = re.compile(r"(?im)^[ \t>]*(?:betreff|gesendet|asunto|enviado|objet|envoyé|oggetto|inviato|onderwerp|"
+                              r"verzonden|emne|ämne|sendt|skickat|temat|wysłane|konu|tarih)[ \t]*:")
 # ... the name ends the line or stops before a separator or the next field of a notice ("Tel:", "Fax:")
 _HEADER_PERSON = re.compile(rf"({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*{_CAPWORD}(?:[ \t]+{_INITIAL})?|"
                             rf"{_CAPWORD}(?:[ \t]+{_INITIAL})?(?:[ \t]+{_CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$)|"
@@ -78,11 +85,14 @@ class NameRule:
 
 # Where a message ends inside a thread or a post with replies: the line that opens the next one. A reply is signed
 # above the message it quotes ("- Raj\n\n>>> Brandon Whitfield 04/19/01 >>>", "JP\n\n-----Original Message-----",
-# "Thanks in advance,\nGrant\n\n---\nReply from ..."), and the rules that read a signature read the text's end
+# "Thanks in advance,\nGrant\n\n---\nReply from ...", "Deb\n\n--\nDeborah Szymanski", "-RG\n\nSent from my
+# BlackBerry"), and the rules that read a signature read the text's end
 _MESSAGE_OPENING = (
     r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by)|reply[ \t]+message)\b|"
     r"(?:-{3,}|_{3,}|={3,}|\*{3,})[ \t]*$|>{2,}[ \t]+\S[^\n]*>{2,}|on[ \t][^\n]{4,200}\bwrote:[ \t]*$|"
-    r"(?:from|sent|date):[ \t]+\S|>[^\n]*\n[ \t]*>)")
+    r"(?:from|sent|date):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
+    r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
+    r"mensaje[ \t]+original)\b)")
 _NEXT_MESSAGE = re.compile(rf"(?im)^{_MESSAGE_OPENING}")
 # a message ends on its own last line, never on another's opening or a header ("-----Original Message-----",
 # "From: Helga Brandt" above "Sent: Monday")
@@ -122,7 +132,10 @@ def _header_names(text: str, is_word) -> list[tuple[int, int]]:
     out = [(m.start(1), m.end(1)) for m in _NOTES_ADDRESS.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _NOTES_SURNAME.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _FORWARDED_BY.finditer(text)]
-    for line in HEADER.finditer(text):
+    lines = list(HEADER.finditer(text))
+    if _FOREIGN_SUBJECT.search(text):
+        lines += _FOREIGN_HEADER.finditer(text)
+    for line in lines:
         for m in _HEADER_PERSON.finditer(line.group(1)):
             words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
             if "@" in m.group(1) or all(is_word(w) for w in words) and not any(
@@ -664,18 +677,30 @@ def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-# A log's lines each signed with the writer's initials after a dash ("00:15 asleep  – KP"), two or more lines so
-_LOG_INITIALS = re.compile(r"(?m)[ \t][-–—~][ \t]*([A-Z]{2,3})[ \t]*$")
+# A log's or a task list's lines each ending with who wrote or owns them after a dash: initials ("00:15 asleep
+# – KP") or a given name ("[ ] release notes - Sunny"), two or more lines so
+_LINE_OWNER = re.compile(r"(?m)[ \t][-–—~][ \t]*([A-Z]{2,3}|[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*)[ \t]*$")
 
 
-def _log_initials(text: str, is_word) -> list[tuple[int, int]]:
-    """The initials two or more lines of a log end with after a dash (_LOG_INITIALS); not an acronym that ends
-    lines as well ("- OK", "- N/A": pii_words.NOT_INITIALS)."""
-    found = [m for m in _LOG_INITIALS.finditer(text) if m.group(1).lower() not in NOT_INITIALS]
+def _line_owners(text: str, is_word) -> list[tuple[int, int]]:
+    """Who two or more lines end with after a dash (_LINE_OWNER): initials that end two lines (not an acronym
+    that ends lines as well: "- OK", "- N/A", pii_words.NOT_INITIALS), and capitalised words of which two or
+    more, and at least half, are names of the lists or no dictionary words ("- Sunny" beside "- Hiroshi")."""
+    found = [m for m in _LINE_OWNER.finditer(text) if m.group(1).lower() not in NOT_INITIALS
+             and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
+             and m.group(1).lower() not in _WEEKDAYS and m.group(1) not in place_names()
+             and m.group(1) not in country_names()]
+    if len(found) < 2:
+        return []
     counts: dict[str, int] = {}
     for m in found:
         counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    return [(m.start(1), m.end(1)) for m in found if counts[m.group(1)] >= 2]
+    words = [m for m in found if not m.group(1).isupper()]
+    named = [m for m in words if in_name_lists(m.group(1)) or not is_word(m.group(1))]
+    out = [(m.start(1), m.end(1)) for m in found if m.group(1).isupper() and counts[m.group(1)] >= 2]
+    if len(named) >= 2 and 2 * len(named) >= len(words):
+        out += [(m.start(1), m.end(1)) for m in words]
+    return out
 
 
 # A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
@@ -708,7 +733,9 @@ _ROLE_IN_BRACKETS = re.compile(
     r"covering|on-call|icu|floor|agency|travel|staff|case)[ \t]+)?(?i:rn|nurse|md|np|pa|rt|attending|resident|"
     r"fellow|intern|surgeon|physician|interpreter|translator|chaplain|sw|social[ \t]+worker|case[ \t]+manager|cm|"
     r"pt|ot|slp|pharmacist|dietitian|sitter|driver|hcp|health[ \t]+care[ \t]+proxy|proxy|guardian|"
-    r"son|daughter|wife|husband|mother|father|sister|brother|niece|nephew|friend|neighbou?r)[ \t]*\)")
+    r"son|daughter|wife|husband|mother|father|sister|brother|niece|nephew|friend|neighbou?r|"
+    r"chair|chairman|chairwoman|chairperson|co-chair|vice-chair|secretary|treasurer|staff|host|moderator|"
+    r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain)[ \t]*\)")
 
 
 def _role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -1030,7 +1057,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("FROM: CRANE, GRACE\nto: doe, john a.", ["CRANE, GRACE", "doe, john a."]),
                     ("If to the Lender: 12 Quay Road, Leith Attn: Morag Tennant Fax: 0131 496 0000",
                      ["Morag Tennant"]),
-                    ("to: glenda prowse; cc: hal vickery, oksana b", ["glenda prowse", "hal vickery"])),
+                    ("to: glenda prowse; cc: hal vickery, oksana b", ["glenda prowse", "hal vickery"]),
+                    ("Von: Ruud van den Heuvel\nGesendet: Montag, 6. April 2009\nAn: Katrin Vogelsang\nCc: Schmitt, "
+                     "Jürgen\nBetreff: Termin", ["Ruud van den Heuvel", "Katrin Vogelsang", "Schmitt, Jürgen"])),
              leaves=("To: All Staff\nSubject: Holiday party", "From: Customer Service", "To: Sales Team", "Read Input/Output and TCP/IP",
                      "to: all staff; cc: sales team", "from: the desk",
                      "Write to Support@Example.com")),
@@ -1212,16 +1241,19 @@ NAME_RULES: tuple[NameRule, ...] = (
                      'members of the Society of Jesus ("Jesuits")', "cracks known as 'grikes'", "Apple (Pie) recipe",
                      'a national, Mr Ilie Vrabie ("the applicant")',
                      "pt's 'baseline' (per wife)")),
-    NameRule("log_initials", "the initials a log's lines are signed with after a dash", _log_initials,
-             finds=(("00:00 asleep, resp seen  – KQ\n00:15 asleep  – KQ\n00:30 awake – JT", ["KQ"]),),
-             leaves=("Step 1 - OK\nStep 2 - OK", "Mon - TBD\nTue - TBD")),
+    NameRule("line_owners", "who a log's or a task list's lines are signed or owned by, after a dash", _line_owners,
+             finds=(("00:00 asleep, resp seen  – KQ\n00:15 asleep  – KQ\n00:30 awake – JT", ["KQ"]),
+                    ("[ ] translations - Amélie\n[ ] release notes - Sunny\n[x] crash fix - Hiroshi", ["Sunny", "Hiroshi"])),
+             leaves=("Step 1 - OK\nStep 2 - OK", "Mon - TBD\nTue - TBD", "Step 1 - Mix\nStep 2 - Bake",
+                     "Deadline - June\nReview - Monday")),
     NameRule("credentialed", "the name a note is signed with, before a care credential", _credentialed_names,
              finds=(("WILL CONT TO MONITOR.\n--K.MENSAH RN", ["K.MENSAH"]), ("D/w Dr. Ruiz.  -- P. Vo RN", ["P. Vo"]), ("Plan as above.\n-- T. Vo RN", ["T. Vo"]),
                     ("npo, ivf.\n-r.quaresma rn", ["r.quaresma"]), ("Pt resting.\nLiesl Amundsen, RN", ["Liesl Amundsen"]),
                     ("Son at bedside.\nMin-seo K., RN", ["Min-seo K."])),
              leaves=("Report given to\nCharge RN", "Seen by\nNight RN", "paged covering MD", "Neuro: intact\nNeuro MD")),
     NameRule("role_in_brackets", "a name with its role in brackets after it", _role_in_brackets_names,
-             finds=(("Drew (charge RN) aware.", ["Drew"]), ("w/ Dr. Solberg (attending), Dr. Amadi (fellow)",
+             finds=(("Drew (charge RN) aware.", ["Drew"]), ("Present: Ngozi (chair), Ines Park (staff)", ["Ngozi", "Ines Park"]),
+                    ("w/ Dr. Solberg (attending), Dr. Amadi (fellow)",
                                                           ["Solberg", "Amadi"]),
                     ("Brother Tariq (driver) stable", ["Tariq"])),
              leaves=("Seen by Neurosurgery (attending) today", "Call Security (charge RN aware)", "Plan (per MD)")),

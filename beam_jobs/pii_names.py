@@ -28,7 +28,7 @@ from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WO
                                  MONTHS, MOVE_VERBS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
-                                 cue_alternation, given_names, place_names, surnames)
+                                 cue_alternation, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
 
 _spacy = import_spacy()
@@ -1239,11 +1239,6 @@ def _common_words(span: str, vocabulary: frozenset[str]) -> bool:
     words = _LETTER_WORD.findall(span)
     return bool(words) and all(in_vocabulary(w, vocabulary) for w in words) and not any(
         in_name_lists(w.capitalize()) for w in words)
-
-
-def in_name_lists(word: str) -> bool:
-    """`word`, as written, is a given name or a surname of Faker's lists."""
-    return word in given_names() or word in surnames()
 
 
 def _place_not_name(word: str) -> bool:

@@ -30,7 +30,8 @@ fiancée girlfriend boyfriend nephew niece aunt uncle grandson granddaughter gra
 friend roommate caregiver pcp attending nurse cousin hubby wifey bff bestie bf gf grandma grandpa granny nana granddad
 grand-dad stepmom step-mom stepmum step-mum stepdad step-dad stepson step-son stepdaughter step-daughter sis bro boss
 coworker co-worker colleague teammate team-mate classmate class-mate flatmate flat-mate housemate house-mate buddy bae
-baby sons daughters brothers sisters grandsons granddaughters nephews nieces cousins""".split())
+baby sons daughters brothers sisters grandsons granddaughters nephews nieces cousins widow widower ex-wife
+ex-husband ex-girlfriend ex-boyfriend ex-partner""".split())
 
 
 # The roles of a ward's, a clinic's or a police team's members that notes write before a name ("HCA Tomasz",
@@ -367,6 +368,11 @@ _PLACE_LIST_WORDS = ("cities", "states", "provinces", "regions", "counties", "de
 
 
 @lru_cache(maxsize=None)
+def in_name_lists(word: str) -> bool:
+    """`word`, as written, is a given name or a surname of Faker's lists."""
+    return word in given_names() or word in surnames()
+
+
 def place_names() -> frozenset[str]:
     """Cities, states, provinces, regions and counties in Faker's address lists of every locale ("San Francisco",
     "Haryana", "Tipperary"; ~30k): an entity the NER called a place that is one of them stays a place even
