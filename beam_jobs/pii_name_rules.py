@@ -645,8 +645,15 @@ _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+{_QUOTED}[ \t]+({_CAPWORD})")
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({_ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({_CAPWORD}))[ \t]*\)")
-_CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)|nicknamed|goes[ \t]+by))"
-                     rf"[ \t]+{_QUOTED}")
+_CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
+                     rf"alias))[ \t]+{_QUOTED}")
+# ... and what a person is known as or dubbed, with a person named or meant just before ('a man known as "Smiler"',
+# 'Cheung, 68, known in the local press as "Big Kei"', 'whom the press dubbed "Ivo the Terrible"')
+_KNOWN_AS = re.compile(rf"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
+                       rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper|\d{{1,3}},)\b[^.!?\n]{{0,40}}?"
+                       rf"\b(?:(?:known|referred[ \t]+to)(?:[ \t]+(?:on[ \t]+the[ \t]+street|locally|to[ \t]+\w+|in[ \t]+"
+                       rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
+                       rf"(?:[ \t]+[\w'’\-]+){{0,2}})[\"”'’])")
 
 
 def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -674,6 +681,7 @@ def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
             if before.capitalize() in given_names():
                 out.append((m.start(1), m.end(1)))
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
     return out
 
 
@@ -906,6 +914,19 @@ def _born_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _BORN.finditer(text) if m.group(1).lower() not in STOP_WORDS
             and m.group(1) not in country_names() and (m.group(1) in given_names() or m.group(1) in surnames()
                                                         or not is_word(m.group(1)))]
+
+
+# A chess or a doubles match's pairing line: two players and the result ("L. Abashidze - Xu Meilan 1/2",
+# "Zhu Jing - T. Khurtsidze 0-1", "N. Lomineishvili - Qin Yuting 1-0"): both sides
+_PLAYER = rf"(?:(?:{_INITIAL}\.|[A-Z][a-z]\.)[ \t]?)*{_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,2}}"
+_PAIRING = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?({_PLAYER})[ \t]+[-–][ \t]+({_PLAYER})[ \t]+"
+                      r"(?:1-0|0-1|1/2(?:-1/2)?|½(?:-½)?|0\.5-0\.5|draw|adj\.?)[ \t]*$")
+
+
+def _pairing_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Both players of each pairing line (_PAIRING), unless a side is a country ("Georgia - China 1/2")."""
+    return [(m.start(g), m.end(g)) for m in _PAIRING.finditer(text)
+            if m.group(1) not in country_names() and m.group(2) not in country_names() for g in (1, 2)]
 
 
 # A record's name fields, as JSON, YAML, a Python dict, key=value pairs or XML write them ('"first": "Ebony"',
@@ -1236,9 +1257,14 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("linebacker Tyrell \"Tank\" Odom was released", ['Tyrell "Tank" Odom']),
                     ("dtr graciete ('gigi') at bedside", ["graciete", "gigi"]),
                     ('Pt Anwar Saleh, family calls him "Nono".', ["Nono"]),
-                    ('Pt: Mrs Wu Mei-Ling (prefers "Amy"), 83', ["Amy"]), ("pt: Cormac O'Dwyer (Danny)", ["Danny"])),
+                    ('Pt: Mrs Wu Mei-Ling (prefers "Amy"), 83', ["Amy"]), ("pt: Cormac O'Dwyer (Danny)", ["Danny"]),
+                    ('A man known as "Grinner" stabbed a father of three', ["Grinner"]),
+                    ('Tse, 71, known in the local press as "Big Wah", started out', ["Big Wah"]),
+                    ('led by Farai Gumbo, who calls himself "Comrade Red"', ["Comrade Red"])),
              leaves=('Operation "Desert Storm" Begins', 'the word "Hope" means', 'The "Big Apple" Store',
                      'members of the Society of Jesus ("Jesuits")', "cracks known as 'grikes'", "Apple (Pie) recipe",
+                     'the states, also known as "the Confederacy"', 'a dish known as "Welsh Rarebit"',
+                     "an area of England dubbed ‘Britain’s Dallas’",
                      'a national, Mr Ilie Vrabie ("the applicant")',
                      "pt's 'baseline' (per wife)")),
     NameRule("line_owners", "who a log's or a task list's lines are signed or owned by, after a dash", _line_owners,
@@ -1287,6 +1313,10 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("born", "who was born, given name or surname of the lists", _born_names,
              finds=(("1. Poppy was born on 28 June 2016 at St Aidan's Hospital.", ["Poppy"]),),
              leaves=("The Republic was born in 1991.", "Jazz was born in New Orleans.")),
+    NameRule("pairing", "both players of a chess pairing line with its result", _pairing_names,
+             finds=((" L. Abramia - Xu Meiqin 1/2\n Zhu Lan - T. Gogoladze 0-1\n Ye. Markina - E. Kovacs 1-0",
+                     ["L. Abramia", "Xu Meiqin", "Zhu Lan", "T. Gogoladze", "Ye. Markina", "E. Kovacs"]),),
+             leaves=("Georgia - China 1/2", "Hungary - Russia 1-0")),
     NameRule("signature", "a message's signature on its last line", _signature_names, message_end=True,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
