@@ -552,6 +552,12 @@ _REACHED = re.compile(
     r"first|too|also|directly|or|and|this|again|back|yet|yesterday|i|to)\b))")
 
 
+# ... and a capitalised given name so reached, dictionary word or not ("tell Will he owes", "ask for Mo!!"); after
+# "tell", "ask" or "let" no modal can stand
+_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank)[ \t]+({_CAPWORD})"
+                                  r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that)\b))")
+
+
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
     """The lower-case given names of the English lists that a message asks to reach or says it reached
     (_REACHED), dictionary words too ("mark", "bill", "frank"); never a modal or a month ("forward to june")."""
@@ -566,6 +572,11 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
                     or is_function_word(bare) or bare in NOT_ADDRESSED or _CONTRACTION.search(w):
                 break
             out.append((m.start(g), m.start(g) + len(bare)))
+    for m in _REACHED_CAPITALISED.finditer(text):
+        w = _POSSESSIVE.sub("", m.group(1))
+        if (w in given_names() or w in surnames()) and w.lower() not in MONTHS and w not in place_names() \
+                and w not in country_names() and (not is_function_word(w) or w.lower() in _MODALS):
+            out.append((m.start(1), m.start(1) + len(w)))  # "tell Will he": no modal after "tell"
     return out
 
 
@@ -763,17 +774,30 @@ def _role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # The speakers of a chat log: a time, maybe a date, then "Name:" at each line's start ("[19:03] Kwame: im in",
 # "12/03/2024, 19:02 - Siobhan: ok"); two lines so written make a log
-_CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
-                        rf"(?:[ \t]*[AaPp]\.?[Mm]\.?)?\]?[ \t]*[-–]?[ \t]*)(<?({_ANYWORD}(?:[ \t]+{_ANYWORD}){{0,2}})>?):[ \t]")
+_CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[?[^\n:\]]{0,30}?\d{1,2}:\d{2}(?::\d{2})?"
+                        rf"(?:[ \t]*[AaPp]\.?[Mm]\.?)?\]?[ \t]*[-–—,]?[ \t]*)(<?({_ANYWORD}(?:[ \t]+{_ANYWORD}){{0,2}})>?)"
+                        r"[ \t]*:[ \t]")
+# ... and as Discord and its kind print a message's header: the display name, a dash and the time on a line of
+# its own ("**Kenji | EU** — Today at 9:15 PM", "Rose 🌹 — 03/04/2024 8:02 PM", "Emre — Bugün saat 23:07")
+_CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2}"
+                          r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*$")
 
 
 def _chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
-    """Who speaks in a chat log with times (_CHAT_LINE): every speaker, when two lines are so written."""
+    """Who speaks in a chat log with times (_CHAT_LINE, _CHAT_HEADER): every speaker, when two lines are so
+    written."""
+    out = []
     lines = list(_CHAT_LINE.finditer(text))
-    if len(lines) < 2:
-        return []
-    return [(m.start(2), m.end(2)) for m in lines if m.group(2).lower() not in STOP_WORDS
-            and not all(is_word(w) and w.capitalize() not in given_names() for w in m.group(2).split())]
+    if len(lines) >= 2:
+        out += [(m.start(2), m.end(2)) for m in lines if m.group(2).lower() not in STOP_WORDS
+                and not all(is_word(w) and w.capitalize() not in given_names() for w in m.group(2).split())]
+    headers = list(_CHAT_HEADER.finditer(text))
+    if len(headers) >= 2:  # the display names: a person's name or handle, either of which names its holder
+        for m in headers:
+            for w in re.finditer(r"[^\W_][\w.'’\-]*", m.group(1)):
+                if not (w.group(0).isupper() and len(w.group(0)) <= 3):  # "| EU": a region's tag
+                    out.append((m.start(1) + w.start(), m.start(1) + w.end()))
+    return out
 
 
 # "Last, First" alone on its line, as invitations, rosters and approvals list people ("    Castellano, Vincent",
@@ -1162,7 +1186,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("ANSELM PHONED TWICE, anna rang back", ["ANSELM", "anna"]),
                     ("I spoke with mark and bill this morning. Please ask sally whether it closed, and let joe know.",
                      ["mark", "bill", "sally", "joe"]),
-                    ("Forward this to rich and frank. Tell grant I said hi.", ["rich", "frank", "grant"])),
+                    ("Forward this to rich and frank. Tell grant I said hi.", ["rich", "frank", "grant"]),
+                    ("yo can u tell Will he owes £40", ["Will"]), ("Would buy again. Ask for Tamsin!!", ["Tamsin"])),
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help", "my phone bill will rise",
                      "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.",
@@ -1286,7 +1311,11 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("chat_speakers", "the speakers of a chat log with times", _chat_speakers,
              finds=(("[19:02] Oisin: who is coming tonight\n[19:03] Kwabena: im in\n[19:05] Oisin: ok",
                      ["Oisin", "Kwabena"]),
-                    ("12/03/2024, 19:02 - Maura: on my way\n12/03/2024, 19:04 - dev: same", ["Maura", "dev"])),
+                    ("12/03/2024, 19:02 - Maura: on my way\n12/03/2024, 19:04 - dev: same", ["Maura", "dev"]),
+                    ("2024년 5월 3일 오후 9:12, Ji-ho : home ok?\n2024년 5월 3일 오후 9:30, Hyun-woo : yes!!",
+                     ["Ji-ho", "Hyun-woo"]),
+                    ("**Kenta | EU** — Today at 9:15 PM\nya im here\nLilou 🌹 — Today at 9:16 PM\nsame",
+                     ["Kenta", "Lilou"])),
              leaves=("[10:02] Note: backup started\n[10:05] Note: done", "10:00 Agenda: budget\n11:00 Lunch: canteen")),
     NameRule("last_first_line", "a 'Last, First' name alone on its line, as invitations and rosters list people",
              _last_first_lines,

@@ -80,7 +80,8 @@ def cue_alternation(rows) -> str:
 # Titles, ranks and kin markers a name follows, in any case, with or without a space after the dot ("Sri.E.Radhakrishnan",
 # "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of"), as one regex group
 TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np rt sri shri smt kum adv justice judge inspector constable
-sergeant sgt det capt captain colonel col lieutenant lieut lt corporal cpl brigadier rev s/o d/o w/o c/o""".split())
+sergeant sgt det capt captain colonel col lieutenant lieut lt corporal cpl brigadier rev s/o d/o w/o c/o councillor
+cllr alderman alderwoman coach""".split())
 
 # Roles before which a judgment or a report writes a person as an initial ("investigator S.", "officers B. and
 # D.", "witness K."): there the initial is the person's name
