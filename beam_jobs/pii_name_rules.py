@@ -634,11 +634,12 @@ def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _CARE_ROLE.finditer(text):
         w = m.group(1).capitalize()
+        bracketed = "(" in m.group(0)[:m.start(1) - m.start()]
         if w in place_names() or w in country_names() or w.lower() in STOP_WORDS or w.lower() in _CARE_ROLE_SET \
-                or w.lower() in MONTHS or w.lower() in _WEEKDAYS or w.endswith("s") and is_word(w[:-1]):
-            continue  # "interpreter Services", "physio Monday"
+                or w.lower() in MONTHS or w.lower() in _WEEKDAYS or w.endswith("s") and is_word(w[:-1]) and not bracketed:
+            continue  # "interpreter Services", "physio Monday"; "liaison (Mags)" is a name
         role = m.group(0)[:m.start(1) - m.start()].strip(" \t(").lower()
-        if (w in given_names() or w in surnames()) and not is_word(w) \
+        if (w in given_names() or w in surnames() or role in _PLACE_LETTERS) and not is_word(w) \
                 or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
                 and not _is_sentence_start(text, m.start(1)) \
                 and (w in given_names() or w in surnames() or not is_word(w) or m.group(0)[:1].islower()):
@@ -754,7 +755,9 @@ _ROLE_IN_BRACKETS = re.compile(
     r"pt|ot|slp|pharmacist|dietitian|sitter|driver|hcp|health[ \t]+care[ \t]+proxy|proxy|guardian|"
     r"son|daughter|wife|husband|mother|father|sister|brother|niece|nephew|friend|neighbou?r|"
     r"chair|chairman|chairwoman|chairperson|co-chair|vice-chair|secretary|treasurer|staff|host|moderator|"
-    r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain)[ \t]*\)")
+    r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain|"
+    r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse)"
+    r"[ \t]*\)")
 
 
 def _role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -763,10 +766,11 @@ def _role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _ROLE_IN_BRACKETS.finditer(text):
         words = m.group(1).split()
-        if words[0].lower() in STOP_WORDS or words[0].lower() in _KIN_SET:
+        start = m.start(1)
+        if len(words) == 2 and (words[0].lower() in STOP_WORDS or words[0].lower() in _KIN_SET):
             words, start = words[1:], m.start(1) + len(words[0]) + 1
-        else:
-            start = m.start(1)
+        if words[0].lower() in STOP_WORDS and words[0] not in given_names():
+            continue  # "The (attending)"; "Will (PTA)" is a name
         if words and all(w in given_names() or w in surnames() or not is_word(w) for w in words):
             out.append((start, m.end(1)))
     return out
@@ -938,6 +942,24 @@ def _born_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _BORN.finditer(text) if m.group(1).lower() not in STOP_WORDS
             and m.group(1) not in country_names() and (m.group(1) in given_names() or m.group(1) in surnames()
                                                         or not is_word(m.group(1)))]
+
+
+# A name with an age, and maybe a sex, in brackets or after it, as notes and reports give a person ("pt (Grant,
+# 19M)", "(Okafor, 45)", "Hope (7F)")
+_AGED_IN_BRACKETS = re.compile(rf"\([ \t]*({_CAPWORD}(?:[ \t]+{_CAPWORD})?),?[ \t]*\d{{1,3}}[ \t]*(?:[MFmf]|y/?o|yo|yrs?)?[ \t]*\)|"
+                               rf"(?<![\w'’\-])({_CAPWORD})[ \t]*\([ \t]*\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)[ \t]*\)")
+
+
+def _aged_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name with an age in brackets (_AGED_IN_BRACKETS): a name of the lists or no dictionary word."""
+    out = []
+    for m in _AGED_IN_BRACKETS.finditer(text):
+        g = 1 if m.group(1) else 2
+        words = m.group(g).split()
+        if words[0].lower() not in STOP_WORDS and m.group(g) not in country_names() and m.group(g) not in place_names() \
+                and all(in_name_lists(w) or not is_word(w) for w in words):
+            out.append((m.start(g), m.end(g)))
+    return out
 
 
 # A chess or a doubles match's pairing line: two players and the result ("L. Abashidze - Xu Meilan 1/2",
@@ -1198,7 +1220,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"]),
                     ("Met w/ team, SW Joy Okereke and this RN.", ["Joy Okereke"]),
                     ("Belt logged (witnessed HCA Radoslaw). Seen with PC Hughes, hospice aide Precious.",
-                     ["Radoslaw", "Hughes", "Precious"])),
+                     ["Radoslaw", "Hughes", "Precious"]),
+                    ("Police informed (DC Okwuosa). Alcohol liaison (Mags) not on until 0800.", ["Okwuosa", "Mags"])),
              leaves=("Flooding in SW Florida", "SW London rents rose", "sw of the city", "CM is 2.54 inches",
                      "the sitter will stay", "1200 SW Main St", "read DC Comics at the GP Surgery",
                      "called interpreter Services on Monday", "RN Case Manager visit")),
@@ -1303,7 +1326,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Son at bedside.\nMin-seo K., RN", ["Min-seo K."])),
              leaves=("Report given to\nCharge RN", "Seen by\nNight RN", "paged covering MD", "Neuro: intact\nNeuro MD")),
     NameRule("role_in_brackets", "a name with its role in brackets after it", _role_in_brackets_names,
-             finds=(("Drew (charge RN) aware.", ["Drew"]), ("Present: Ngozi (chair), Ines Park (staff)", ["Ngozi", "Ines Park"]),
+             finds=(("Drew (charge RN) aware.", ["Drew"]), ("seen w/ Will (PTA), Hope Eriksen (psych)", ["Will", "Hope Eriksen"]), ("Present: Ngozi (chair), Ines Park (staff)", ["Ngozi", "Ines Park"]),
                     ("w/ Dr. Solberg (attending), Dr. Amadi (fellow)",
                                                           ["Solberg", "Amadi"]),
                     ("Brother Tariq (driver) stable", ["Tariq"])),
@@ -1342,6 +1365,10 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("born", "who was born, given name or surname of the lists", _born_names,
              finds=(("1. Poppy was born on 28 June 2016 at St Aidan's Hospital.", ["Poppy"]),),
              leaves=("The Republic was born in 1991.", "Jazz was born in New Orleans.")),
+    NameRule("aged", "a name with an age in brackets, as notes and reports give a person", _aged_names,
+             finds=(("ED RN note 1612: pt (Grant, 19M) left before being seen", ["Grant"]),
+                    ("Hope (7F) and Tobias (9M) seen", ["Hope", "Tobias"])),
+             leaves=("(Table, 12)", "(Section 3, 12)", "Room (12M) was booked")),
     NameRule("pairing", "both players of a chess pairing line with its result", _pairing_names,
              finds=((" L. Abramia - Xu Meiqin 1/2\n Zhu Lan - T. Gogoladze 0-1\n Ye. Markina - E. Kovacs 1-0",
                      ["L. Abramia", "Xu Meiqin", "Zhu Lan", "T. Gogoladze", "Ye. Markina", "E. Kovacs"]),),

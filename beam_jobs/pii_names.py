@@ -574,6 +574,9 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
                 words.add(w)
                 if from_sure and (not w.isupper() or len(text[s:e].split()) >= 2):
                     sure_words.add(w.capitalize() if w.isupper() else w)  # a whole name in capitals, not "ESSEX v"
+    # a given name found in lower case that no dictionary holds repeats as written ("mum (akiko)" ... "with akiko")
+    words |= {w for s, e in known for w in [text[s:e]] if w.islower() and w.isalpha() and len(w) >= 3
+              and w.capitalize() in given_names() and w not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
     words |= {w.lower() for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
     # ... and in capitals, as headlines and note headers write it ("STRIKER OKONJO SIGNS" over "Chidi Okonjo"), and

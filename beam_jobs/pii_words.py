@@ -39,7 +39,7 @@ ex-husband ex-girlfriend ex-boyfriend ex-partner""".split())
 CARE_ROLES = tuple("""sw msw cm lpn cna pca hca amhp cpn enp anp pta ota slt salt ot rn np rt rrt hcp gp sho fy1 fy2 pc dc
 ds di dci wpc psw sitter carer aide interpreter translator liaison midwife mw physio physiotherapist chaplain porter
 keyworker key-worker doula paramedic matron registrar houseman dietitian dietician pharmacist therapist
-counsellor counselor advocate""".split())
+counsellor counselor advocate lactation psych psychologist psychiatrist social-worker""".split())
 
 
 def trie_alternation(words) -> str:
