@@ -555,7 +555,8 @@ _REACHED = re.compile(
 # ... and a capitalised given name so reached, dictionary word or not ("tell Will he owes", "ask for Mo!!"); after
 # "tell", "ask" or "let" no modal can stand
 _REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank)[ \t]+({_CAPWORD})"
-                                  r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that)\b))")
+                                  r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that|from|"
+                                  r"at|in|on)\b))")
 
 
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -651,8 +652,9 @@ def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A nickname in quotes: inside a name ('Ernesto "El Chato" Morales', "Mr Ostap 'Ostik' Hlynka") the whole of
-# it, or in brackets right after one ("conceicao ('sao')"), or what somebody is called ('family calls him "Fez"';
-# not what is "known as": things are too, "cracks known as 'grikes'")
+# it, or in brackets right after one ("conceicao ('sao')", '(prefers "Lily")', "(Danny)"), or what somebody is
+# called ('family calls him "Fez"'; "known as" only where a person stands before it: things are known as something
+# too, "cracks known as 'grikes'")
 _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+{_QUOTED}[ \t]+({_CAPWORD})")
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({_ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"

@@ -458,6 +458,15 @@ _PROFILE_URL = re.compile(
     r"(?i)\b(?:https?://)?(?:www\.|m\.)?(?:linkedin\.com/in/|(?:tiktok|youtube|medium|threads)\.(?:com|net)/@|"
     r"youtube\.com/(?:user|c)/|reddit\.com/u(?:ser)?/|(?:github|gitlab|twitter|x|facebook|instagram|vk|t)\.(?:com|me)/)"
     r"([\w.\-]{2,60})(?=/?(?:[\s)\]>,;\"']|\.(?:\s|$)|$))")
+# ... and who wrote a forum post or a comment, by the handle the thread prints over or beside it ("Posted by
+# quiet_wren_77:", "Reply from PaulFromPortsmouth:", "gooner4life_89 wrote:", "OlafB_1962 • 3h", "dave_from_hull · 2h
+# ago"): a handle as accounts write them, with a digit, an underscore or a capital inside ("Support wrote:" stays)
+_POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|submitted|written|comment(?:ed)?|reply|replied|answered)[ \t]+(?:by|from)|"
+                        r"\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]*:?[ \t]*$|"
+                        r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
+                        r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+[·•|][ \t]+\d{1,3}[ \t]*(?:[smhdwy]|mins?|hours?|days?|"
+                        r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")
+_ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")
 _NOT_PROFILES = frozenset("""about explore features pricing login signup settings home search help topics trending
 marketplace sponsors orgs organizations apps notifications share intent hashtag watch results feed groups pages
 events jobs company school messages policies legal privacy terms i""".split())
@@ -465,7 +474,8 @@ events jobs company school messages policies legal privacy terms i""".split())
 
 class HandleRecognizer(_OneEntityRecognizer):
     """USERNAME: an @handle of a social-media or chat account, which names its holder as surely as an
-    e-mail address does ("@JessicaLakey"), and a profile's address on such a site (_PROFILE_URL). Code
+    e-mail address does ("@JessicaLakey"), a profile's address on such a site (_PROFILE_URL) and the handle a
+    forum thread prints for each post (_POSTED_BY). Code
     ("@property" opening a line, "@app.route("), doc tags ("@param") and CSS rules ("@media") are left alone."""
 
     ENTITY = "USERNAME"
@@ -484,4 +494,6 @@ class HandleRecognizer(_OneEntityRecognizer):
             out.append(RecognizerResult("USERNAME", m.start(), m.end(), 0.85))
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _PROFILE_URL.finditer(text)
                 if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
+        out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
+                for m in _POSTED_BY.finditer(text) if _ACCOUNT_LIKE.search(m.group(m.lastindex))]
         return out

@@ -421,6 +421,15 @@ def test_handles_leave_code_and_addresses_alone(pii, text):
     assert "USERNAME" not in pii(text).counts, pii(text).text
 
 
+def test_the_handles_a_thread_prints_for_its_posts(pii):
+    text = ("Posted by quiet_wren_77:\n5 seconds for that?\n\ngunnar4life_89 wrote:\nhonestly no\n\n"
+            "    ↳ MaeveK · 1h ago\n    it was never his decision\n\nOlafB_1962 • 3h\nAbsolute disgrace.")
+    r = pii(text)
+    assert r.counts.get("USERNAME") == 4 and not _leaks(r, "quiet_wren_77", "gunnar4life_89", "MaeveK", "OlafB_1962"), r.text
+    for text in ("Reply from Support:\nWe are sorry for the delay.", "Anonymous wrote:\nno", "Total · 3 items"):
+        assert "USERNAME" not in pii(text).counts, pii(text).text
+
+
 def test_lower_case_given_names_in_cased_chat(pii):
     r = pii("That moment when kaylee has a better phone than you and nobody noticed")
     assert "kaylee" not in r.text, r.text
