@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_words import (CARE_ROLES, CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
-                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NOT_INITIALS,
+                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NEVER_A_NAME, NOT_INITIALS,
                                  MAILBOX_WORDS, MONTHS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, in_name_lists, place_names,
                                  surnames,
@@ -307,7 +307,9 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
         while m:
             g = m.lastindex  # the name's group: 2 in _KIN (1 is the form's sign), 1 in _KIN_MORE
             w = m.group(g)
-            if w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED or _CONTRACTION.search(w) \
+            named_apart = w[:1].isupper() and w in given_names() and re.match(r"[ \t]*[(,;.]", text[m.end(g):])
+            if (w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED) and not named_apart \
+                    or _CONTRACTION.search(w) \
                     or w.lower() == "day" \
                     or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
                 break
@@ -316,7 +318,11 @@ def _kin_names(text: str, is_word) -> list[tuple[int, int]]:
                     and not is_word(w) and w not in place_names() and w not in country_names())):
                 break
             bracketed = text[m.start(g) - 1:m.start(g)] in "(" and text[m.end(g):m.end(g) + 1] == ")"
-            if w[:1].isupper() and is_word(w) and (w.isupper() or _CAPITALISED_NEXT.match(text, m.end(g))) \
+            nxt = _CAPITALISED_NEXT.match(text, m.end(g))
+            # ... a capitalised word, then one no dictionary holds that ends the name: "sister, Blessing Olumuyiwa";
+            # not an organisation's name of three words: "attending Loyola Marymount University"
+            proper = nxt and (is_word(nxt.group(0).strip()) or _CAPITALISED_NEXT.match(text, nxt.end()))
+            if w[:1].isupper() and is_word(w) and (w.isupper() or proper) \
                     and not bracketed and w.capitalize() not in given_names():
                 # "MOTHER (ROSA)": a word in brackets after a kin role is the name; so is a given name in
                 # capitals ("WIFE ROSA CALLED", though "rosa" is in the dictionary)
@@ -659,6 +665,7 @@ _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+{_QUOTED}[ \t]+({_CAPWORD})")
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({_ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({_CAPWORD}))[ \t]*\)")
+_QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
                      rf"alias))[ \t]+{_QUOTED}")
 # ... and what a person is known as or dubbed, with a person named or meant just before ('a man known as "Smiler"',
@@ -694,6 +701,11 @@ def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
             out.append((m.start(g), m.end(g)))
             if before.capitalize() in given_names():
                 out.append((m.start(1), m.end(1)))
+    for m in _QUOTED_IN_BRACKETS.finditer(text):
+        first = m.group(1).split()[0]
+        if first.lower() not in STOP_WORDS and not NEVER_A_NAME.match(first.rstrip(".")) and any(
+                w.capitalize() in given_names() for w in m.group(1).split()):  # not 'River ("Fleuve Manche")'
+            out.append((m.start(1), m.end(1)))  # '("Lily" per parents)', '("taffy")', '("Trix") (wife)'
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
     return out
@@ -743,6 +755,7 @@ def _credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
         if not words or any(w.lower() in STOP_WORDS for w in words):
             continue
         if all(w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words) \
+                or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \
                 or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper():  # "R. Ng RN": "ng" is a unit
             out.append((m.start(1), m.end(1)))
     return out
@@ -1310,11 +1323,13 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ('Pt: Mrs Wu Mei-Ling (prefers "Amy"), 83', ["Amy"]), ("pt: Cormac O'Dwyer (Danny)", ["Danny"]),
                     ('A man known as "Grinner" stabbed a father of three', ["Grinner"]),
                     ('Tse, 71, known in the local press as "Big Wah", started out', ["Big Wah"]),
-                    ('led by Farai Gumbo, who calls himself "Comrade Red"', ["Comrade Red"])),
+                    ('led by Farai Gumbo, who calls himself "Comrade Red"', ["Comrade Red"]),
+                    ('Baby Girl Tran ("Mai" per parents), 29+3 wks', ["Mai"]), ('pt mr evans ("bobby") unsettled', ["bobby"])),
              leaves=('Operation "Desert Storm" Begins', 'the word "Hope" means', 'The "Big Apple" Store',
                      'members of the Society of Jesus ("Jesuits")', "cracks known as 'grikes'", "Apple (Pie) recipe",
                      'the states, also known as "the Confederacy"', 'a dish known as "Welsh Rarebit"',
-                     "an area of England dubbed ‘Britain’s Dallas’",
+                     "an area of England dubbed ‘Britain’s Dallas’", 'worried re: cat ("Mr. Whiskers")',
+                     'the word ("hello") is', 'the Channel River ("Fleuve Manche") passed',
                      'a national, Mr Ilie Vrabie ("the applicant")',
                      "pt's 'baseline' (per wife)")),
     NameRule("line_owners", "who a log's or a task list's lines are signed or owned by, after a dash", _line_owners,

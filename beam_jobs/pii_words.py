@@ -39,7 +39,8 @@ ex-husband ex-girlfriend ex-boyfriend ex-partner""".split())
 CARE_ROLES = tuple("""sw msw cm lpn cna pca hca amhp cpn enp anp pta ota slt salt ot rn np rt rrt hcp gp sho fy1 fy2 pc dc
 ds di dci wpc psw sitter carer aide interpreter translator liaison midwife mw physio physiotherapist chaplain porter
 keyworker key-worker doula paramedic matron registrar houseman dietitian dietician pharmacist therapist
-counsellor counselor advocate lactation psych psychologist psychiatrist social-worker""".split())
+counsellor counselor advocate lactation psych psychologist psychiatrist social-worker s/n e/n sn mgr
+mgmt""".split())
 
 
 def trie_alternation(words) -> str:
@@ -81,7 +82,7 @@ def cue_alternation(rows) -> str:
 # "W/o. Laxmaiah": Indian courts' honorifics and "wife/son/daughter of"), as one regex group
 TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np rt sri shri smt kum adv justice judge inspector constable
 sergeant sgt det capt captain colonel col lieutenant lieut lt corporal cpl brigadier rev s/o d/o w/o c/o councillor
-cllr alderman alderwoman coach""".split())
+cllr alderman alderwoman coach pastor rabbi imam reverend deacon""".split())
 
 # Roles before which a judgment or a report writes a person as an initial ("investigator S.", "officers B. and
 # D.", "witness K."): there the initial is the person's name
