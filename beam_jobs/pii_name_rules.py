@@ -509,7 +509,8 @@ def _surname_word_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # a dash, then one or two words that end the text
-_DASH_SIGNED = r"[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+[^\W\d_][\w'’\-]+)?)[ \t]*\s*\Z"
+_DASH_SIGNED = (r"[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+)?)"
+                r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?)?[ \t]*\s*\Z")  # "-Sheila in Payroll"
 _DASH_SIGNATURE = re.compile(rf"(?:\A|\n)([^\n]*)\n[ \t]*{_DASH_SIGNED}")
 # the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
 _INLINE_DASH_SIGNATURE = re.compile(rf"[.!?)][ \t]+{_DASH_SIGNED}")
@@ -549,7 +550,7 @@ _GOT_IN_TOUCH = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z'’\-]+|[A-Z]{3,})[ \t
 # know", "spoke with mark and bill this morning", "forward this to rich and frank." The name must end the clause
 # or stand before a word that closes such a request ("talk to grace in prayer" stays)
 _REACHED = re.compile(
-    r"\b(?i:(?:ask|tell|call|e-?mail|text|ping|page|remind|cc|copy|let)|"
+    r"\b(?i:(?:ask(?:[ \t]+for)?|tell|call|e-?mail|text|ping|page|remind|cc|copy|let)|"
     r"(?:talk(?:ed|ing)?|spoke|speak(?:ing)?|meet(?:ing)?|met|check(?:ed|ing)?|chat(?:ted)?|sync(?:ed)?|"
     r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with)|"
     r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)(?:[ \t]+(?:it|this|that|them|these|those))?"
@@ -560,9 +561,10 @@ _REACHED = re.compile(
 
 # ... and a capitalised given name so reached, dictionary word or not ("tell Will he owes", "ask for Mo!!"); after
 # "tell", "ask" or "let" no modal can stand
-_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank)[ \t]+({_CAPWORD})"
+_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|"
+                                  rf"(?:copy|copies|it|this|that|them|original|cheque|check|form|file)[ \t]+to)[ \t]+({_CAPWORD})"
                                   r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that|from|"
-                                  r"at|in|on)\b))")
+                                  r"at|in|on|by|for)\b))")
 
 
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -687,7 +689,7 @@ def _nickname_names(text: str, is_word) -> list[tuple[int, int]]:
         return out
     for m in _NICKNAMED.finditer(text):
         first = m.group(1)
-        if first in given_names() and first.lower() not in STOP_WORDS or not is_word(first):
+        if first.capitalize() in given_names() and first.lower() not in STOP_WORDS or not is_word(first):
             out.append((m.start(1), m.end(3)))
     for m in _NICKNAME_AFTER.finditer(text):
         before, cue, nick = m.group(1), m.group(2), m.group(3) or m.group(4)
@@ -1211,7 +1213,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", _dash_signature_names,
              message_end=True,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),
-                    ("Call me at x4471. -Bill", ["Bill"]),
+                    ("Call me at x4471. -Bill", ["Bill"]), ("Congrats to all.\n\n-Moira in Payroll", ["Moira"]),
                     ("Count me in.\n- Tomasz\n\n>>> Ilse Brandt <ib@example.org> 04/19/01 10:12AM >>>\nTee at noon.",
                      ["Tomasz"])),
              leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast",
@@ -1224,7 +1226,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("I spoke with mark and bill this morning. Please ask sally whether it closed, and let joe know.",
                      ["mark", "bill", "sally", "joe"]),
                     ("Forward this to rich and frank. Tell grant I said hi.", ["rich", "frank", "grant"]),
-                    ("yo can u tell Will he owes £40", ["Will"]), ("Would buy again. Ask for Tamsin!!", ["Tamsin"])),
+                    ("yo can u tell Will he owes £40", ["Will"]), ("Would buy again. Ask for Tamsin!!", ["Tamsin"]),
+                    ("next to the copier, ask for ronan.", ["ronan"]),
+                    ("I'll get the signed copy to Will by Friday; a copy to Ffion for the file.", ["Will", "Ffion"])),
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help", "my phone bill will rise",
                      "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.",
@@ -1318,6 +1322,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(('champion Teodoro "El Flaco" Ibarra of Peru', ['Teodoro "El Flaco" Ibarra']),
                     ("Mr Bohdan 'Bodya' Kravets filmed it", ["Bohdan 'Bodya' Kravets"]),
                     ("linebacker Tyrell \"Tank\" Odom was released", ['Tyrell "Tank" Odom']),
+                    ('2. MIKE "THE BRAIN" BALDUCCI 59-33', ['MIKE "THE BRAIN" BALDUCCI']),
                     ("dtr graciete ('gigi') at bedside", ["graciete", "gigi"]),
                     ('Pt Anwar Saleh, family calls him "Nono".', ["Nono"]),
                     ('Pt: Mrs Wu Mei-Ling (prefers "Amy"), 83', ["Amy"]), ("pt: Cormac O'Dwyer (Danny)", ["Danny"]),
