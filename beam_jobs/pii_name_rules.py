@@ -906,16 +906,18 @@ def _table_column_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-# An alias, as Indian judgments and police records join a person's names: "Munna @ Sunil Kumar Yadav", "MOHD.
-# IRFAN @ GUDDU", "Pinky @ Priyanka": capitalised words on both sides of an "@" set off by spaces (an address
-# or a handle has none)
-_ALIAS = re.compile(rf"(?<![\w'’\-.@])((?:{_CAPWORD}\.?[ \t]+){{0,3}}{_CAPWORD})[ \t]+@[ \t]+({_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}})")
+# An alias, as Indian and Kenyan judgments and police records join a person's names: "Munna @ Sunil Kumar Yadav",
+# "MOHD. IRFAN @ GUDDU", "Otieno alias Bazu": capitalised words on both sides of an "@" set off by spaces (an
+# address or a handle has none), "alias", "a/k/a", "aka" or "urf"
+_ALIAS = re.compile(rf"(?<![\w'’\-.@])((?:{_CAPWORD}\.?[ \t]+){{0,3}}{_CAPWORD})[ \t]+(?:@|alias|a/k/a|aka|urf)[ \t]+"
+                    rf"({_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}})")
 
 
 def _alias_names(text: str, is_word) -> list[tuple[int, int]]:
     """Both names of an alias (_ALIAS), when a word of either side is a name of the lists or no dictionary
     word ("Home @ Work" is no one)."""
-    if " @ " not in text:
+    if " @ " not in text and " alias " not in text and " a/k/a " not in text and " aka " not in text \
+            and " urf " not in text:
         return []
     out = []
     for m in _ALIAS.finditer(text):
@@ -948,6 +950,61 @@ def _judge_names(text: str, is_word) -> list[tuple[int, int]]:
             continue  # "Vitamin J"
         out.append((start, m.end(1)))
     return out
+
+
+# A witness by the number the record gives (Indian and Kenyan judgments: "PW-2 Sunita", "PW1, Jane Atieno Owino",
+# "DW3 Shri Ram Kishan"): the name after the prosecution's, the defence's or the court's witness number
+_WITNESS_NUMBER = re.compile(rf"(?<![\w/])(?:PW|DW|CW|AW|RW|P\.W\.|D\.W\.)[-. ]?\d{{1,3}}[,:]?[ \t]+(?:(?:Smt|Shri|Sri|Dr|Mr|Mrs|Ms)"
+                             rf"\.?[ \t]+)?({_CAPWORD}(?:[ \t]+{_CAPWORD}){{0,3}})")
+
+
+def _witness_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name after a witness number (_WITNESS_NUMBER), up to a word that is no name ("PW-2 Sunita, sister of")."""
+    out = []
+    for m in _WITNESS_NUMBER.finditer(text):
+        words = m.group(1).split()
+        keep = []
+        for w in words:
+            if w.lower() in STOP_WORDS or is_word(w) and not in_name_lists(w):
+                break
+            keep.append(w)
+        if keep and keep[0].lower() not in STOP_WORDS:
+            out.append((m.start(1), m.start(1) + len(" ".join(keep))))
+    return out
+
+
+# A party's line in a judgment's heading: the name, dotted leaders or a run of spaces, and the party's role
+# ("SUNDAY OLUWASEGUN ADEKUNLE ........ APPELLANT", "ROSE NYAMBURA NDUNG'U ..... LANDLORD", "Chioma Ibe   Applicant");
+# not a body's name ("A NHS FOUNDATION TRUST   Applicant", "THE STATE ..... RESPONDENT")
+_PARTY_LINE = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?((?:{_CAPWORD}\.?[ \t]+){{0,5}}{_CAPWORD})[ \t]*(?:\.{{3,}}|…+|[ \t]{{2,}}|,)"
+                         r"[ \t.…]*(?i:(?:the[ \t]+)?(?:appellant|respondent|petitioner|tenant|landlord|plaintiff|defendant|"
+                         r"applicant|accused|complainant|claimant|claimant|opponent|intervener|deponent)s?)(?:[ \t]+No\.?[ \t]*\d+)?"
+                         r"[ \t]*$")
+_BODY_WORDS = frozenset("""ltd limited llp plc inc corp corporation company co trust bank state union government republic
+council nhs foundation authority board ministry department commission commissioner police service services
+university college school hospital society association bureau agency federation municipal municipality city
+county district office insurance assurance group holdings partners estate registrar secretary attorney general
+director officer inspector collector tribunal court""".split())
+
+
+def _party_line_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A party's name on its line before its role (_PARTY_LINE), unless a word of it names a body."""
+    out = []
+    for m in _PARTY_LINE.finditer(text):
+        words = [w.rstrip(".").lower() for w in m.group(1).split()]
+        if words[0] in STOP_WORDS or any(w in _BODY_WORDS for w in words) or m.group(1) in country_names():
+            continue
+        out.append((m.start(1), m.end(1)))
+    return out
+
+
+# A child or a party with an age set off by commas, as judgments give them ("Amelia, now aged 9, and Jack, aged 6")
+_AGED_WORDS = re.compile(rf"(?<![\w'’\-])({_CAPWORD}),[ \t]+(?:now[ \t]+|then[ \t]+)?aged[ \t]+\d{{1,3}}\b")
+
+
+def _aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in _AGED_WORDS.finditer(text) if m.group(1).lower() not in STOP_WORDS
+            and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
 
 
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,
@@ -1377,13 +1434,28 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Player   Score\nme       12")),
     NameRule("alias", "both names of an alias joined by ' @ ', as Indian judgments write them", _alias_names,
              finds=(("the appellants, namely Ramcharan and his son Bablu @ Sunil Kumar Yadav, intercepted them",
-                     ["Bablu", "Sunil Kumar Yadav"]), ("MOHD. ASLAM @ PAPPU ..... Petitioner", ["ASLAM", "PAPPU"])),
-             leaves=("Meet me @ Home", "Stock @ Work Ltd", "email me @ 5pm")),
+                     ["Bablu", "Sunil Kumar Yadav"]), ("MOHD. ASLAM @ PAPPU ..... Petitioner", ["ASLAM", "PAPPU"]),
+                    ("He blamed one Ochieng alias Bazu, a neighbour", ["Ochieng", "Bazu"])),
+             leaves=("Meet me @ Home", "Stock @ Work Ltd", "email me @ 5pm", "Python alias Py")),
     NameRule("judge_letters", "a judge named by the letters after the surname", _judge_names,
              finds=(("held per Sekgobela J (Van Tonder AJA concurring) that", ["Sekgobela", "Van Tonder"]),
                     ("MOKOENA-VAN ROOYEN J:\n\n[87] I have read", ["MOKOENA-VAN ROOYEN"]),
                     ("As Okonjo LJ said in that case", ["Okonjo"])),
              leaves=("Vitamin J, not the HIGH COURT J", "See Form J and Schedule JA.")),
+    NameRule("witness_number", "a witness named after the number the record gives", _witness_names,
+             finds=(("PW-2 Sunita, sister of the deceased, corroborated him.", ["Sunita"]),
+                    ("PW1, Akinyi Atieno Owino, the mother of the deceased, testified", ["Akinyi Atieno Owino"]),
+                    ("DW3 Shri Ram Kishan stated", ["Ram Kishan"])),
+             leaves=("PW-2 The witness was declared hostile", "Exhibit PW1 Statement")),
+    NameRule("party_line", "a party's name on its line before its role, in a judgment's heading", _party_line_names,
+             finds=(("BETWEEN:\nMONDAY OLUWASEUN ADEBAYO ................ APPELLANT\nAND\nTHE STATE ......... RESPONDENT",
+                     ["MONDAY OLUWASEUN ADEBAYO"]),
+                    ("ROSE WANJIRU NDUNG'U .................. LANDLORD", ["ROSE WANJIRU NDUNG'U"])),
+             leaves=("A NHS FOUNDATION TRUST   Applicant", "THE STATE ......... RESPONDENT",
+                     "KENYA POWER AND LIGHTING COMPANY LTD ....... RESPONDENT")),
+    NameRule("aged_words", "a child or a party with an age set off by commas", _aged_words_names,
+             finds=(("in respect of Amelie, now aged 9, and Jago, aged 6. The mother", ["Amelie", "Jago"]),),
+             leaves=("the Company, aged 9 years,", "Section, aged 12")),
     NameRule("born", "who was born, given name or surname of the lists", _born_names,
              finds=(("1. Poppy was born on 28 June 2016 at St Aidan's Hospital.", ["Poppy"]),),
              leaves=("The Republic was born in 1991.", "Jazz was born in New Orleans.")),
