@@ -369,12 +369,12 @@ _PLACE_LIST_WORDS = ("cities", "states", "provinces", "regions", "counties", "de
                      "municipalities", "districts")
 
 
-@lru_cache(maxsize=None)
 def in_name_lists(word: str) -> bool:
     """`word`, as written, is a given name or a surname of Faker's lists."""
     return word in given_names() or word in surnames()
 
 
+@lru_cache(maxsize=None)
 def place_names() -> frozenset[str]:
     """Cities, states, provinces, regions and counties in Faker's address lists of every locale ("San Francisco",
     "Haryana", "Tipperary"; ~30k): an entity the NER called a place that is one of them stays a place even
