@@ -1082,6 +1082,22 @@ def _field_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# the first line of a signature block under the separator mail clients write ("--\nDeborah Szymanski\nGraduate
+# Program Coordinator", "-- \nBob"): the writer's name
+_SIGNATURE_BLOCK = re.compile(rf"(?m)^--[ \t]*\n[ \t]*({_CAPWORD}(?:[ \t]+(?:{_INITIAL}\.?|{_CAPWORD})){{0,3}})[ \t]*$")
+
+
+def _signature_block_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name on a signature block's first line (_SIGNATURE_BLOCK): a word of it a name of the lists or no
+    dictionary word ("--\nSales Team" is no one)."""
+    if "--" not in text:
+        return []
+    return [(m.start(1), m.end(1)) for m in _SIGNATURE_BLOCK.finditer(text)
+            if m.group(1).split()[0].lower() not in STOP_WORDS
+            and any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())
+            and not any(w.lower() in _BODY_WORDS for w in m.group(1).split())]
+
+
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
     dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren");
@@ -1467,6 +1483,10 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=((" L. Abramia - Xu Meiqin 1/2\n Zhu Lan - T. Gogoladze 0-1\n Ye. Markina - E. Kovacs 1-0",
                      ["L. Abramia", "Xu Meiqin", "Zhu Lan", "T. Gogoladze", "Ye. Markina", "E. Kovacs"]),),
              leaves=("Georgia - China 1/2", "Hungary - Russia 1-0")),
+    NameRule("signature_block", "the name on a signature block's first line, under '--'", _signature_block_names,
+             finds=(("Sorry, fall it is.\n\nDeb\n\n--\nDeborah Szymanowska\nGraduate Program Coordinator",
+                     ["Deborah Szymanowska"]), ("ok\n-- \nBob\n", ["Bob"])),
+             leaves=("ok\n--\nSales Team\n", "Options:\n--\nNone")),
     NameRule("signature", "a message's signature on its last line", _signature_names, message_end=True,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
