@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_words import (CARE_ROLES, CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
-                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, NEVER_A_NAME, NOT_INITIALS,
+                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, LINE_LABELS, NEVER_A_NAME, NOTE_LABELS,
+                                 NOT_INITIALS,
                                  MAILBOX_WORDS, MONTHS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
                                  STATE_PARTIES, TITLE_WORDS, country_names, given_names, in_name_lists, place_names,
                                  surnames,
@@ -804,6 +805,21 @@ _CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \
                           r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*$")
 
 
+# ... and a group chat copied without times: "Name:" opening three or more lines, two or more of the names given
+# names of the lists ("Aoife: sorry babe paying now x", "Meg: can i pay half", "Greg W: Kowalski's lad did ours")
+_CHAT_NAME_LINE = re.compile(rf"(?m)^[ \t]*({_CAPWORD}(?:[ \t]+(?:{_CAPWORD}|[A-Z]\.?))?):[ \t]+\S")
+
+
+def _chat_speakers_untimed(text: str) -> list[tuple[int, int]]:
+    lines = [m for m in _CHAT_NAME_LINE.finditer(text) if m.group(1).split()[0].lower() not in STOP_WORDS
+             and m.group(1).split()[0].lower() not in LINE_LABELS and m.group(1).split()[0].lower() not in NOTE_LABELS]
+    named = {m.group(1) for m in lines if m.group(1).split()[0] in given_names()}
+    if len(lines) < 3 or len(named) < 2:
+        return []
+    return [(m.start(1), m.end(1)) for m in lines if m.group(1).split()[0] in given_names()
+            or in_name_lists(m.group(1).split()[-1])]
+
+
 def _chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
     """Who speaks in a chat log with times (_CHAT_LINE, _CHAT_HEADER): every speaker, when two lines are so
     written."""
@@ -812,6 +828,8 @@ def _chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
     if len(lines) >= 2:
         out += [(m.start(2), m.end(2)) for m in lines if m.group(2).lower() not in STOP_WORDS
                 and not all(is_word(w) and w.capitalize() not in given_names() for w in m.group(2).split())]
+    if ":" in text:
+        out += _chat_speakers_untimed(text)
     headers = list(_CHAT_HEADER.finditer(text))
     if len(headers) >= 2:  # the display names: a person's name or handle, either of which names its holder
         for m in headers:
@@ -1433,8 +1451,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("2024년 5월 3일 오후 9:12, Ji-ho : home ok?\n2024년 5월 3일 오후 9:30, Hyun-woo : yes!!",
                      ["Ji-ho", "Hyun-woo"]),
                     ("**Kenta | EU** — Today at 9:15 PM\nya im here\nLilou 🌹 — Today at 9:16 PM\nsame",
-                     ["Kenta", "Lilou"])),
-             leaves=("[10:02] Note: backup started\n[10:05] Note: done", "10:00 Agenda: budget\n11:00 Lunch: canteen")),
+                     ["Kenta", "Lilou"]),
+                    ("Aisling: sorry babe paying now x\nMeg: can i pay half now\nChloe: yes fine meg\nMe: ok",
+                     ["Aisling", "Meg", "Chloe"])),
+             leaves=("[10:02] Note: backup started\n[10:05] Note: done", "10:00 Agenda: budget\n11:00 Lunch: canteen",
+                     "Input: 3\nOutput: 4\nExplanation: sum", "Plan: rest\nDiet: soft\nActivity: walk")),
     NameRule("last_first_line", "a 'Last, First' name alone on its line, as invitations and rosters list people",
              _last_first_lines,
              finds=(("Required attendees:\n    Quaresma, Vincent\n    Oduya, Ngozi\n    Santos, Maria da Luz",
