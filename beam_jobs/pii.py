@@ -109,8 +109,9 @@ _DIGIT = re.compile(r"\d")   # what the recognizers' \d matches (isdigit() would
 _IBAN_START = re.compile(r"(?i)[a-z]{2}[0-9]{2}")  # Presidio's IBAN pattern, which runs case-insensitively
 
 
-_POST_HEADER = re.compile(r"(?i)\b(?:wrote|said|posted|commented)[ \t]*:|\b(?:posted|reply|replied|comment(?:ed)?|"
-                          r"submitted|written|answered)[ \t]+(?:by|from)\b|\breplying[ \t]+to\b|[·•|][ \t]+\d{1,3}[ \t]*[smhdwy]")
+def _prints_posters(text: str) -> bool:
+    from beam_jobs.pii_patterns import prints_posters  # (pii_patterns loads spaCy: not at this module's import)
+    return prints_posters(text)
 
 
 def entities_for(text: str, entities: list[str]) -> list[str]:
@@ -123,7 +124,7 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
         if e == "IBAN_CODE" and not _IBAN_START.search(text):
             continue  # every IBAN starts with a country code and two check digits (Presidio's own pattern)
         if e == "EMAIL_ADDRESS" and "@" not in text or e == "USERNAME" and "@" not in text and ".com/" not in text \
-                and ".me/" not in text and not _POST_HEADER.search(text):
+                and ".me/" not in text and not _prints_posters(text):
             continue  # a handle holds "@"; a profile's address ".com/" ("linkedin.com/in/...") or ".me/"; a thread
             # prints its posters' handles before "wrote:", after "Posted by", beside "· 2h ago"
         if e == "IP_ADDRESS" and digits < 4 and "::" not in text and text.count(":") < 7:

@@ -12,11 +12,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CARE_ROLES, CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
+from beam_jobs.pii_words import (BODY_WORDS, CARE_ROLES, CLOSINGS, COMPANY_NOUNS, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, GREETINGS,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, LINE_LABELS, NEVER_A_NAME, NOTE_LABELS,
                                  NOT_INITIALS,
                                  MAILBOX_WORDS, MONTHS, NOT_ADDRESSED, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, SIGNATURE_LOCALES,
-                                 STATE_PARTIES, TITLE_WORDS, country_names, given_names, in_name_lists, place_names,
+                                 PERSON_HEADING_PHRASES, PERSON_HEADINGS, STATE_PARTIES, TITLE_WORDS, WEEKDAYS,
+                                 country_names, given_names, in_name_lists, place_names,
                                  surnames,
                                  trie_alternation)
 from beam_jobs.presidio_loader import import_spacy
@@ -106,7 +107,9 @@ def message_ends(text: str) -> list[int]:
     with all above it, so a rule that reads the text's end keeps its offsets."""
     ends = {len(text)}
     for m in _NEXT_MESSAGE.finditer(text):
-        end = len(text[:m.start()].rstrip())
+        end = m.start()
+        while end and text[end - 1].isspace():  # the blank lines above (no copy of the text before: a thread of
+            end -= 1                            # thousands of quoted lines has as many openings)
         line = text.rfind("\n", 0, end) + 1
         if end > 0 and not _OPENING_LINE.match(text, line) and not text.startswith(">", line):
             ends.add(end)  # (a quoted reply ends where its quote does: no end between two quoted lines)
@@ -377,7 +380,7 @@ def _headline_subjects(text: str, is_word) -> list[tuple[int, int]]:
     for m in _HEADLINE_SUBJECT.finditer(text):
         words = m.group(1).split()
         if all(w.capitalize() not in country_names() for w in words) and any(
-                w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words):
+                in_name_lists(w.capitalize()) or not is_word(w) for w in words):
             out.append((m.start(1), m.end(1)))
     return out
 
@@ -399,7 +402,7 @@ def _role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
         words = m.group(1).split()
         if any(w in country_names() or w in place_names() or w.isupper() for w in words):
             continue
-        if all(w in given_names() or w in surnames() or not is_word(w) for w in words):
+        if all(in_name_lists(w) or not is_word(w) for w in words):
             out.append((m.start(1), m.end(1)))
     return out
 
@@ -584,7 +587,7 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
             out.append((m.start(g), m.start(g) + len(bare)))
     for m in _REACHED_CAPITALISED.finditer(text):
         w = _POSSESSIVE.sub("", m.group(1))
-        if (w in given_names() or w in surnames()) and w.lower() not in MONTHS and w not in place_names() \
+        if in_name_lists(w) and w.lower() not in MONTHS and w not in place_names() \
                 and w not in country_names() and (not is_function_word(w) or w.lower() in _MODALS):
             out.append((m.start(1), m.start(1) + len(w)))  # "tell Will he": no modal after "tell"
     return out
@@ -627,8 +630,6 @@ _CARE_ROLE = re.compile(r"(?<![\w/])(?:" + "|".join(sorted({w for r in CARE_ROLE
 
 _CARE_ROLE_SET = frozenset(CARE_ROLES)
 _PLACE_LETTERS = frozenset("sw dc cm".split())  # also a compass point, a capital, centimetres: "SW London"
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat "
-                      "sun".split())
 
 
 def _is_sentence_start(text: str, i: int) -> bool:
@@ -646,13 +647,13 @@ def _care_role_names(text: str, is_word) -> list[tuple[int, int]]:
         w = m.group(1).capitalize()
         bracketed = "(" in m.group(0)[:m.start(1) - m.start()]
         if w in place_names() or w in country_names() or w.lower() in STOP_WORDS or w.lower() in _CARE_ROLE_SET \
-                or w.lower() in MONTHS or w.lower() in _WEEKDAYS or w.endswith("s") and is_word(w[:-1]) and not bracketed:
+                or w.lower() in MONTHS or w.lower() in WEEKDAYS or w.endswith("s") and is_word(w[:-1]) and not bracketed:
             continue  # "interpreter Services", "physio Monday"; "liaison (Mags)" is a name
         role = m.group(0)[:m.start(1) - m.start()].strip(" \t(").lower()
-        if (w in given_names() or w in surnames() or role in _PLACE_LETTERS) and not is_word(w) \
+        if (in_name_lists(w) or role in _PLACE_LETTERS) and not is_word(w) \
                 or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
                 and not _is_sentence_start(text, m.start(1)) \
-                and (w in given_names() or w in surnames() or not is_word(w) or m.group(0)[:1].islower()):
+                and (in_name_lists(w) or not is_word(w) or m.group(0)[:1].islower()):
             out.append((m.start(1), m.start(1) + len(_POSSESSIVE.sub("", m.group(1)))))
         elif m.group(2) and w in given_names() and m.group(1)[0].isupper() \
                 and (m.group(2) in surnames() or not is_word(m.group(2))):
@@ -725,7 +726,7 @@ def _line_owners(text: str, is_word) -> list[tuple[int, int]]:
     more, and at least half, are names of the lists or no dictionary words ("- Sunny" beside "- Hiroshi")."""
     found = [m for m in _LINE_OWNER.finditer(text) if m.group(1).lower() not in NOT_INITIALS
              and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
-             and m.group(1).lower() not in _WEEKDAYS and m.group(1) not in place_names()
+             and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()
              and m.group(1) not in country_names()]
     if len(found) < 2:
         return []
@@ -757,7 +758,7 @@ def _credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
         words = [w for w in re.split(r"[ \t.]+", m.group(1)) if len(w) >= 2]
         if not words or any(w.lower() in STOP_WORDS for w in words):
             continue
-        if all(w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words) \
+        if all(in_name_lists(w.capitalize()) or not is_word(w) for w in words) \
                 or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \
                 or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper():  # "R. Ng RN": "ng" is a unit
             out.append((m.start(1), m.end(1)))
@@ -789,7 +790,7 @@ def _role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
             words, start = words[1:], m.start(1) + len(words[0]) + 1
         if words[0].lower() in STOP_WORDS and words[0] not in given_names():
             continue  # "The (attending)"; "Will (PTA)" is a name
-        if words and all(w in given_names() or w in surnames() or not is_word(w) for w in words):
+        if words and all(in_name_lists(w) or not is_word(w) for w in words):
             out.append((start, m.end(1)))
     return out
 
@@ -861,15 +862,6 @@ def _last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
 # A table's column of people: its heading names who stands in it ("| Manager |", "TRADER", "Assigned to"), as
 # a pipe table or columns set apart by two or more spaces or tabs write it; each cell of that column below the
 # heading that reads as a name (capitalised words or initials, not "me", "TBD" or a number)
-_PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
-owners contact contacts player players applicant applicants attendee attendees assignee assignees reviewer reviewers
-author authors driver drivers nurse nurses doctor doctors physician rep representative salesperson agent agents
-member members student students teacher teachers coach coaches approver approvers requester requestor chair
-lead leads captain captains staff worker workers technician caller patient patients client clients customer
-customers tenant tenants guest guests volunteer volunteers speaker speakers presenter presenters host hosts
-instructor instructors judge judges witness witnesses""".split())
-_PERSON_HEADING_PHRASES = ("assigned to", "full name", "first name", "last name", "account manager",
-                           "point of contact", "responsible", "submitted by", "approved by", "owned by")
 _CELL_NAME = re.compile(rf"(?:{_INITIAL}\.?[ \t]?)*{_CAPWORD}\.?(?:[ \t]+(?:{_INITIAL}\.|{_CAPWORD}|"
                         r"(?:van|von|de|der|da|del|di|la|le|du|al|bin|ibn)))*")
 _COLUMN_GAP = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
@@ -890,11 +882,11 @@ def _cells(line: str) -> list[tuple[int, int]]:
 
 def _is_person_heading(cell: str) -> bool:
     words = cell.lower().strip(" :*").replace("_", " ")
-    return words in _PERSON_HEADINGS or words.rstrip("s") in _PERSON_HEADINGS or words in _PERSON_HEADING_PHRASES
+    return words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS or words in PERSON_HEADING_PHRASES
 
 
 def _table_column_names(text: str, is_word) -> list[tuple[int, int]]:
-    """The names in a table's column of people (_PERSON_HEADINGS), in the rows under its heading that have as
+    """The names in a table's column of people (PERSON_HEADINGS), in the rows under its heading that have as
     many cells as the heading has."""
     if "|" not in text and "  " not in text and "\t" not in text:
         return []
@@ -940,7 +932,7 @@ def _alias_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _ALIAS.finditer(text):
         words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(0))
-        if any(w.capitalize() in given_names() or w.capitalize() in surnames() or not is_word(w) for w in words):
+        if any(in_name_lists(w.capitalize()) or not is_word(w) for w in words):
             out += [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
     return out
 
@@ -996,13 +988,9 @@ def _witness_names(text: str, is_word) -> list[tuple[int, int]]:
 # not a body's name ("A NHS FOUNDATION TRUST   Applicant", "THE STATE ..... RESPONDENT")
 _PARTY_LINE = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?((?:{_CAPWORD}\.?[ \t]+){{0,5}}{_CAPWORD})[ \t]*(?:\.{{3,}}|…+|[ \t]{{2,}}|,)"
                          r"[ \t.…]*(?i:(?:the[ \t]+)?(?:appellant|respondent|petitioner|tenant|landlord|plaintiff|defendant|"
-                         r"applicant|accused|complainant|claimant|claimant|opponent|intervener|deponent)s?)(?:[ \t]+No\.?[ \t]*\d+)?"
+                         r"applicant|accused|complainant|claimant|opponent|intervener|deponent)s?)(?:[ \t]+No\.?[ \t]*\d+)?"
                          r"[ \t]*$")
-_BODY_WORDS = frozenset("""ltd limited llp plc inc corp corporation company co trust bank state union government republic
-council nhs foundation authority board ministry department commission commissioner police service services
-university college school hospital society association bureau agency federation municipal municipality city
-county district office insurance assurance group holdings partners estate registrar secretary attorney general
-director officer inspector collector tribunal court""".split())
+
 
 
 def _party_line_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -1010,7 +998,7 @@ def _party_line_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _PARTY_LINE.finditer(text):
         words = [w.rstrip(".").lower() for w in m.group(1).split()]
-        if words[0] in STOP_WORDS or any(w in _BODY_WORDS for w in words) or m.group(1) in country_names():
+        if words[0] in STOP_WORDS or any(w in BODY_WORDS for w in words) or m.group(1) in country_names():
             continue
         out.append((m.start(1), m.end(1)))
     return out
@@ -1032,8 +1020,7 @@ _BORN = re.compile(rf"(?<![\w'’\-])({_CAPWORD})[ \t]+(?:was|were)[ \t]+born\b"
 
 def _born_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _BORN.finditer(text) if m.group(1).lower() not in STOP_WORDS
-            and m.group(1) not in country_names() and (m.group(1) in given_names() or m.group(1) in surnames()
-                                                        or not is_word(m.group(1)))]
+            and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
 
 
 # A name with an age, and maybe a sex, in brackets or after it, as notes and reports give a person ("pt (Grant,
@@ -1113,7 +1100,7 @@ def _signature_block_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _SIGNATURE_BLOCK.finditer(text)
             if m.group(1).split()[0].lower() not in STOP_WORDS
             and any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())
-            and not any(w.lower() in _BODY_WORDS for w in m.group(1).split())]
+            and not any(w.lower() in BODY_WORDS for w in m.group(1).split())]
 
 
 def _signature_names(text: str, is_word) -> list[tuple[int, int]]:

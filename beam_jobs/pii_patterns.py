@@ -467,6 +467,12 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|submitted|written|comment(?:ed)?|r
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+[·•|][ \t]+\d{1,3}[ \t]*(?:[smhdwy]|mins?|hours?|days?|"
                         r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")
 _ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")
+
+
+def prints_posters(text: str) -> bool:
+    """Whether `text` is a thread that prints its posters' handles (_POSTED_BY): the gate before the USERNAME
+    recognizer where no "@" or profile address stands."""
+    return _POSTED_BY.search(text) is not None
 _NOT_PROFILES = frozenset("""about explore features pricing login signup settings home search help topics trending
 marketplace sponsors orgs organizations apps notifications share intent hashtag watch results feed groups pages
 events jobs company school messages policies legal privacy terms i""".split())

@@ -43,6 +43,30 @@ counsellor counselor advocate lactation psych psychologist psychiatrist social-w
 mgmt""".split())
 
 
+# Days of the week and their short forms: a date's word, never a name after a role ("physio Monday")
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat "
+                     "sun".split())
+
+# The headings of a table's column that holds people ("| Manager |", "TRADER", "Assigned to")
+PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
+owners contact contacts player players applicant applicants attendee attendees assignee assignees reviewer reviewers
+author authors driver drivers nurse nurses doctor doctors physician rep representative salesperson agent agents
+member members student students teacher teachers coach coaches approver approvers requester requestor chair
+lead leads captain captains staff worker workers technician caller patient patients client clients customer
+customers tenant tenants guest guests volunteer volunteers speaker speakers presenter presenters host hosts
+instructor instructors judge judges witness witnesses""".split())
+PERSON_HEADING_PHRASES = ("assigned to", "full name", "first name", "last name", "account manager",
+                          "point of contact", "responsible", "submitted by", "approved by", "owned by")
+
+# The words of a body's name, which a party line in a judgment's heading holds and a person's does not ("THE STATE",
+# "A NHS FOUNDATION TRUST"), and a signature block's first line too ("Sales Team")
+BODY_WORDS = frozenset("""ltd limited llp plc inc corp corporation company co trust bank state union government republic
+council nhs foundation authority board ministry department commission commissioner police service services
+university college school hospital society association bureau agency federation municipal municipality city
+county district office insurance assurance group holdings partners estate registrar secretary attorney general
+director officer inspector collector tribunal court""".split())
+
+
 def trie_alternation(words) -> str:
     """A regex group matching exactly one of `words`, factored by shared prefixes ("s(?:on|ister)..."): the
     regex engine tries alternatives one by one at every position, so a flat list of 80 words cost the
