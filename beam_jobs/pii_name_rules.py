@@ -841,7 +841,8 @@ def _chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # "Last, First" alone on its line, as invitations, rosters and approvals list people ("    Castellano, Vincent",
-# "Santos, Maria da Graça"): the given name after the comma is one of the lists and neither word is a place
+# "Santos, Maria da Graça"): the given name after the comma is one of the lists and no place, the surname no
+# country and no dictionary word unless a surname of the lists (surnames are often towns: "Castellano")
 _LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*({_CAPWORD}(?:[ \t]+{_CAPWORD})?,[ \t]*({_CAPWORD})"
                               rf"(?:[ \t]+(?:{_INITIAL}\.?|{_CAPWORD}|(?:da|de|del|van|von|der|di|la|le|du|dos|das)))*)"
                               r"[ \t]*(?:[;,(<\[][^\n]*)?$")
