@@ -1,6 +1,6 @@
 """The word lists of the PII filter, in one place: what a reviewer reads to know which words are never taken
 for a name, which words a name follows, and which parties of a case are the state. The finders
-(pii_names, pii_name_rules, pii_patterns) import them from here; nothing here imports the project.
+(pii_names, the pii_rules_* modules, pii_patterns) import them from here; nothing here imports the project.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Importing spaCy and Presidio for the clean stage's PII filter: offline (no public-suffix download) and
 without torch or transformers. Neither is used here (spaCy runs its NER on numpy), but thinc imports torch
 when it is installed (~1 s) and Presidio its transformers back end (~6 s), in the launcher and again in
-every worker. Below pii.py, pii_names.py, pii_name_rules.py and pii_patterns.py, which import through it."""
+every worker. Below pii.py, pii_names.py, pii_rules_common.py and pii_patterns.py, which import through it."""
 from __future__ import annotations
 
 import contextlib

@@ -1,0 +1,289 @@
+"""Name-finding rules for chat, messages and records: chat speakers, who was called, reached or stands beside
+"me", nicknames, record fields ("first_name: ...") and table columns of people. Their examples are in
+beam_jobs/pii_name_rules.py's table, which runs them on every text.
+"""
+from __future__ import annotations
+
+import re
+
+from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOTE_LABELS, NOT_ADDRESSED,
+                                 PERSON_HEADINGS, PERSON_HEADING_PHRASES, country_names, given_names, in_name_lists,
+                                 place_names, surnames)
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, POSSESSIVE,
+                                        STOP_WORDS, is_function_word)
+
+# "then called anna about it": a verb of getting in touch, then a given name written in lower case
+_CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
+                        r"notified|informed)[ \t]+([a-z][a-z'’\-]{2,})\b")
+# ... and before one, as news of who got in touch: the verb closes the clause or a time or "back" follows it
+_GOT_IN_TOUCH = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z'’\-]+|[A-Z]{3,})[ \t]+(?i:called|phoned|rang|texted|e-?mailed|"
+                           r"stopped[ \t]+by|dropped[ \t]+by)(?=[ \t]*(?:[.,;!\n]|$|(?i:back|again|twice|today|"
+                           r"tonight|yesterday|this[ \t]+(?:morning|afternoon|evening)|earlier|at[ \t]+\d|x[ \t]*\d)\b))")
+
+
+# ... and in a message's request or news of who was reached: "ask sally whether", "tell frank I said hi", "let joe
+# know", "spoke with mark and bill this morning", "forward this to rich and frank." The name must end the clause
+# or stand before a word that closes such a request ("talk to grace in prayer" stays)
+_REACHED = re.compile(
+    r"\b(?i:(?:ask(?:[ \t]+for)?|tell|call|e-?mail|text|ping|page|remind|cc|copy|let)|"
+    r"(?:talk(?:ed|ing)?|spoke|speak(?:ing)?|meet(?:ing)?|met|check(?:ed|ing)?|chat(?:ted)?|sync(?:ed)?|"
+    r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with)|"
+    r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)(?:[ \t]+(?:it|this|that|them|these|those))?"
+    r"[ \t]+to)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
+    r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:about|re|on|if|whether|know|for|tomorrow|today|tonight|when|before|after|asap|"
+    r"first|too|also|directly|or|and|this|again|back|yet|yesterday|i|to)\b))")
+
+
+# ... and a capitalised given name so reached, dictionary word or not ("tell Will he owes", "ask for Mo!!"); after
+# "tell", "ask" or "let" no modal can stand
+_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|"
+                                  rf"(?:copy|copies|it|this|that|them|original|cheque|check|form|file)[ \t]+to)[ \t]+({CAPWORD})"
+                                  r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that|from|"
+                                  r"at|in|on|by|for)\b))")
+
+
+def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The lower-case given names of the English lists that a message asks to reach or says it reached
+    (_REACHED), dictionary words too ("mark", "bill", "frank"); never a modal or a month ("forward to june")."""
+    names, out = given_names(ENGLISH_LOCALES), []
+    for m in _REACHED.finditer(text):
+        for g in (1, 2):
+            w = m.group(g)
+            if not w:
+                continue
+            bare = POSSESSIVE.sub("", w)
+            if bare.capitalize() not in names or bare in MODALS or bare in MONTHS \
+                    or is_function_word(bare) or bare in NOT_ADDRESSED or CONTRACTION.search(w):
+                break
+            out.append((m.start(g), m.start(g) + len(bare)))
+    for m in _REACHED_CAPITALISED.finditer(text):
+        w = POSSESSIVE.sub("", m.group(1))
+        if in_name_lists(w) and w.lower() not in MONTHS and w not in place_names() \
+                and w not in country_names() and (not is_function_word(w) or w.lower() in MODALS):
+            out.append((m.start(1), m.start(1) + len(w)))  # "tell Will he": no modal after "tell"
+    return out
+
+
+def contacted_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A given name of the English-speaking lists in lower case after a verb of getting in touch ("called
+    anna", "paged rose"), dictionary word or not: what follows such a verb is a person or nothing; and one
+    in any case that got in touch, a message's news ("FYI - Marguerite called.", "Anselm phoned twice"; a
+    company calls too, so only a given name of the lists, never a country's: "Jordan called on")."""
+    names = given_names(ENGLISH_LOCALES)
+    return [(m.start(1), m.end(1)) for m in _CONTACTED.finditer(text)
+            if m.group(1).capitalize() in names and not is_function_word(m.group(1))
+            and m.group(1) not in NOT_ADDRESSED and not CONTRACTION.search(m.group(1))] + \
+        [(m.start(1), m.end(1)) for m in _GOT_IN_TOUCH.finditer(text)
+         if m.group(1).capitalize() in names and m.group(1).lower() not in MODALS
+         and not is_function_word(m.group(1)) and m.group(1).capitalize() not in country_names()] + \
+        _reached_names(text, is_word)
+
+
+# A nickname in quotes: inside a name ('Ernesto "El Chato" Morales', "Mr Ostap 'Ostik' Hlynka") the whole of
+# it, or in brackets right after one ("conceicao ('sao')", '(prefers "Lily")', "(Danny)"), or what somebody is
+# called ('family calls him "Fez"'; "known as" only where a person stands before it: things are known as something
+# too, "cracks known as 'grikes'")
+_QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
+_NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+({CAPWORD})")
+_NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
+                             rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
+_QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
+_CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
+                     rf"alias))[ \t]+{_QUOTED}")
+# ... and what a person is known as or dubbed, with a person named or meant just before ('a man known as "Smiler"',
+# 'Cheung, 68, known in the local press as "Big Kei"', 'whom the press dubbed "Ivo the Terrible"')
+_KNOWN_AS = re.compile(rf"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
+                       rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper|\d{{1,3}},)\b[^.!?\n]{{0,40}}?"
+                       rf"\b(?:(?:known|referred[ \t]+to)(?:[ \t]+(?:on[ \t]+the[ \t]+street|locally|to[ \t]+\w+|in[ \t]+"
+                       rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
+                       rf"(?:[ \t]+[\w'’\-]+){{0,2}})[\"”'’])")
+
+
+def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name with its nickname in quotes: a given name (of the lists, or no dictionary word), the nickname
+    and the surname whole ('Darnell "Bam" Fowler'; 'Operation "Desert Storm" Begins' is no name); a nickname in
+    brackets after a given name of the lists, itself a name or no dictionary word; and the nickname somebody goes
+    by."""
+    out = []
+    if '"' not in text and "'" not in text and "“" not in text and "‘" not in text:
+        return out
+    for m in _NICKNAMED.finditer(text):
+        first = m.group(1)
+        if first.capitalize() in given_names() and first.lower() not in STOP_WORDS or not is_word(first):
+            out.append((m.start(1), m.end(3)))
+    for m in _NICKNAME_AFTER.finditer(text):
+        before, cue, nick = m.group(1), m.group(2), m.group(3) or m.group(4)
+        g = 3 if m.group(3) else 4
+        if is_function_word(before) or is_function_word(nick.split()[0]):
+            continue  # a defined term: 'Mr Vitalie Rusu ("the applicant")'
+        named = before.capitalize() in given_names() or before[:1].isupper() and (
+            before in surnames() or not is_word(before))
+        if cue or named and (not is_word(nick) or nick.capitalize() in given_names()) and (
+                m.group(3) or nick in given_names()):  # 'Society of Jesus ("Jesuits")', "Apple (Pie)"
+            out.append((m.start(g), m.end(g)))
+            if before.capitalize() in given_names():
+                out.append((m.start(1), m.end(1)))
+    for m in _QUOTED_IN_BRACKETS.finditer(text):
+        first = m.group(1).split()[0]
+        if first.lower() not in STOP_WORDS and not NEVER_A_NAME.match(first.rstrip(".")) and any(
+                w.capitalize() in given_names() for w in m.group(1).split()):  # not 'River ("Fleuve Manche")'
+            out.append((m.start(1), m.end(1)))  # '("Lily" per parents)', '("taffy")', '("Trix") (wife)'
+    out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
+    return out
+
+
+# The speakers of a chat log: a time, maybe a date, then "Name:" at each line's start ("[19:03] Kwame: im in",
+# "12/03/2024, 19:02 - Siobhan: ok"); two lines so written make a log
+_CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[?[^\n:\]]{0,30}?\d{1,2}:\d{2}(?::\d{2})?"
+                        rf"(?:[ \t]*[AaPp]\.?[Mm]\.?)?\]?[ \t]*[-–—,]?[ \t]*)(<?({ANYWORD}(?:[ \t]+{ANYWORD}){{0,2}})>?)"
+                        r"[ \t]*:[ \t]")
+# ... and as Discord and its kind print a message's header: the display name, a dash and the time on a line of
+# its own ("**Kenji | EU** — Today at 9:15 PM", "Rose 🌹 — 03/04/2024 8:02 PM", "Emre — Bugün saat 23:07")
+_CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2}"
+                          r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*$")
+
+
+# ... and a group chat copied without times: "Name:" opening three or more lines, two or more of the names given
+# names of the lists ("Aoife: sorry babe paying now x", "Meg: can i pay half", "Greg W: Kowalski's lad did ours")
+_CHAT_NAME_LINE = re.compile(rf"(?m)^[ \t]*({CAPWORD}(?:[ \t]+(?:{CAPWORD}|[A-Z]\.?))?):[ \t]+\S")
+
+
+def _chat_speakers_untimed(text: str) -> list[tuple[int, int]]:
+    lines = [m for m in _CHAT_NAME_LINE.finditer(text) if m.group(1).split()[0].lower() not in STOP_WORDS
+             and m.group(1).split()[0].lower() not in LINE_LABELS and m.group(1).split()[0].lower() not in NOTE_LABELS]
+    named = {m.group(1) for m in lines if m.group(1).split()[0] in given_names()}
+    if len(lines) < 3 or len(named) < 2:
+        return []
+    return [(m.start(1), m.end(1)) for m in lines if m.group(1).split()[0] in given_names()
+            or in_name_lists(m.group(1).split()[-1])]
+
+
+def chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
+    """Who speaks in a chat log with times (_CHAT_LINE, _CHAT_HEADER): every speaker, when two lines are so
+    written."""
+    out = []
+    lines = list(_CHAT_LINE.finditer(text))
+    if len(lines) >= 2:
+        out += [(m.start(2), m.end(2)) for m in lines if m.group(2).lower() not in STOP_WORDS
+                and not all(is_word(w) and w.capitalize() not in given_names() for w in m.group(2).split())]
+    if ":" in text:
+        out += _chat_speakers_untimed(text)
+    headers = list(_CHAT_HEADER.finditer(text))
+    if len(headers) >= 2:  # the display names: a person's name or handle, either of which names its holder
+        for m in headers:
+            for w in re.finditer(r"[^\W_][\w.'’\-]*", m.group(1)):
+                if not (w.group(0).isupper() and len(w.group(0)) <= 3):  # "| EU": a region's tag
+                    out.append((m.start(1) + w.start(), m.start(1) + w.end()))
+    return out
+
+
+# A table's column of people: its heading names who stands in it ("| Manager |", "TRADER", "Assigned to"), as
+# a pipe table or columns set apart by two or more spaces or tabs write it; each cell of that column below the
+# heading that reads as a name (capitalised words or initials, not "me", "TBD" or a number)
+_CELL_NAME = re.compile(rf"(?:{INITIAL}\.?[ \t]?)*{CAPWORD}\.?(?:[ \t]+(?:{INITIAL}\.|{CAPWORD}|"
+                        r"(?:van|von|de|der|da|del|di|la|le|du|al|bin|ibn)))*")
+_COLUMN_GAP = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
+
+
+def _cells(line: str) -> list[tuple[int, int]]:
+    """The cells of a table line as (start, end) within the line: split at "|", tabs or runs of 2+ spaces."""
+    out, start = [], 0
+    body = line.rstrip()
+    for m in _COLUMN_GAP.finditer(body):
+        if m.start() > start:
+            out.append((start, m.start()))
+        start = m.end()
+    if start < len(body):
+        out.append((start, len(body)))
+    return out
+
+
+def _is_person_heading(cell: str) -> bool:
+    words = cell.lower().strip(" :*").replace("_", " ")
+    return words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS or words in PERSON_HEADING_PHRASES
+
+
+def table_column_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The names in a table's column of people (PERSON_HEADINGS), in the rows under its heading that have as
+    many cells as the heading has."""
+    if "|" not in text and "  " not in text and "\t" not in text:
+        return []
+    out, column, width = [], None, 0
+    pos = 0
+    for line in text.split("\n"):
+        cells = _cells(line)
+        texts = [line[a:b] for a, b in cells]
+        if len(cells) >= 2:
+            heading = [k for k, c in enumerate(texts) if _is_person_heading(c)]
+            if heading and sum(_is_person_heading(c) or not any(ch.isdigit() for ch in c) for c in texts) == len(texts):
+                column, width = heading, len(cells)
+            elif column is not None and len(cells) == width:
+                for k in column:
+                    a, b = cells[k]
+                    cell = line[a:b]
+                    words = re.findall(r"[^\W\d_][\w'’\-]*", cell)
+                    if _CELL_NAME.fullmatch(cell) and cell.split()[0].lower().rstrip(".") not in STOP_WORDS \
+                            and not (len(words) == 1 and is_word(words[0]) and words[0] not in given_names()
+                                     and words[0] not in surnames()):  # "Total", "Vacant"; not "Big Mo"
+                        out.append((pos + a, pos + b))
+            elif column is not None and not re.fullmatch(r"[\s|:\-+=]*", line):
+                column = None  # the table ended
+        elif column is not None and not re.fullmatch(r"[\s|:\-+=]*", line):
+            column = None
+        pos += len(line) + 1
+    return out
+
+
+# A record's name fields, as JSON, YAML, a Python dict, key=value pairs or XML write them ('"first": "Ebony"',
+# 'full_name="Ingrid Lindqvist"', "<last_name>Quist</last_name>", "surname: Okafor"): whatever the value's words,
+# a person's name. Only keys that hold nothing else: a bare "name" also names apps, jobs and steps ("name: CI")
+_FIELD_KEY = (r"(?:(?:full|first|last|given|family|middle|maiden|sur|fore|nick|display|legal|birth|preferred|"
+              r"contact|customer|client|patient|employee|person|member|guest|parent|guardian|spouse|"
+              r"emergency[_ -]?contact|account[_ -]?holder|card[_ -]?holder)[_ -]?name|firstname|lastname|fullname|"
+              r"surname|forename|given|first|last)")
+_FIELD = re.compile(rf"(?i)(?<![\w-])[\"']?{_FIELD_KEY}[\"']?[ \t]*(?:[:=]|=>)[ \t]*(?:\"([^\"\n]{{1,60}})\"|'([^'\n]{{1,60}})'|"
+                    r"(?![\"'\[{(\d])([^\s,;}\]<>\"'][^,;}\]\n<>\"']{0,59}?))[ \t]*(?=[,;}\]\n]|$)|"
+                    rf"<({_FIELD_KEY})>([^<>\n]{{1,60}})</\4>")
+_NOT_A_VALUE = re.compile(r"(?i)(?:null|none|nil|true|false|n/?a|unknown|tbd|-+|\?+|\{[^}]*\}|\$\w+|%\w|<[^>]*>|"
+                          r"str(?:ing)?|text|varchar.*|\w+\(.*)\Z")
+
+
+def field_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The value of each name field of a record (_FIELD): letters, not a type, a placeholder or a null. Code
+    assigns such keys too ("first = nums[0]", "first_name = user.first_name"): a value without quotes counts
+    only as capitalised words with no code in them, and the bare keys "first", "last", "given" only quoted."""
+    out = []
+    for m in _FIELD.finditer(text):
+        g = next((g for g in (1, 2, 3, 5) if m.group(g) is not None), None)
+        if g is None:
+            continue
+        value = m.group(g).strip()
+        if g == 3 and (not all(w[:1].isupper() for w in value.split()) or re.search(r"[\[\](){}.=_+*/\\|]", value)
+                       or re.match(r"(?i)[\"']?(?:first|last|given)\b", m.group(0))):
+            continue
+        start = m.start(g) + m.group(g).find(value)
+        if value and re.search(r"[^\W\d_]", value) and not _NOT_A_VALUE.match(value) and "@" not in value:
+            out.append((start, start + len(value)))
+    return out
+
+
+# "Steve and I met", "me and jenna went": who stands beside the writer is a person
+_WITH_ME = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+(?:and|&|n)[ \t]+(?:I|me|myself)\b(?!['’])|"
+                      rf"\b(?:[Mm]e|I)[ \t]+(?:and|&|n)[ \t]+({ANYWORD})(?![\w'’\-])")
+
+
+def with_me_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The one named beside "I" or "me": a given name of any list in any case, or a capitalised word that is no
+    dictionary word ("Steve and I", "me and jenna", "Okonjo and I"); "Mom and I", "you and me" are no names."""
+    names = given_names()
+    out = []
+    for m in _WITH_ME.finditer(text):
+        g = 1 if m.group(1) else 2
+        w = m.group(g)
+        if is_function_word(w) or w.lower() in NOT_ADDRESSED or w.lower() in KIN_SET or CONTRACTION.search(w):
+            continue
+        # in lower case only a given name that is no dictionary word ("me and jenna"; not "a job and I")
+        if w[0].isupper() and (w in names or not is_word(w)) or w.islower() and w.capitalize() in names and not is_word(w):
+            out.append((m.start(g), m.end(g)))
+    return out

@@ -1,0 +1,28 @@
+"""The pieces every name-finding rule of beam_jobs/pii_name_rules.py is written with: the word shapes its
+patterns match and the word tests they share.
+"""
+from __future__ import annotations
+
+import re
+
+from beam_jobs.pii_words import KIN_WORDS
+from beam_jobs.presidio_loader import import_spacy
+
+STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
+
+CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
+ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
+INITIAL = r"[A-Z]\.?"
+
+MODALS = frozenset("will may can must might shall should would could".split())  # given names too: Will, May
+
+POSSESSIVE = re.compile(r"['’]s\Z")
+CONTRACTION = re.compile(r"(?i)['’](?:m|d|ll|ve|re|t)\Z|n['’]t\Z|^i['’]")  # "wouldn't", "I'm", "you'd"
+
+
+def is_function_word(word: str) -> bool:
+    """A pronoun, preposition, auxiliary or the like (spaCy's English stop words): never a name in lower case."""
+    return word.lower() in STOP_WORDS
+
+
+KIN_SET = frozenset(KIN_WORDS)

@@ -1,0 +1,206 @@
+"""Name-finding rules for judgments and official records: the parties of a case's title, parties' heading lines,
+witnesses by record number, judges by their letters ("Okonjo LJ"), aliases ("Bablu @ Sunil"), initials standing
+for a person ("G. told the police", "officers B. and D."), ages and births. Their examples are in
+beam_jobs/pii_name_rules.py's table, which runs them on every text.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, PARTY_NOISE,
+                                 SENTENCE_STARTERS, STATE_PARTIES, country_names, in_name_lists, surnames)
+from beam_jobs.pii_rules_common import CAPWORD, STOP_WORDS
+
+# initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
+_INITIALS_SURNAME = re.compile(r"(?<![\w./])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
+
+_DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,3})(?=[\s,;:)]|$)")
+
+
+def initials_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Initials glued or close to a surname ("E.Radhakrishnan", "Ms T. Doe", "A. J. Abraham") and dotted
+    initials alone ("a witness, J.P., said"); never a dotted abbreviation ("U.S. Army", "9 P.M."), a list
+    item or heading ("A. Introduction"), or a sentence after a letter ("plan B. Then")."""
+    out = []
+    for m in _INITIALS_SURNAME.finditer(text):
+        initials, word = re.match(r"((?:[A-Z]\.[ \t]?)+)(.*)", m.group(1)).groups()
+        dots = initials.replace(" ", "").replace("\t", "")
+        if dots in DOTTED_NOT_INITIALS or word.lower() in SENTENCE_STARTERS or word.isupper() and len(word) > 1:
+            continue
+        if len(dots) == 2 and initials.endswith((" ", "\t")) and not text[:m.start(1)].strip(" \t").endswith(
+                tuple("abcdefghijklmnopqrstuvwxyz,;:(")) and is_word(word) and word not in surnames():
+            continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"; not
+            # before a word no dictionary holds or a surname ("B. Lindqvist", "J. Smith" signing a letter)
+        out.append((m.start(1), m.end(1)))
+    out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text) if m.group(1) not in DOTTED_NOT_INITIALS
+            and not _STATE_OF.search(text[max(0, m.start(1) - 10):m.start(1)])
+            and not _NUMBERED.match(text, m.end(1))]
+    return out
+
+
+# dotted letters that name a state or a numbered filing, not a person: "State of A.P.", "I.A. No. 5/2014"
+_STATE_OF = re.compile(r"(?i)\bstate[ \t]+of[ \t]+\Z")
+_NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
+
+
+# A case's parties: "Wade v. Jacobs", "SMITH v. THE UNITED KINGDOM", "in Brown against the United States"
+_PARTY = rf"((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})"
+_CASE = re.compile(rf"{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
+                   rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}")
+
+
+_PARTY_SKIP = PARTY_NOISE | SENTENCE_STARTERS   # words before a party's name ("In Wade v.", "CASE OF SMITH v.")
+
+
+@lru_cache(maxsize=1)
+def _countries() -> frozenset[str]:
+    return frozenset(c.lower() for c in country_names())
+
+
+def case_parties(text: str, is_word) -> list[tuple[int, int]]:
+    """The parties named in a case's title or citation, except the state and public bodies."""
+    countries = _countries()
+    out = []
+    for m in _CASE.finditer(text):
+        for g in range(1, 5):
+            if m.group(g) is None:
+                continue
+            words = list(re.finditer(r"\S+", m.group(g)))
+            while words and words[0].group(0).lower() in _PARTY_SKIP:
+                words = words[1:]
+            if not words:
+                continue
+            name = m.group(g)[words[0].start():]
+            if name.lower() in countries or all(w.group(0).lower().strip(".,") in STATE_PARTIES for w in words):
+                continue
+            out.append((m.start(g) + words[0].start(), m.end(g)))
+    return out
+
+
+_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?)[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*)"
+                            r"(?![\w.])")
+
+
+def role_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """Initials that stand for a person after a role, as judgments and reports anonymise ("investigator S.",
+    "officers B. and D."): each initial is that person's name."""
+    return [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
+            for i in re.finditer(r"[A-Z]\.", m.group(1))]
+
+
+# An alias, as Indian and Kenyan judgments and police records join a person's names: "Munna @ Sunil Kumar Yadav",
+# "MOHD. IRFAN @ GUDDU", "Otieno alias Bazu": capitalised words on both sides of an "@" set off by spaces (an
+# address or a handle has none), "alias", "a/k/a", "aka" or "urf"
+_ALIAS = re.compile(rf"(?<![\w'’\-.@])((?:{CAPWORD}\.?[ \t]+){{0,3}}{CAPWORD})[ \t]+(?:@|alias|a/k/a|aka|urf)[ \t]+"
+                    rf"({CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}})")
+
+
+def alias_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Both names of an alias (_ALIAS), when a word of either side is a name of the lists or no dictionary
+    word ("Home @ Work" is no one)."""
+    if " @ " not in text and " alias " not in text and " a/k/a " not in text and " aka " not in text \
+            and " urf " not in text:
+        return []
+    out = []
+    for m in _ALIAS.finditer(text):
+        words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(0))
+        if any(in_name_lists(w.capitalize()) or not is_word(w) for w in words):
+            out += [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
+    return out
+
+
+# A judge by the letters after the surname, as common-law judgments name them ("Samuels J", "per Kahn-Jacobs J
+# concurring", "MOLEFE-VAN WYK J:", "Okafor LJ", "Dlamini AJA")
+_JUDGE_LETTERS = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+)?{CAPWORD})[ \t]+(?:J|JA|JJ|LJ|LJJ|CJ|AJ|AJA|ACJ|DCJ|JP)"
+                            r"(?=[ \t]*(?:[,:;)]|$|\(|concurring|dissenting|agreeing|said|held|observed|found|"
+                            r"in|and|with|at|\n))", re.M)
+
+
+def judge_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The surname before a judge's letters (_JUDGE_LETTERS); of two words only those that are no title or
+    court word ("Mr Justice", "Court")."""
+    out = []
+    for m in _JUDGE_LETTERS.finditer(text):
+        words = m.group(1).split()
+        start = m.start(1)
+        if len(words) == 2 and (words[0].lower() in STOP_WORDS or is_word(words[0])
+                                and words[0].capitalize() not in surnames() and not words[0].isupper()):
+            start += len(words[0]) + 1
+            words = words[1:]
+        if words[-1].lower() in STOP_WORDS or words[-1].upper() in ("THE", "COURT", "HIGH", "SUPREME") or len(words) == 1 \
+                and is_word(words[0]) and words[0].capitalize() not in surnames() and not words[0].isupper():
+            continue  # "Vitamin J"
+        out.append((start, m.end(1)))
+    return out
+
+
+# A witness by the number the record gives (Indian and Kenyan judgments: "PW-2 Sunita", "PW1, Jane Atieno Owino",
+# "DW3 Shri Ram Kishan"): the name after the prosecution's, the defence's or the court's witness number
+_WITNESS_NUMBER = re.compile(rf"(?<![\w/])(?:PW|DW|CW|AW|RW|P\.W\.|D\.W\.)[-. ]?\d{{1,3}}[,:]?[ \t]+(?:(?:Smt|Shri|Sri|Dr|Mr|Mrs|Ms)"
+                             rf"\.?[ \t]+)?({CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}})")
+
+
+def witness_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name after a witness number (_WITNESS_NUMBER), up to a word that is no name ("PW-2 Sunita, sister of")."""
+    out = []
+    for m in _WITNESS_NUMBER.finditer(text):
+        words = m.group(1).split()
+        keep = []
+        for w in words:
+            if w.lower() in STOP_WORDS or is_word(w) and not in_name_lists(w):
+                break
+            keep.append(w)
+        if keep and keep[0].lower() not in STOP_WORDS:
+            out.append((m.start(1), m.start(1) + len(" ".join(keep))))
+    return out
+
+
+# A party's line in a judgment's heading: the name, dotted leaders or a run of spaces, and the party's role
+# ("SUNDAY OLUWASEGUN ADEKUNLE ........ APPELLANT", "ROSE NYAMBURA NDUNG'U ..... LANDLORD", "Chioma Ibe   Applicant");
+# not a body's name ("A NHS FOUNDATION TRUST   Applicant", "THE STATE ..... RESPONDENT")
+_PARTY_LINE = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?((?:{CAPWORD}\.?[ \t]+){{0,5}}{CAPWORD})[ \t]*(?:\.{{3,}}|…+|[ \t]{{2,}}|,)"
+                         r"[ \t.…]*(?i:(?:the[ \t]+)?(?:appellant|respondent|petitioner|tenant|landlord|plaintiff|defendant|"
+                         r"applicant|accused|complainant|claimant|opponent|intervener|deponent)s?)(?:[ \t]+No\.?[ \t]*\d+)?"
+                         r"[ \t]*$")
+
+
+
+def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A party's name on its line before its role (_PARTY_LINE), unless a word of it names a body."""
+    out = []
+    for m in _PARTY_LINE.finditer(text):
+        words = [w.rstrip(".").lower() for w in m.group(1).split()]
+        if words[0] in STOP_WORDS or any(w in BODY_WORDS for w in words) or m.group(1) in country_names():
+            continue
+        out.append((m.start(1), m.end(1)))
+    return out
+
+
+# A child or a party with an age set off by commas, as judgments give them ("Amelia, now aged 9, and Jack, aged 6")
+_AGED_WORDS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:now[ \t]+|then[ \t]+)?aged[ \t]+\d{{1,3}}\b")
+
+
+def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in _AGED_WORDS.finditer(text) if m.group(1).lower() not in STOP_WORDS
+            and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
+
+
+# Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,
+# dictionary word or not, or a word no dictionary holds
+_BORN = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+(?:was|were)[ \t]+born\b")
+
+
+def born_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in _BORN.finditer(text) if m.group(1).lower() not in STOP_WORDS
+            and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
+
+
+_INITIAL_SUBJECT = re.compile(rf"(?<![\w.])([A-Z]\.)(?=[ \t]+(?:{INITIAL_ACTOR_VERBS})\b)")
+
+
+def initial_subjects(text: str, is_word) -> list[tuple[int, int]]:
+    """A lone initial that does what a person does ("G. told the police", "K. was arrested"): judgments and
+    reports name witnesses so, and an initial that ends a sentence is followed by a capital, not a verb."""
+    return [(m.start(1), m.end(1)) for m in _INITIAL_SUBJECT.finditer(text)
+            if not text[max(0, m.start(1) - 2):m.start(1)].rstrip().endswith(".")]  # "U.S. was": not a lone initial

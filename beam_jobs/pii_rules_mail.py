@@ -1,0 +1,303 @@
+"""Name-finding rules for e-mail and letters: header lines ("From: Smith, Anna"), mail-system addresses,
+greetings, the name a message opens by addressing, signatures, initials and dashes a message is signed with, the
+owner of an address, and where each message of a thread ends (every message is signed). Their examples are in
+beam_jobs/pii_name_rules.py's table, which runs them on every text.
+"""
+from __future__ import annotations
+
+import re
+
+from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, ENGLISH_LOCALES, GREETINGS, MAILBOX_WORDS,
+                                 NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
+                                 in_name_lists, place_names, surnames)
+from beam_jobs.pii_rules_common import ANYWORD, CAPWORD, CONTRACTION, INITIAL, STOP_WORDS, is_function_word
+
+_HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
+_HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)"
+                                      r"(?:[ \t]+[a-z]\.?)?(?=[ \t]*(?:[;<]|$))")
+# a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
+HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
+                    r"[ \t]*(.+)$")
+# ... and as mail clients in other languages write them ("Von: Ruud van den Heuvel", "An: ...", "De: ...", "Para:"),
+# in a text that also holds such a client's subject or date line ("Betreff:", "Gesendet:", "Asunto:", "Objet:")
+_FOREIGN_HEADER = re.compile(r"(?im)^[ \t>]*(?:von|an|kopie|de|para|à|a|van|aan|da|fra|från|till|til|od|do|kime|kimden)"
+                             r"[ \t]*:[ \t]*(.+)$")
+_FOREIGN_SUBJECT = re.compile(r"(?im)^[ \t>]*(?:betreff|gesendet|asunto|enviado|objet|envoyé|oggetto|inviato|onderwerp|"
+                              r"verzonden|emne|ämne|sendt|skickat|temat|wysłane|konu|tarih)[ \t]*:")
+# ... the name ends the line or stops before a separator or the next field of a notice ("Tel:", "Fax:")
+_HEADER_PERSON = re.compile(rf"({CAPWORD}(?:[ \t]+{CAPWORD})?,[ \t]*{CAPWORD}(?:[ \t]+{INITIAL})?|"
+                            rf"{CAPWORD}(?:[ \t]+{INITIAL})?(?:[ \t]+{CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$)|"
+                            r"[ \t]+(?i:tel|phone|fax|facsimile|e-?mail|address|mobile)\b)")
+_GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({ANYWORD}(?:[ \t]+{ANYWORD})?)[ \t]*(?:[,!]+|[-–—]{{1,2}})[ \t]*$")
+_CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?|[ \t]+)"
+                           rf"((?:{ANYWORD}|{INITIAL})(?:[ \t]+(?:{ANYWORD}|{INITIAL})){{0,2}})[ \t.]*$")
+# the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
+_CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
+_GREETING_WORDS = frozenset("hi hello hey dear hiya yo morning greetings good".split())
+
+_LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
+
+# Where a message ends inside a thread or a post with replies: the line that opens the next one. A reply is signed
+# above the message it quotes ("- Raj\n\n>>> Brandon Whitfield 04/19/01 >>>", "JP\n\n-----Original Message-----",
+# "Thanks in advance,\nGrant\n\n---\nReply from ...", "Deb\n\n--\nDeborah Szymanski", "-RG\n\nSent from my
+# BlackBerry"), and the rules that read a signature read the text's end
+_MESSAGE_OPENING = (
+    r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by)|reply[ \t]+message)\b|"
+    r"(?:-{3,}|_{3,}|={3,}|\*{3,})[ \t]*$|>{2,}[ \t]+\S[^\n]*>{2,}|on[ \t][^\n]{4,200}\bwrote:[ \t]*$|"
+    r"(?:from|sent|date):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
+    r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
+    r"mensaje[ \t]+original)\b)")
+_NEXT_MESSAGE = re.compile(rf"(?im)^{_MESSAGE_OPENING}")
+# a message ends on its own last line, never on another's opening or a header ("-----Original Message-----",
+# "From: Helga Brandt" above "Sent: Monday")
+_OPENING_LINE = re.compile(rf"(?im){_MESSAGE_OPENING}|[ \t>]*[\w-]+(?:[ \t][\w-]+)?:[ \t]")
+
+
+def message_ends(text: str) -> list[int]:
+    """Where each message of `text` ends: before each line that opens another message or a quoted reply
+    (_NEXT_MESSAGE), with the blank lines above it, then the text's end. A prefix `text[:end]` is that message
+    with all above it, so a rule that reads the text's end keeps its offsets."""
+    ends = {len(text)}
+    for m in _NEXT_MESSAGE.finditer(text):
+        end = m.start()
+        while end and text[end - 1].isspace():  # the blank lines above (no copy of the text before: a thread of
+            end -= 1                            # thousands of quoted lines has as many openings)
+        line = text.rfind("\n", 0, end) + 1
+        if end > 0 and not _OPENING_LINE.match(text, line) and not text.startswith(">", line):
+            ends.add(end)  # (a quoted reply ends where its quote does: no end between two quoted lines)
+        if len(ends) > MAX_MESSAGES:
+            break  # a digest of hundreds: the first messages' signatures are read, and the text's end
+    return sorted(ends)
+
+
+MAX_MESSAGES = 50
+
+
+
+# Mail-system addresses and forwarding lines that carry a person's name: "Anna B Smith/HOU/ACME@ACME",
+# "Forwarded by Anna Smith on 10/16/2000"
+_NOTES_ADDRESS = re.compile(rf"((?:{CAPWORD}[ \t]+)(?:{INITIAL}[ \t]+)?{CAPWORD})(?:(?:/[A-Z][A-Z0-9]{{1,9}}){{1,3}}@[A-Za-z]+|(?:/[A-Z][A-Z0-9]{{1,9}}){{2,3}})(?![\w/])")
+# ... or a surname alone before the mail system's domain, without a dot ("cc: Abernathy@ECT")
+_NOTES_SURNAME = re.compile(rf"(?<![\w.@/])({CAPWORD})@[A-Z][A-Z0-9]{{1,9}}(?![\w.@])")
+_FORWARDED_BY = re.compile(rf"(?i:forwarded|sent|posted|written)[ \t]+by[ \t]+((?:{CAPWORD}[ \t]+)(?:{INITIAL}[ \t]+)?{CAPWORD})")
+
+
+def header_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Names in From/To/Cc lines: "Smith, Anna", "Doe, John A.", "Anna Smith", several per line; in mail-system
+    addresses ("Anna Smith/HOU/ACME@ACME") and forwarding lines ("Forwarded by Anna Smith on ...")."""
+    out = [(m.start(1), m.end(1)) for m in _NOTES_ADDRESS.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _NOTES_SURNAME.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _FORWARDED_BY.finditer(text)]
+    lines = list(HEADER.finditer(text))
+    if _FOREIGN_SUBJECT.search(text):
+        lines += _FOREIGN_HEADER.finditer(text)
+    for line in lines:
+        for m in _HEADER_PERSON.finditer(line.group(1)):
+            words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
+            if "@" in m.group(1) or all(is_word(w) for w in words) and not any(
+                    (w in given_names() or w.isupper() and w.capitalize() in given_names())
+                    and w.lower() not in NOT_ADDRESSED for w in words):
+                continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." ("DOE, JOHN A.") holds a
+                # given name
+            out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
+        # written in lower case, as a quick reply's "cc: rick buy, ted murphy": a given name and a word; "to: doe,
+        # john a.": a word, and a given name after its comma
+        for m in _HEADER_LOWER_LAST_FIRST.finditer(line.group(1)):
+            if m.group(2).capitalize() in given_names(ENGLISH_LOCALES) and not is_function_word(m.group(1)):
+                out.append((line.start(1) + m.start(1), line.start(1) + m.end(0)))
+        for m in _HEADER_LOWER.finditer(line.group(1)):
+            first, last = m.group(1).split()
+            if first.capitalize() in given_names(ENGLISH_LOCALES) and not is_function_word(last) \
+                    and not is_function_word(first):
+                out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
+    return out
+
+
+def greeting_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name alone on a line as a greeting ("Anna,", "Hi john,") or after a closing ("Thanks, John",
+    "Best,\\nAnna"). Alone on its line a word counts when it is no dictionary word or a greeting stood
+    before it; a capitalised one after a closing always counts."""
+    out = []
+    for m in _GREETING_NAME.finditer(text):
+        first = m.group(1).split()[0]
+        greeted = m.group(0).strip().split()[0].lower().rstrip(",") in _GREETING_WORDS
+        if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET:
+            continue
+        if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)) \
+                or first.islower() and m.start() == 0 and first.capitalize() in given_names(ENGLISH_LOCALES) \
+                and not is_function_word(first):
+            out.append((m.start(1), m.end(1)))  # "Anna," though "anna" is a coin in the dictionary; a message
+            # written in lower case that opens with a given name alone ("mark,\n\nattached is ...")
+    for m in _CLOSING_NAME.finditer(text):
+        words = m.group(1).split()
+        if words[0].lower() in NOT_ADDRESSED or words[0].lower() in _CLOSINGS_SET:
+            continue
+        if words[0][:1].isupper() or not is_word(words[0]) or len(words) == 1 and not is_function_word(words[0]) \
+                and words[0].capitalize() in given_names(SIGNATURE_LOCALES):  # "thanks much, kay"
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+
+# A message that opens by addressing its readers: given names at a line's start, joined by "/", "&", "and" or
+# commas, then a comma, colon or dash and what one says to a reader ("Rich, attached is", "Hope -- can you",
+# "Joy/Dawn - the meeting moved"). One name needs the address words after it ("Will - the future tense" is
+# a heading); two or more names so joined are addressed whatever follows
+_ADDRESS_WORDS = (r"please|pls|can|could|would|will|thanks|thank|thx|attached|see|here|fyi|i|we|let|just|per|as|"
+                  r"following|do|did|are|is|have|any|you|your|re|got|sorry|quick|welcome|congrats|congratulations")
+_OPENING_NAMES = re.compile(
+    rf"(?m)^[ \t>]*({CAPWORD}(?:[ \t]*(?:/|&|,|\band\b)[ \t]*{CAPWORD}){{0,4}})[ \t]*(?:,|:|-{{1,2}}|–|—)[ \t]+"
+    rf"(?:((?i:{_ADDRESS_WORDS}))\b|(?<=\S[ \t])(?=\S))")
+
+
+def opening_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The given names a message opens by addressing (_OPENING_NAMES): English given names of the lists, in
+    any number; one alone only before the words said to a reader."""
+    english = given_names(ENGLISH_LOCALES)
+    out = []
+    for m in _OPENING_NAMES.finditer(text):
+        names = list(re.finditer(CAPWORD, m.group(1)))
+        if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names):
+            continue
+        if len(names) == 1 and not m.group(2):  # one name alone: only before the words said to a reader
+            continue
+        out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names]
+    return out
+
+
+# a dash, then one or two words that end the text
+_DASH_SIGNED = (r"[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+)?)"
+                r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?)?[ \t]*\s*\Z")  # "-Sheila in Payroll"
+_DASH_SIGNATURE = re.compile(rf"(?:\A|\n)([^\n]*)\n[ \t]*{_DASH_SIGNED}")
+# the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
+_INLINE_DASH_SIGNATURE = re.compile(rf"[.!?)][ \t]+{_DASH_SIGNED}")
+
+
+def dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A message's last line, a name after a dash, as mail is signed ("-Kay", "--sally"), when the line above
+    is no list item, or the same after its last sentence on one line: a word no dictionary holds, an English
+    given name, or one of any list written capitalised ("- Raj")."""
+    m = _DASH_SIGNATURE.search(text)
+    if not m:
+        m = _INLINE_DASH_SIGNATURE.search(text)
+        if not m:
+            return []
+    elif re.match(r"[ \t]*(?:[-–—~*•]|\d+[.)])", m.group(1)):
+        return []  # the last item of a list ("- Mix\n- Bake")
+    name = m.lastindex  # the name is the pattern's last group
+    first = m.group(name).split()[0]
+    if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or CONTRACTION.search(first):
+        return []
+    if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES) \
+            or first[:1].isupper() and first in given_names():  # "- Raj": a given name of any list, as written
+        return [(m.start(name), m.end(name))]
+    return []
+
+
+# "Last, First" alone on its line, as invitations, rosters and approvals list people ("    Castellano, Vincent",
+# "Santos, Maria da Graça"): the given name after the comma is one of the lists and no place, the surname no
+# country and no dictionary word unless a surname of the lists (surnames are often towns: "Castellano")
+_LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*({CAPWORD}(?:[ \t]+{CAPWORD})?,[ \t]*({CAPWORD})"
+                              rf"(?:[ \t]+(?:{INITIAL}\.?|{CAPWORD}|(?:da|de|del|van|von|der|di|la|le|du|dos|das)))*)"
+                              r"[ \t]*(?:[;,(<\[][^\n]*)?$")
+
+
+def last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
+    """A line that holds a "Last, First" name and maybe a note after it (_LAST_FIRST_LINE)."""
+    out = []
+    for m in _LAST_FIRST_LINE.finditer(text):
+        last, first = m.group(1).split(",")[0], m.group(2)
+        if first in given_names() and first not in place_names() and first not in country_names() \
+                and last not in country_names() and (not is_word(last) or last in surnames()) \
+                and last.lower() not in _CLOSINGS_SET and last.lower() not in _GREETING_WORDS:
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+# the first line of a signature block under the separator mail clients write ("--\nDeborah Szymanski\nGraduate
+# Program Coordinator", "-- \nBob"): the writer's name
+_SIGNATURE_BLOCK = re.compile(rf"(?m)^--[ \t]*\n[ \t]*({CAPWORD}(?:[ \t]+(?:{INITIAL}\.?|{CAPWORD})){{0,3}})[ \t]*$")
+
+
+def signature_block_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name on a signature block's first line (_SIGNATURE_BLOCK): a word of it a name of the lists or no
+    dictionary word ("--\nSales Team" is no one)."""
+    if "--" not in text:
+        return []
+    return [(m.start(1), m.end(1)) for m in _SIGNATURE_BLOCK.finditer(text)
+            if m.group(1).split()[0].lower() not in STOP_WORDS
+            and any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())
+            and not any(w.lower() in BODY_WORDS for w in m.group(1).split())]
+
+
+def signature_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A message's last line, set apart by a blank line, of one or two capitalised words that are no
+    dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren");
+    right under the last sentence, an English given name alone ("... anything else.\nCarol")."""
+    m = _LAST_LINE.search(text)
+    if m and (not all(is_word(w) for w in m.group(1).split()) or m.group(1).split()[0] in given_names(ENGLISH_LOCALES)):
+        return [(m.start(1), m.end(1))]
+    m = _NAME_UNDER_LAST_SENTENCE.search(text)
+    name = m.group(1).capitalize() if m else ""
+    if m and name in given_names(ENGLISH_LOCALES) and name not in place_names() and name not in country_names() \
+            and not is_function_word(m.group(1)):
+        return [(m.start(1), m.end(1))]  # not a task's input: "things to do in the given city.\nParis"
+    return []
+
+
+# in either case: a message written in lower case signs "...\ncarol"
+_NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Za-z][a-z'’\-]+)[ \t.]*\s*\Z")
+
+
+# A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
+# JW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb"); one
+# letter alone on the last line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M").
+# A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
+_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\Z|"
+                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z|"
+                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?([A-Za-z])[ \t.]*\Z")
+
+
+def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials a message is signed with (_SIGNED_INITIALS); never a chat or business acronym that ends
+    a message as well ("FYI", "LOL", "ASAP", "OK", "USA": pii_words.NOT_INITIALS)."""
+    m = _SIGNED_INITIALS.search(text[-40:])
+    if not m:
+        return []
+    g = m.lastindex  # the alternative that matched holds the one group set
+    if m.group(g).lower() in NOT_INITIALS:
+        return []
+    off = max(0, len(text) - 40)
+    return [(off + m.start(g), off + m.end(g))]
+
+
+_EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_CAP_RUN = re.compile(rf"{CAPWORD}(?:[ \t]+{CAPWORD})*")
+
+
+def email_owner_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The words of an e-mail address's local part written out as capitalised words anywhere in the text:
+    the address is its owner's name ("Lena Okafor lena.okafor@example.org", "jsmith@..." with "J. Smith"
+    nearby is left to the NER). Words of 3+ letters of a personal address only: a shared mailbox's words
+    ("info", "sales", "support") name a function."""
+    words: set[str] = set()
+    joined: set[str] = set()
+    for m in _EMAIL.finditer(text):
+        local = m.group(1).lower().split("+")[0]
+        parts = [w for w in re.split(r"[._\-\d]+", local) if w]
+        if any(w in MAILBOX_WORDS for w in parts):
+            continue
+        words.update(w for w in parts if len(w) >= 3 and w not in STOP_WORDS)
+        if len(parts) == 1 and len(local) >= 6:
+            joined.add(local)  # "lenaokafor": a pair of words written together
+    if not words and not joined:
+        return []
+    spans = []
+    for run in _CAP_RUN.finditer(text):
+        toks = list(re.finditer(r"\S+", run.group(0)))
+        hits = [t for t in toks if t.group(0).lower() in words]
+        for i in range(len(toks) - 1):
+            if (toks[i].group(0) + toks[i + 1].group(0)).lower() in joined:
+                hits += [toks[i], toks[i + 1]]
+        spans += [(run.start() + t.start(), run.start() + t.end()) for t in hits]
+    return sorted(set(spans))

@@ -1,0 +1,195 @@
+"""Name-finding rules for news wire and sports results: headline subjects, cricket scorecards, scorers, box
+scores and tables of leaders, pitchers, chess pairings, a surname that is a word where a report puts a person
+("Banks disagreed"), a name in brackets after a role. Their examples are in beam_jobs/pii_name_rules.py's table,
+which runs them on every text.
+"""
+from __future__ import annotations
+
+import re
+
+from beam_jobs.pii_words import (COMPANY_NOUNS, OFFICE_WORDS, country_names, given_names, in_name_lists, place_names,
+                                 surnames, trie_alternation)
+from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE
+
+# A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
+# "White not out 33"), a line each or one after another ("Hussain c Ward b Fleming 44, Irani not out 67"), in
+# any case (a scoreboard in capitals reads "T. MOODY NOT OUT 56")
+_DISMISSAL = (r"(?i:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|"
+              r"run[ \t]+out|not[ \t]+out|retired[ \t]+(?:hurt|out)|hit[ \t]+wicket)")
+_BATTING_LINE = re.compile(rf"(?m)(?:^|(?<=[,;:]))[ \t]*((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+"
+                           rf"{_DISMISSAL}(?:[ \t]+\([^)\n]{{1,30}}\))?[ \t]+\d{{1,3}}\*?[ \t]*(?=[,;]|$)")
+_CARD_WORDS = frozenset("c st b lbw run out not retired hurt hit wicket".split())
+
+
+def batting_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Every name of a batting card's line: the batsman and the fielder and bowler named in his dismissal."""
+    out = []
+    for m in _BATTING_LINE.finditer(text):
+        out.append((m.start(1), m.end(1)))
+        for w in re.finditer(rf"(?:[A-Z]\.[ \t]?)*{CAPWORD}", text[m.end(1):m.end()]):
+            if w.group(0).lower() not in _CARD_WORDS:
+                out.append((m.end(1) + w.start(), m.end(1) + w.end()))
+    return out
+
+
+# A news wire headline in capitals whose subject is a person ("GOLF - NORMAN LEADS BY TWO", "SOCCER - HILL
+# OUT FOR SIX WEEKS"): after the topic and its dash, a word of the name lists before what a person does or is
+# in a headline. A verb in the singular: sides take the plural in British wire ("CHELSEA SIGN DUTCH DEFENDER")
+_HEADLINE_SUBJECT = re.compile(
+    r"(?m)^[ \t]*[A-Z][A-Z .&/]{1,30}[ \t]+-[ \t]+((?:[A-Z][A-Z'’\-]+[ \t]+)?[A-Z][A-Z'’\-]{2,})[ \t]+"
+    r"(?:SAYS|LEADS|BEATS|WINS|SIGNS|JOINS|QUITS|RETIRES|STAYS|FACES|GETS|KEEPS|TAKES|SHOOTS|MOVES|HITS|"
+    r"OUT|BACK|FINED|BANNED|SACKED|INJURED|HURT|CHARGED|ARRESTED|DIES|DEAD|RESIGNS|NAMED|ELECTED|TO|IN|"
+    r"CLOSE|SET|READY|FIT|HAPPY|UPSET|STUNS|CRUISES|EDGES|FIRES|GRABS|LOSES|MISSES|WANTS|DENIES|ADMITS)\b"
+    r"[^a-z\n]*$")
+
+
+def headline_subjects(text: str, is_word) -> list[tuple[int, int]]:
+    """The person a capitals headline is about (_HEADLINE_SUBJECT): a given name or a surname of the lists
+    that no country is, in any case."""
+    out = []
+    for m in _HEADLINE_SUBJECT.finditer(text):
+        words = m.group(1).split()
+        if all(w.capitalize() not in country_names() for w in words) and any(
+                in_name_lists(w.capitalize()) or not is_word(w) for w in words):
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+# A name in brackets right after a role or an office ("his assistant (Rice)", "the coach (Wenger)",
+# "a witness (Okafor)"), as reports and minutes name people
+_ROLE_WORDS = tuple(sorted(OFFICE_WORDS | {"assistant", "aide", "deputy", "lawyer", "attorney", "counsel", "witness",
+                                           "teacher", "driver", "owner", "agent", "investigator", "employee",
+                                           "supervisor", "nurse", "doctor", "physician", "surgeon", "therapist"}))
+_ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_ROLE_WORDS) +
+                             rf"s?[ \t]*\([ \t]*((?-i:{CAPWORD})(?:[ \t]+(?-i:{CAPWORD}))?)[ \t]*\)")
+
+
+def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name in brackets after a role (_ROLE_BRACKETED): a word of the name lists or no dictionary's, never
+    a country, a place or an acronym ("the director (CEO)", "the striker (Brazil)")."""
+    out = []
+    for m in _ROLE_BRACKETED.finditer(text):
+        words = m.group(1).split()
+        if any(w in country_names() or w in place_names() or w.isupper() for w in words):
+            continue
+        if all(in_name_lists(w) or not is_word(w) for w in words):
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+# A baseball line score's pitchers: the decision before the name ("W - Smoltz (22-8)", "S - Wetteland (38)") or
+# in brackets after it ("Mesa (S, 30)", "Hershiser (W, 10-5)")
+_PITCHER = re.compile(
+    rf"(?<![\w-])(?:W|L|S|SV|Sv)[ \t]*[-:][ \t]*((?:[A-Z]\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]*"
+    r"\(\d{1,2}(?:-\d{1,2})?\)|"
+    rf"((?:[A-Z]\.[ \t]?)?{CAPWORD})[ \t]*\((?:W|L|S|H|BS)[ \t]*,[ \t]*\d{{1,2}}(?:-\d{{1,2}})?\)")
+
+
+def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The pitchers a baseball report credits with a decision (_PITCHER); the decisions before the names only
+    where two stand (a report gives the winner and the loser; one "S - Small (36-38)" is a size)."""
+    found = list(_PITCHER.finditer(text))
+    before = [m for m in found if m.group(1)]
+    return [(m.start(m.lastindex), m.end(m.lastindex)) for m in found if m.group(2) or len(before) >= 2]
+
+
+# A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),
+# Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
+# its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
+_SCORERS_LINE = re.compile(r"(?im)\b(?:(?:goal)?scorers?|goals)[ \t]*:([^\n]*)")
+_SCORER = re.compile(rf"((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
+                     r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
+
+
+def scorer_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Each name of a scorers' line, as news wire lists them."""
+    return [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _SCORERS_LINE.finditer(text)
+            for m in _SCORER.finditer(line.group(1))]
+
+
+# A sports report's statistics: a baseball box score's list after its code ("HR - Castilla (31), Burks 2
+# (28)", "SB - Lofton 2 (52)"), and a table of leaders a line each, the count before a dash and the side in
+# brackets after each name ("12 - Ravanelli ( Middlesbrough )", "10 - Shearer ( Newcastle ) , Wright ( Arsenal )").
+# The names may be words ("Wright", "Burks"): the line's form says they are players. (A list of leaders on one
+# line, "7 - Shearer (Newcastle); 6 - Fowler (Liverpool)", is pii_names' structural rule: it needs two on a line.)
+_STAT_NAME = rf"(?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}"
+_BOX_LIST = re.compile(rf"(?<![\w-])(?:HR|HRs|RBI|SB|CS|SF|SH|2B|3B|DP|E)[ \t]*[-:][ \t]*"
+                       rf"({_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\)"
+                       rf"(?:[ \t]*[,;][ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))*)")
+_BOX_ITEM = re.compile(rf"({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
+_LEADER_ROW = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-–][ \t]*({_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\)"
+                          rf"(?:[ \t]*,[ \t]*{_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\))*)[ \t]*\.?[ \t]*$")
+_LEADER_ROW_ITEM = re.compile(rf"({_STAT_NAME})[ \t]*\(")
+
+
+def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The players of a box score's lists (_BOX_LIST, two items or a count: one "E - Smith (3)" may be
+    anything) and of a table of leaders (_LEADER_ROW, two lines or more: one "3 - Paris (France)" is a list
+    item)."""
+    out = []
+    for m in _BOX_LIST.finditer(text):
+        items = list(_BOX_ITEM.finditer(m.group(1)))
+        if len(items) >= 2 or len(_BOX_LIST.findall(text)) >= 2:
+            out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for i in items]
+    lines = list(_LEADER_ROW.finditer(text))
+    if len(lines) >= 2:
+        out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in lines for i in _LEADER_ROW_ITEM.finditer(m.group(1))
+                if not _common_words_only(i.group(1), is_word)]
+    return out
+
+
+def _common_words_only(span: str, is_word) -> bool:
+    """Every word of `span` is a dictionary word and none a name of the lists ("Mix", "Bake"; not "Wright")."""
+    words = re.findall(r"[^\W\d_][\w'’\-]*", span)
+    return all(is_word(w) and w.capitalize() not in given_names() and w.capitalize() not in surnames() for w in words)
+
+
+# A surname of the lists that is also a word ("Marsh", "Law", "Cole", "Price") where a report puts a person:
+# before what only people do ("Law top-scored with 67", "Banks disagreed") or after what is done to a player
+# ("replaced the injured Cole", "crossed for Rush"). Elsewhere such a word is left to the model.
+_PERSON_DOES = (r"said|says|told|asked|replied|disagreed|agreed|abstained|insisted|admitted|denied|argued|"
+                r"scored|top-scored|netted|bowled|captained|clocked|equali[sz]ed|made[ \t]+\d{1,3}\b|"
+                r"took[ \t]+(?:\w+[ \t]+)?(?:wickets?|catches)|hit[ \t]+\d{1,3}\b")
+_DONE_TO_PLAYER = (r"replaced(?:[ \t]+the[ \t]+injured)?|crossed[ \t]+for|passed[ \t]+to|fouled|tackled|"
+                   r"substituted[ \t]+for|pass[ \t]+from|cross[ \t]+from|ahead[ \t]+of")
+_SURNAME_DOES = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+(?:{_PERSON_DOES})(?![\w\-])|"
+                           rf"\b(?:{_DONE_TO_PLAYER})[ \t]+({CAPWORD})(?![\w'’\-]*[ \t]+[A-Z])")
+
+
+_COMPANY_NOUN = "(?:" + "|".join(sorted(COMPANY_NOUNS, key=len, reverse=True)) + ")"
+_COMPANY_BEFORE = re.compile(rf"(?i)(?<![\w'’\-]){_COMPANY_NOUN}[ \t]+\Z")
+_COMPANY_FIRST = re.compile(rf"(?i){_COMPANY_NOUN}[ \t]+(?=[A-Z])")
+_REPORTS = re.compile(r"(?:['’]s)?[ \t]+(?:said|says|told|reported|announced|expects|expected|plans|planned|"
+                      r"forecast|posted|warned|denied|confirmed)\b")
+
+
+def company_reporting(text: str, s: int, e: int) -> bool:
+    """The name at text[s:e] has a company word before it and reports ("Japanese carmaker Toyota said", "the
+    rating agency Moody's said", "Brokerage Nomura said": the NER may run the word in). In news a company speaks
+    there, never a person. Only before a reporting verb: "the company Smith founded" names a person."""
+    return bool(_REPORTS.match(text, e)) and bool(
+        _COMPANY_BEFORE.search(text[max(0, s - 30):s]) or _COMPANY_FIRST.match(text, s))
+
+
+def surname_word_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A surname of the lists, one that is also a word, where a report puts a person (_SURNAME_DOES)."""
+    out = []
+    for m in _SURNAME_DOES.finditer(text):
+        g = 1 if m.group(1) else 2
+        word = POSSESSIVE.sub("", m.group(g))
+        if word in surnames() and word not in country_names() and not company_reporting(text, m.start(g), m.end(g)):
+            out.append((m.start(g), m.start(g) + len(word)))
+    return out
+
+
+# A chess or a doubles match's pairing line: two players and the result ("L. Abashidze - Xu Meilan 1/2",
+# "Zhu Jing - T. Khurtsidze 0-1", "N. Lomineishvili - Qin Yuting 1-0"): both sides
+_PLAYER = rf"(?:(?:{INITIAL}\.|[A-Z][a-z]\.)[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}"
+_PAIRING = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?({_PLAYER})[ \t]+[-–][ \t]+({_PLAYER})[ \t]+"
+                      r"(?:1-0|0-1|1/2(?:-1/2)?|½(?:-½)?|0\.5-0\.5|draw|adj\.?)[ \t]*$")
+
+
+def pairing_names(text: str, is_word) -> list[tuple[int, int]]:
+    """Both players of each pairing line (_PAIRING), unless a side is a country ("Georgia - China 1/2")."""
+    return [(m.start(g), m.end(g)) for m in _PAIRING.finditer(text)
+            if m.group(1) not in country_names() and m.group(2) not in country_names() for g in (1, 2)]

@@ -1,0 +1,238 @@
+"""Name-finding rules for clinical and case notes: a title in any case ("dr okonkwo"), kin and care roles
+("wife JOLANTA", "SW Beverly"), the name a note is signed with before a credential ("K.MENSAH RN"), a role in
+brackets after a name, who owns a log's lines, a name with an age in brackets. Their examples are in
+beam_jobs/pii_name_rules.py's table, which runs them on every text.
+"""
+from __future__ import annotations
+
+import re
+
+from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS,
+                                 OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
+                                 in_name_lists, place_names, surnames, trie_alternation)
+from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, POSSESSIVE, STOP_WORDS,
+                                        is_function_word)
+
+_TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
+
+# A name after a kin or care role (pii_words.KIN_WORDS)
+_KIN = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) +
+                  r"(?:['’]s)?(?:[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)|([ \t]*[:=–-][ \t]*))([^\W\d_][\w'’\-]+)")
+# the next names of the same kin ("2 sons (Ezekiel & Thaddeus)", "daughters Ana, Lupe and Rosa")
+_KIN_MORE = re.compile(r"[ \t]*(?:,|&|\band\b)[ \t]*([^\W\d_][\w'’\-]+)")
+
+# honorifics only ever stand before a name; ranks and offices ("judge", "constable") also stand alone
+_HONORIFIC = re.compile(r"(?i)(?:mr|mrs|ms|miss|mx|dr|prof|sri|shri|smt|kum|adv)\b")
+_CARE_TITLE = re.compile(r"(?i)(?:rn|np|rt)\b")  # nurse, nurse practitioner, respiratory therapist
+_NOT_A_TITLE = re.compile(r"(?i)(?:rn|np|rt)\.")  # a care title takes no dot: "RN." ends a sentence
+_SLASH_TITLE = re.compile(r"(?i)[scdw]/o\b")   # "S/o Ram", "C/o Ramesh": capitalised; notes' "c/o pain": no name
+
+_CAPITALISED_NEXT = re.compile(rf"[ \t]+{CAPWORD}")
+
+
+def title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
+    """A word after a title written in any case ("seen by dr smith", "MR JONES", "Mr A. B. Smith")."""
+    out = []
+    for m in _TITLE_ANY_CASE.finditer(text):
+        word = m.group(1).split()[-1]
+        if word.lower() in NOT_ADDRESSED or word.lower() in ("and", "or", "the", "of", "to", "is", "was") \
+                or word.lower().rstrip(".") in OFFICE_WORDS:  # a second rank or office: "Brigadier General"
+            continue
+        if is_function_word(word) and word.capitalize() not in given_names() or CONTRACTION.search(word):
+            continue  # "Justice. It is", "Madam Speaker"'s "It"; "Will" stays (a given name)
+        if _NOT_A_TITLE.match(m.group(0)) or word.islower() and _SLASH_TITLE.match(m.group(0)):
+            continue  # "updated by RN. Plan to ...": a sentence's end; a note's "c/o incisional pain" (complains of)
+        if word.islower() and not _HONORIFIC.match(m.group(0)) and is_word(word) \
+                and not (_CARE_TITLE.match(m.group(0)) and word.capitalize() in surnames()):
+            continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name;
+            # after a nurse's title a surname of the lists is one ("discussed with np williams")
+        initials = re.match(r"(?:[^\W\d_]\.[ \t]*)+", m.group(1))  # any script's capitals: "Ş. Aydınlı"
+        if initials and word.islower():  # "Mrs K. testified": the initials are the name, the verb is not
+            out.append((m.start(1), m.start(1) + len(initials.group(0).rstrip())))
+            continue
+        out.append((m.start(1), m.start(1) + len(POSSESSIVE.sub("", m.group(1)))))
+    return out
+
+
+def kin_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
+    when no dictionary holds it ("called daughter ingrid"), and in a text written all in lower case an English
+    given name though the dictionary holds it ("sister faith called", "daughter (summer)"; not a modal verb:
+    "son will visit"). After a colon, an equals sign or a dash, as a note's form writes it ("Son = Ignatius"),
+    only a given name of the lists, or a surname of the lists or a capitalised word of 4+ letters that no
+    dictionary holds and no place list, counts ("Mother: Unknown", "Mom: Good, sweetie", "Boyfriend: Ive got";
+    "PCP: Dr. Oduya" is the title rule's)."""
+    out = []
+    all_lower = not any(c.isupper() for c in text)
+    for m in _KIN.finditer(text):
+        while m:
+            g = m.lastindex  # the name's group: 2 in _KIN (1 is the form's sign), 1 in _KIN_MORE
+            w = m.group(g)
+            named_apart = w[:1].isupper() and w in given_names() and re.match(r"[ \t]*[(,;.]", text[m.end(g):])
+            if (w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED) and not named_apart \
+                    or CONTRACTION.search(w) \
+                    or w.lower() == "day" \
+                    or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
+                break
+            if m.re is _KIN and m.group(1) and (w.lower().rstrip(".") in OFFICE_WORDS or not (
+                    w.capitalize() in given_names() or (w.capitalize() in surnames() or len(w) >= 4 and w[:1].isupper())
+                    and not is_word(w) and w not in place_names() and w not in country_names())):
+                break
+            bracketed = text[m.start(g) - 1:m.start(g)] in "(" and text[m.end(g):m.end(g) + 1] == ")"
+            nxt = _CAPITALISED_NEXT.match(text, m.end(g))
+            # ... a capitalised word, then one no dictionary holds that ends the name: "sister, Blessing Olumuyiwa";
+            # not an organisation's name of three words: "attending Loyola Marymount University"
+            proper = nxt and (is_word(nxt.group(0).strip()) or _CAPITALISED_NEXT.match(text, nxt.end()))
+            if w[:1].isupper() and is_word(w) and (w.isupper() or proper) \
+                    and not bracketed and w.capitalize() not in given_names():
+                # "MOTHER (ROSA)": a word in brackets after a kin role is the name; so is a given name in
+                # capitals ("WIFE ROSA CALLED", though "rosa" is in the dictionary)
+                break  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
+            if not (w[:1].isupper() or not is_word(w) or all_lower and w not in MODALS
+                    and w.capitalize() in given_names(ENGLISH_LOCALES)):
+                break
+            out.append((m.start(g), m.start(g) + len(POSSESSIVE.sub("", w))))
+            m = _KIN_MORE.match(text, m.end(g))
+            if m and not m.group(1)[:1].isupper():
+                break  # the next names are capitalised: "husband Jim and thier family"
+    return out
+
+
+# A ward's team members a note names by their role's letters ("SW Beverly following", "CM Dolores aware",
+# "sitter (Maribel)"): the letters are also compass points and states ("SW Florida", "PA Turnpike"), so only a
+# given name or surname of the English lists that no dictionary holds counts ("SW London" is a place; "SW Grace"
+# is lost), and never a place's name
+_CARE_ROLE = re.compile(r"(?<![\w/])(?:" + "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper(), r.capitalize())},
+                                                          key=len, reverse=True)) +
+                        rf")(?:[ \t]+|[ \t]*\([ \t]*)({CAPWORD}|[a-z][\w'’\-]+)(?:[ \t]+({CAPWORD}))?")
+
+
+_CARE_ROLE_SET = frozenset(CARE_ROLES)
+_PLACE_LETTERS = frozenset("sw dc cm".split())  # also a compass point, a capital, centimetres: "SW London"
+
+
+def _is_sentence_start(text: str, i: int) -> bool:
+    before = text[max(0, i - 4):i].rstrip(" \t(")
+    return not before or before[-1] in ".!?:\n"
+
+
+def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name after a care or police team member's role (_CARE_ROLE, pii_words.CARE_ROLES): a given name or
+    surname of the lists no dictionary holds, any capitalised word of those lists or none, or a capitalised
+    word after a role written in lower case ("aide Precious", "carer Blessing"); a given name of the lists and
+    a surname after it ("SW Deb Halloran")."""
+    out = []
+    for m in _CARE_ROLE.finditer(text):
+        w = m.group(1).capitalize()
+        bracketed = "(" in m.group(0)[:m.start(1) - m.start()]
+        if w in place_names() or w in country_names() or w.lower() in STOP_WORDS or w.lower() in _CARE_ROLE_SET \
+                or w.lower() in MONTHS or w.lower() in WEEKDAYS or w.endswith("s") and is_word(w[:-1]) and not bracketed:
+            continue  # "interpreter Services", "physio Monday"; "liaison (Mags)" is a name
+        role = m.group(0)[:m.start(1) - m.start()].strip(" \t(").lower()
+        if (in_name_lists(w) or role in _PLACE_LETTERS) and not is_word(w) \
+                or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
+                and not _is_sentence_start(text, m.start(1)) \
+                and (in_name_lists(w) or not is_word(w) or m.group(0)[:1].islower()):
+            out.append((m.start(1), m.start(1) + len(POSSESSIVE.sub("", m.group(1)))))
+        elif m.group(2) and w in given_names() and m.group(1)[0].isupper() \
+                and (m.group(2) in surnames() or not is_word(m.group(2))):
+            out.append((m.start(1), m.start(2) + len(POSSESSIVE.sub("", m.group(2)))))  # "SW Deb Halloran"
+    return out
+
+
+# A log's or a task list's lines each ending with who wrote or owns them after a dash: initials ("00:15 asleep
+# – KP") or a given name ("[ ] release notes - Sunny"), two or more lines so
+_LINE_OWNER = re.compile(r"(?m)[ \t][-–—~][ \t]*([A-Z]{2,3}|[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*)[ \t]*$")
+
+
+def line_owners(text: str, is_word) -> list[tuple[int, int]]:
+    """Who two or more lines end with after a dash (_LINE_OWNER): initials that end two lines (not an acronym
+    that ends lines as well: "- OK", "- N/A", pii_words.NOT_INITIALS), and capitalised words of which two or
+    more, and at least half, are names of the lists or no dictionary words ("- Sunny" beside "- Hiroshi")."""
+    found = [m for m in _LINE_OWNER.finditer(text) if m.group(1).lower() not in NOT_INITIALS
+             and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
+             and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()
+             and m.group(1) not in country_names()]
+    if len(found) < 2:
+        return []
+    counts: dict[str, int] = {}
+    for m in found:
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    words = [m for m in found if not m.group(1).isupper()]
+    named = [m for m in words if in_name_lists(m.group(1)) or not is_word(m.group(1))]
+    out = [(m.start(1), m.end(1)) for m in found if m.group(1).isupper() and counts[m.group(1)] >= 2]
+    if len(named) >= 2 and 2 * len(named) >= len(words):
+        out += [(m.start(1), m.end(1)) for m in words]
+    return out
+
+
+# A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
+# ("WILL CONT TO MONITOR. --T.BOATENG RN",
+# "-- R. Ng RN", "-s.bettencourt rn", "Soo-ah P., RN", "Yvette Toussaint, RN"); a word of it is an initial,
+# a name of the lists or no dictionary word ("Charge RN", "Night RN" are roles)
+_CREDENTIAL = r"(?:RN|MD|NP|PA-?C|PA|RRT|RT|LPN|CNA|MSW|LCSW|LICSW|PharmD|DO|BSN|CCRN|APRN)"
+_CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?])[ \t]+(?:[-–—~]{{1,2}}|/))[ \t]*((?:{INITIAL}\.?[ \t]?)*[^\W\d_][\w'’\-]*\.?"
+                           rf"(?:[ \t]+(?:{INITIAL}\.|[^\W\d_][\w'’\-]*\.?)){{0,2}}),?[ \t]+(?-i:{_CREDENTIAL}|"
+                           rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*[ \t]*$")
+
+
+def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The name a note is signed with, before a care credential on its own line (_CREDENTIALED)."""
+    out = []
+    for m in _CREDENTIALED.finditer(text):
+        words = [w for w in re.split(r"[ \t.]+", m.group(1)) if len(w) >= 2]
+        if not words or any(w.lower() in STOP_WORDS for w in words):
+            continue
+        if all(in_name_lists(w.capitalize()) or not is_word(w) for w in words) \
+                or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \
+                or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper():  # "R. Ng RN": "ng" is a unit
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+# A name and the role it stands in, in brackets, as notes and minutes write it ("Drew (charge RN) aware",
+# "Dr. Lindgren (attending)", "Brother Khalid (driver)")
+_ROLE_IN_BRACKETS = re.compile(
+    rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+\((?i:(?:charge|primary|night|day|float|bedside|"
+    r"covering|on-call|icu|floor|agency|travel|staff|case)[ \t]+)?(?i:rn|nurse|md|np|pa|rt|attending|resident|"
+    r"fellow|intern|surgeon|physician|interpreter|translator|chaplain|sw|social[ \t]+worker|case[ \t]+manager|cm|"
+    r"pt|ot|slp|pharmacist|dietitian|sitter|driver|hcp|health[ \t]+care[ \t]+proxy|proxy|guardian|"
+    r"son|daughter|wife|husband|mother|father|sister|brother|niece|nephew|friend|neighbou?r|"
+    r"chair|chairman|chairwoman|chairperson|co-chair|vice-chair|secretary|treasurer|staff|host|moderator|"
+    r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain|"
+    r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse)"
+    r"[ \t]*\)")
+
+
+def role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name with its role in brackets after it (_ROLE_IN_BRACKETS): its words names of the lists or no
+    dictionary words ("Neurosurgery (attending)" is a service)."""
+    out = []
+    for m in _ROLE_IN_BRACKETS.finditer(text):
+        words = m.group(1).split()
+        start = m.start(1)
+        if len(words) == 2 and (words[0].lower() in STOP_WORDS or words[0].lower() in KIN_SET):
+            words, start = words[1:], m.start(1) + len(words[0]) + 1
+        if words[0].lower() in STOP_WORDS and words[0] not in given_names():
+            continue  # "The (attending)"; "Will (PTA)" is a name
+        if words and all(in_name_lists(w) or not is_word(w) for w in words):
+            out.append((start, m.end(1)))
+    return out
+
+
+# A name with an age, and maybe a sex, in brackets or after it, as notes and reports give a person ("pt (Grant,
+# 19M)", "(Okafor, 45)", "Hope (7F)")
+_AGED_IN_BRACKETS = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]*\d{{1,3}}[ \t]*(?:[MFmf]|y/?o|yo|yrs?)?[ \t]*\)|"
+                               rf"(?<![\w'’\-])({CAPWORD})[ \t]*\([ \t]*\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)[ \t]*\)")
+
+
+def aged_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name with an age in brackets (_AGED_IN_BRACKETS): a name of the lists or no dictionary word."""
+    out = []
+    for m in _AGED_IN_BRACKETS.finditer(text):
+        g = 1 if m.group(1) else 2
+        words = m.group(g).split()
+        if words[0].lower() not in STOP_WORDS and m.group(g) not in country_names() and m.group(g) not in place_names() \
+                and all(in_name_lists(w) or not is_word(w) for w in words):
+            out.append((m.start(g), m.end(g)))
+    return out
