@@ -270,10 +270,13 @@ NAME_RULES: tuple[NameRule, ...] = (
                      ["Aisling", "Meg", "Chloe"])),
              leaves=("[10:02] Note: backup started\n[10:05] Note: done", "10:00 Agenda: budget\n11:00 Lunch: canteen",
                      "Input: 3\nOutput: 4\nExplanation: sum", "Plan: rest\nDiet: soft\nActivity: walk")),
-    NameRule("last_first_line", "a 'Last, First' name alone on its line, as invitations and rosters list people",
+    NameRule("last_first_line", "a 'Last, First' name alone on its line or a table row's first cell, as invitations "
+             "and rosters list people",
              last_first_lines,
              finds=(("Required attendees:\n    Quaresma, Vincent\n    Oduya, Ngozi\n    Santos, Maria da Luz",
-                     ["Quaresma, Vincent", "Oduya, Ngozi", "Santos, Maria da Luz"]),),
+                     ["Quaresma, Vincent", "Oduya, Ngozi", "Santos, Maria da Luz"]),
+                    ("Name                  Group              Attending?\nSato, Kenji           Market Risk        Y\n"
+                     "Hope, Archie          Legal              by phone", ["Sato, Kenji", "Hope, Archie"])),
              leaves=("Offices:\nParis, France\nAustin, Texas", "Ingredients:\nSugar, Flour", "Atlanta, Georgia",
                      "Works for me.\nThanks, Oskar", "Best, Maren", "Hello, Dagny")),
     NameRule("table_column", "the names in a table's column of people, under its heading", table_column_names,

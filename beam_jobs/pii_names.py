@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
+from beam_jobs.pii_rules_common import NAME_GAP
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -38,9 +39,10 @@ Span = _spacy.tokens.Span
 
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
-# (and the Turkic and Arabic patronymic links: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu Mammadov", "Fatima bint Ali")
+# (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
+# Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd")
 _PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
-             r"qizi|qızı|oglu|oğlu|ogly|kyzy|uulu|bint)")
+             r"qizi|qızı|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap)")
 # the initials of a name transliterated from Cyrillic, one sound in two letters ("Sh. Huseynov", "Zh. Ivanova")
 _DIGRAPH_INITIAL = r"(?:Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
@@ -121,8 +123,8 @@ def union_spans(spans) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
-_NEXT_NAME_WORD = re.compile(rf"[ \t]+(?:(?:[A-Z]\.?|{_PARTICLE}(?:[ \t]+{_PARTICLE})?)[ \t]+)?({_CAP}|{_GLUED_PARTICLE})")
-_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_DIGRAPH_INITIAL}|{_CAP}|[A-Z]\.?)[ \t]+(?:{_PARTICLE}[ \t]+)*\Z")
+_NEXT_NAME_WORD = re.compile(rf"{NAME_GAP}(?:(?:[A-Z]\.?|{_PARTICLE}(?:{NAME_GAP}{_PARTICLE})?){NAME_GAP})?({_CAP}|{_GLUED_PARTICLE})")
+_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_DIGRAPH_INITIAL}|{_CAP}|[A-Z]\.?){NAME_GAP}(?:{_PARTICLE}{NAME_GAP})*\Z")
 
 
 _HYPHENATED_REST = re.compile(r"[-‐][^\W\d_a-z][\w'’]+")
@@ -210,6 +212,27 @@ def _grown(text: str, s: int, e: int) -> tuple[int, int]:
     if a < e and s < b or all(_is_office(w) for w in between):
         return a, b  # the cut holds some of the span found, or only offices part them ("Brigadier General")
     return after_office(text, s, e)
+
+
+# a given name that ends a long line, and the capitalised word that opens the next: a wrapped name ("Linesmen -
+# Barry Novak, Ron\nAshby.", "9 - Rhys\nHowells (Bridgend)"); lines of results hold no lower-case word to tell
+# wrapped prose by (pii_wrapped), and the NER reads the break as a word of its own
+_WRAPPED_SURNAME = re.compile(rf"[ \t]*\n[ \t]*({_CAP})(?![\w'’\-]|[ \t]*:)")
+_WRAPPED_LINE = 40  # characters: a signature's or a list's short lines end with a given name of their own
+
+
+def _over_wrap(text: str, s: int, e: int, vocabulary: frozenset[str]) -> tuple[int, int]:
+    """The span grown over a line break onto the surname that opens the next line (_WRAPPED_SURNAME): when the
+    span ends a line of _WRAPPED_LINE characters or more with a given name of the lists, and the next word is
+    no dictionary word, acronym or place."""
+    m = _WRAPPED_SURNAME.match(text, e)
+    if not m or e - (text.rfind("\n", 0, s) + 1) < _WRAPPED_LINE:
+        return s, e
+    last, word = text[s:e].split()[-1], m.group(1)
+    if last in given_names() and not _acronym(word) and word.lower() not in NAME_STOPS \
+            and not in_vocabulary(word, vocabulary) and word not in place_names() and word not in country_names():
+        return s, m.end(1)
+    return s, e
 
 
 def _without_function_words(text: str, s: int, e: int) -> tuple[int, int] | None:
@@ -319,7 +342,7 @@ _SAID_NAME = re.compile(rf"\b(?:said|says|shouted|yelled|whispered|cried)[ \t]+(
 _SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shouted|yelled|whispered|screamed|cried|sighed|"
                        r"smiled|laughed|giggled|noticed|thought|believed|felt|wondered|reali[sz]ed|recalled|"
                        r"remembered|insisted|admitted|nodded|shrugged|frowned|grinned|muttered)\b")
-_WEAK_NAME = re.compile(rf"{_CAP}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}}")
+_WEAK_NAME = re.compile(rf"{_CAP}(?:{NAME_GAP}(?:[A-Z]\.?{NAME_GAP})?(?:{_PARTICLE}{NAME_GAP})*{_CAP}){{0,2}}")
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
                        r"what|where|when|why|how)\b", re.MULTILINE)
@@ -391,8 +414,8 @@ def cue_names(text: str) -> list[tuple[int, int]]:
         taken = []
         for w in words[:3]:
             gap = text[m.end() + taken[-1].end():m.end() + w.start()] if taken else ""
-            if w.group(0).lower().rstrip(".") in NAME_STOPS or gap.strip(" \t"):
-                break  # a name stops at a function word, a line break or punctuation
+            if w.group(0).lower().rstrip(".") in NAME_STOPS or gap.strip(" \t") or not re.fullmatch(NAME_GAP, gap or " "):
+                break  # a name stops at a function word, a line break, punctuation or a table's column gap
             taken.append(w)
         if taken:
             spans.append((m.end() + taken[0].start(), m.end() + taken[-1].end()))
@@ -575,9 +598,11 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
                 words.add(w)
                 if from_sure and (not w.isupper() or len(text[s:e].split()) >= 2):
                     sure_words.add(w.capitalize() if w.isupper() else w)  # a whole name in capitals, not "ESSEX v"
-    # a given name found in lower case that no dictionary holds repeats as written ("mum (akiko)" ... "with akiko")
-    words |= {w for s, e in known for w in [text[s:e]] if w.islower() and w.isalpha() and len(w) >= 3
-              and w.capitalize() in given_names() and w not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
+    # a given name found in lower case that no dictionary holds repeats as written ("mum (akiko)" ... "with akiko"),
+    # and any name found in lower case that no dictionary holds repeats capitalised ("good luck ashok" ... "Ashok is")
+    found_lower = {w for s, e in known for w in [text[s:e]] if w.islower() and w.isalpha() and len(w) >= 3
+                   and w not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
+    words |= {w for w in found_lower if w.capitalize() in given_names()} | {w.capitalize() for w in found_lower}
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
     words |= {w.lower() for w in words if len(w) >= 3 and w.lower() not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
     # ... and in capitals, as headlines and note headers write it ("STRIKER OKONJO SIGNS" over "Chidi Okonjo"), and
@@ -911,7 +936,10 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
         if ner:
             lower = {w for w in _WORD.findall(text) if w.islower()}
-            ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower]
+            ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower
+                   or text[s:s + 1].islower() and _lower_person_stands(text[s:e].strip(), vocabulary)
+                   or in_name_lists(text[s:e].strip()) and not in_vocabulary(text[s:e].strip(), vocabulary)]
+            # (... nor a name of the lists that no dictionary holds: "Ashok ... good luck ashok")
     ner += lower_given_names(doc, vocabulary)
     if cased_doc is None:
         ner += lone_given_names(doc, vocabulary)
@@ -924,7 +952,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
-    ner = [_grown(view, s, e) for s, e in ner + weak_cue_names(view, vocabulary) if text[s:e].strip()]
+    ner = [_over_wrap(view, *_grown(view, s, e), vocabulary) for s, e in ner + weak_cue_names(view, vocabulary)
+           if text[s:e].strip()]
     # a place cue before the completed span too ("Near Ayn" + "Qaslan", found word by word)
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
     titled = [complete(view, s, e) for s, e in title_names(view)]
@@ -1148,6 +1177,19 @@ def _plural_noun(word: str, vocabulary: frozenset[str]) -> bool:
         return False
     return w in _IRREGULAR_PLURALS or len(w) > 4 and w.endswith("s") and not w.endswith("ss") and (
         in_vocabulary(w[:-1], vocabulary) or w.endswith("es") and in_vocabulary(w[:-2], vocabulary))
+
+
+def _lower_person_stands(word: str, vocabulary: frozenset[str]) -> bool:
+    """Whether a lower-case one-word PERSON of the model in a normally cased text is taken, though the text writes
+    it in lower case (as it does, being one): a given name of the lists ("where's kishan?" no; "thanks obama",
+    "lebron started laughing"), or a word no dictionary holds that is shaped like no inflected or derived word;
+    not a dictionary word the model misread ("the claret and blue", "the timpani", "remixed")."""
+    if word.capitalize() in given_names():
+        return True
+    return not in_vocabulary(word, vocabulary) and not _INFLECTED.search(word) and not _WORD_SHAPED.search(word)
+
+
+_INFLECTED = re.compile(r"(?i)(?:ed|ing|ies|ism|ity|tion|sion|ness|ment|phony|ally|ers)\Z")
 
 
 def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:

@@ -13,6 +13,8 @@ STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
 CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 INITIAL = r"[A-Z]\.?"
+# the space between a name's words: one or two spaces or a tab; three or more are a table's column gap
+NAME_GAP = r"(?:[ ]{1,2}|\t)(?![ \t])"
 
 MODALS = frozenset("will may can must might shall should would could".split())  # given names too: Will, May
 

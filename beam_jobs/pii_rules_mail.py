@@ -10,7 +10,7 @@ import re
 from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, ENGLISH_LOCALES, GREETINGS, MAILBOX_WORDS,
                                  NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import ANYWORD, CAPWORD, CONTRACTION, INITIAL, STOP_WORDS, is_function_word
+from beam_jobs.pii_rules_common import ANYWORD, CAPWORD, CONTRACTION, INITIAL, NAME_GAP, STOP_WORDS, is_function_word
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
 _HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)"
@@ -194,12 +194,13 @@ def dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     return []
 
 
-# "Last, First" alone on its line, as invitations, rosters and approvals list people ("    Castellano, Vincent",
+# "Last, First" alone on its line or its table row's first cell, as invitations, rosters and approvals list people
+# ("    Castellano, Vincent", "Sato, Kenji           Market Risk        Y",
 # "Santos, Maria da Graça"): the given name after the comma is one of the lists and no place, the surname no
 # country and no dictionary word unless a surname of the lists (surnames are often towns: "Castellano")
-_LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*({CAPWORD}(?:[ \t]+{CAPWORD})?,[ \t]*({CAPWORD})"
-                              rf"(?:[ \t]+(?:{INITIAL}\.?|{CAPWORD}|(?:da|de|del|van|von|der|di|la|le|du|dos|das)))*)"
-                              r"[ \t]*(?:[;,(<\[][^\n]*)?$")
+_LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*({CAPWORD}(?:{NAME_GAP}{CAPWORD})?,[ \t]*({CAPWORD})"
+                              rf"(?:{NAME_GAP}(?:{INITIAL}\.?|{CAPWORD}|(?:da|de|del|van|von|der|di|la|le|du|dos|das)))*)"
+                              r"(?:[ \t]*(?:[;,(<\[][^\n]*)?|(?:[ ]{3,}|\t)[^\n]*)$")  # ... or a table's next columns
 
 
 def last_first_lines(text: str, is_word) -> list[tuple[int, int]]:

@@ -188,7 +188,7 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "1. Oranges cost more than apples.\n2. Oranges cost less than bananas.\n3. Bananas cost more than apples.",
     "Is the Google Pixel better than the iPhone?", "How do I change a tyre?",
     "Embark on a journey through the Alps.",
-    "def f(str1):\n    n = len(str1)\n    return n", "Who played anna in once upon a time?",
+    "def f(str1):\n    n = len(str1)\n    return n",
     "Question: What is 2+2?\nAnswer: 4.\nQuestion: What is 3+3?\nAnswer: 6.",               # labels, not speakers
     "x+y = 4z, x*y = 4z^2, express x-y in z",                                                # a formula, not chat
     "The city of Vega intends to build a bridge that will span the river.",                # a place
@@ -448,6 +448,33 @@ def test_lower_case_given_names_in_cased_chat(pii):
         assert pii(text).text == text, pii(text).text
     assert pii("I will rose-tint the photo and label it done.").text == "I will rose-tint the photo and label it done."
     assert "USERNAME" not in pii("df = pd.read_csv('kaylee_scores.csv')").counts
+
+
+def test_a_lower_case_name_the_model_finds_stays_found_though_the_text_writes_it_so(pii):
+    # the model's lower-case PERSON in cased text: a given name of the lists, or a word no dictionary holds ...
+    for text, value in (("Thanks obama! Best day ever.", "obama"), ("Is tamina heel or face???", "tamina"),
+                        ("She walked him out. Ashok is taking over, good luck ashok.", "ashok"),
+                        # a character's given name goes too: recall first (it was kept until a one-word lower-case
+                        # PERSON was dropped for being written in lower case, which it always is)
+                        ("Who played anna in once upon a time?", "anna")):
+        assert value not in pii(text).text.lower(), pii(text).text
+    # ... never a dictionary word it misread, nor an inflected word no dictionary lists
+    for text in ("The timpani and the panpipes came in late.", "He remixed the track twice."):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_name_ends_at_a_table_column_gap_and_goes_on_over_a_wrapped_line(pii):
+    table = ("Name                  Group              Attending?\n"
+             "Sato, Kenji           Market Risk        Y\n"
+             "Hope, Archie          Legal              by phone\n")
+    r = pii(table)
+    assert not _leaks(r, "Sato", "Kenji", "Hope", "Archie") and "Market Risk" in r.text and "Legal" in r.text, r.text
+    r = pii("A - 16,784. Referee - Don Pelletier. Linesmen - Barry Novak, Ron\nAshby.\n")
+    assert not _leaks(r, "Ron", "Ashby"), r.text
+    r = pii("The constitution gives President Daniel arap\nMoi an advantage, said MP Njoroge wa Kamau.")
+    assert not _leaks(r, "Daniel", "Moi", "Njoroge", "Kamau"), r.text
+    r = pii("Regards,\nAnna\nMarketing")  # a signature's short lines: the next line is her department
+    assert "Marketing" in r.text, r.text
 
 
 def test_score_lists_of_countries_and_sections_stay(pii):
