@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from beam_jobs.pii_rules_mail import (dash_signature_names, email_owner_names, greeting_names, header_names,
-                                      last_first_lines, message_ends, opening_names, signature_block_names,
-                                      signature_names, signed_initials)
+from beam_jobs.pii_rules_mail import (dash_signature_names, email_owner_names, from_department_names, greeting_names,
+                                      header_names, last_first_lines, message_ends, opening_names,
+                                      signature_block_names, signature_names, signed_initials)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, case_parties, initial_subjects,
                                        initials_names, judge_names, party_line_names, role_initials, witness_names)
 from beam_jobs.pii_rules_news import (batting_names, headline_subjects, pairing_names, pitcher_names,
@@ -106,14 +106,21 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),
                     ("as in Hurst against the United States", ["Hurst"])),
              leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
+    NameRule("from_department", "a colleague or caller by the department or firm they are from", from_department_names,
+             finds=(("Young from HR will handle the paperwork.", ["Young"]), ("also pat from HR called", ["pat"]),
+                    ("Court reporter: Jan from Lone Star Reporting.", ["Jan"]),
+                    ("Congrats to all. Moira in Payroll has the forms.", ["Moira"])),
+             leaves=("Apart from HR, nobody knew.", "We will from IT get the laptops.", "Calls from Legal are logged.",
+                     "Work from home in May.", "Sales in Finance rose", "In May from IT: patches",
+                     "Paris in the spring", "Jordan at the bank")),
     NameRule("signed_initials", "the initials a message is signed with", signed_initials, message_end=True,
              finds=(("Ray - please look at this. JW", ["JW"]), ("Sounds good. Talk tomorrow.\nDF", ["DF"]),
                     ("ok - will do. -kb", ["kb"]), ("Call me when you land.\nD", ["D"]),
                     ("ok will do. talk soon\n- K", ["K"]),
                     ("OK for Tuesday.\n\nTW\n\n-----Original Message-----\nFrom: Halvard Moe\nSent: Monday",
-                     ["TW"])),
+                     ["TW"]), ("so take her numbers w/ salt.\n\ndpm\n\ncc: Tuan Nguyen; Oksana Hrytsenko", ["dpm"])),
              leaves=("I agree with the plan. FYI", "See the attached file. Let me know ASAP.", "that was hilarious LOL",
-                     "We moved to the USA.", "Call me. OK", "Chapter 2 - IT", "so tired. -_-", "its hilarious! XD",
+                     "We moved to the USA.", "Call me. OK", "Thanks.\n\nbye", "See you.\n\nlol", "Chapter 2 - IT", "so tired. -_-", "its hilarious! XD",
                      "Which is the answer?\nA\nB\nC\nD", "Pick one: A, B, C or\nD")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", dash_signature_names,
              message_end=True,

@@ -27,9 +27,9 @@ from beam_jobs.pii_rules_common import NAME_GAP
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
-                                 MONTHS, MOVE_VERBS,
+                                 MONTHS, MOVE_VERBS, WEEKDAYS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
-                                 OFFICE_WORDS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
+                                 OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
 
@@ -581,6 +581,9 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
             if side not in country_names() and (sets or not any(in_vocabulary(w, vocabulary) and not in_name_lists(w)
                                                     for w in side.split())):  # "beat Black"
                 spans.append((m.start(g), m.end(g)))
+    rows = _rows_of_people(text, known + spans, vocabulary)
+    spans += rows
+    known += rows
     # a found name's words repeat as the name: "Edi Živković's Tales" ... "early Živković" (without the
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
     # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread, and
@@ -615,6 +618,84 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
               and (w + "s'" in text or w + "s’" in text)}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     return spans + _occurrences(text, words)
+
+
+# A list's item mark ("- ", "3. ", "(b) ", " 10  " as a team sheet numbers players) and a table's column gap
+_ROW_MARK = re.compile(r"[ \t]*(?:[-*•–]|\d{1,3}[.)]|\(?[a-z]\)|\d{1,3}(?=[ \t]{2}))[ \t]+")
+_COLUMN_GAP = re.compile(r"[ ]{3,}|\t+|[ \t]*\|[ \t]*")
+_ROW_NAME = re.compile(rf"(?:(?:[A-Z]\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:[A-Z]\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
+_LAST_FIRST_CELL = re.compile(rf",[ \t]*({_CAP})")
+
+
+def _row_cells(line: str) -> list[tuple[int, int]]:
+    """The name-shaped start of each cell of a table row (cells parted by _COLUMN_GAP), or of a list item after
+    its mark; (-1, -1) for a cell that opens with no capitalised word."""
+    m = _ROW_MARK.match(line)
+    starts = [m.end()] if m else [0] + [g.end() for g in _COLUMN_GAP.finditer(line) if g.start() > 0]
+    if not m and len(starts) < 2:
+        return []
+    cells = []
+    for a in starts:
+        n = _ROW_NAME.match(line, a)
+        if not n:
+            cells.append((-1, -1))
+            continue
+        end = n.end()
+        lf = _LAST_FIRST_CELL.match(line, end)  # "Ng, Wai-Lun": a given name after the comma
+        if lf and lf.group(1) in given_names():
+            end = lf.end()
+        cells.append((a, end))
+    return cells
+
+
+def _rows_of_people(text: str, known: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """A list's or a table's rows of people: in a block of three or more rows (lines with as many cells, or list
+    items), the cell at the same place (a list item's leading capitalised words; a table's column) holds a
+    name in every row when two or more of those cells, and at least half of them, hold a found name ("- Zoran
+    Ilić;" among co-accused the NER found; "Sorensen" in a column of analysts). Not a cell of dictionary words
+    no name list holds ("Analyst", "Total"), nor a country or place."""
+    if text.count("\n") < 2:
+        return []
+    is_known = SpanIndex(known)
+    out = []
+    pos, block = 0, []
+    for line in text.split("\n") + [""]:
+        cells = _row_cells(line) if line.strip() else []
+        if cells and (not block or len(cells) == len(block[0][1])):
+            block.append((pos, cells))
+        else:
+            if len(block) >= 3:
+                out += _people_in_block(text, block, is_known, vocabulary)
+            block = [(pos, cells)] if cells else []
+        pos += len(line) + 1
+    return out
+
+
+def _people_in_block(text, block, is_known, vocabulary) -> list[tuple[int, int]]:
+    def may_be_name(a, b):
+        words = re.findall(r"[^\W\d_][\w'’\-]*", text[a:b])
+        return words and not (len(words) == 1 and words[0].lower() in _TABLE_WORDS) and not any(
+            w in country_names() or w in place_names() and not in_name_lists(w) or w.lower() in NAME_STOPS
+            or w.lower() in MONTHS or w.lower() in WEEKDAYS or _NOT_A_NAME_WORD.match(w) for w in words)
+    out = []
+    heading = block[0][0]
+    for k in range(len(block[0][1])):
+        cells = [(p + a, p + b) for p, cells in block for a, b in [cells[k]] if a >= 0]
+        # the rows that may hold a name: not the heading's ("Analyst"), nor a firm's or a place's cell, which a
+        # found name of the NER's misreading does not spread over ("Aquila Merchant", "Westar Energy")
+        rows = [c for c in cells if may_be_name(*c) and not (c[0] < heading + len(text[heading:].split("\n", 1)[0])
+                                                            and not is_known.overlaps(*c))]
+        found = [c for c in rows if is_known.overlaps(*c)]
+        if len(found) < 2 or 2 * len(found) < len(rows):
+            continue
+        out += [c for c in rows if c not in found]
+    return out
+
+
+# a cell that is no row's person, in a column of people ("Total", "Vacant", "TBD")
+_TABLE_WORDS = PERSON_HEADINGS | frozenset("total totals subtotal sum average mean vacant tbd tba none nobody other "
+                                           "others unknown open closed yes no na n/a extras wickets overs bowling "
+                                           "batting".split())
 
 
 def _containment(spans: list[tuple[int, int]]):
@@ -1348,6 +1429,7 @@ _NOT_A_NAME_WORD = re.compile(
     r"department|agency|office|court|union|league|team|fc|records|police|administration|army|navy|force|forces|"
     r"patrol|guard|airport|station|online|daily|post|herald|tribune|radio|tv|channel|studios?|press|airlines?|airways|motors|"
     r"systems|technologies|tech|labs?|solutions|services|partners|holdings|capital|media|news|times|journal|"
+    r"energy|petroleum|resources|utilities|industries|enterprises|ventures|logistics|pharmaceuticals|trading|"
     r"network|hotel|restaurant|cafe|café|bar|shop|store|market|park|street|road|avenue|square|bridge|river|lake|"
     r"mountains?|island|islands|valley|city|county|state|republic|kingdom|center|centre|international|"
     r"national|global|of|the|and|for|in|on|at|to|de|del|des|du|la|le|les|el|los|las|der|die|das|von|van)$")

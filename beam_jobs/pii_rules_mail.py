@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, ENGLISH_LOCALES, GREETINGS, MAILBOX_WORDS,
+from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, GREETINGS,
+                                 MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import ANYWORD, CAPWORD, CONTRACTION, INITIAL, NAME_GAP, STOP_WORDS, is_function_word
@@ -44,7 +45,7 @@ _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W
 _MESSAGE_OPENING = (
     r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by)|reply[ \t]+message)\b|"
     r"(?:-{3,}|_{3,}|={3,}|\*{3,})[ \t]*$|>{2,}[ \t]+\S[^\n]*>{2,}|on[ \t][^\n]{4,200}\bwrote:[ \t]*$|"
-    r"(?:from|sent|date):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
+    r"(?:from|sent|date|cc):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
     r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
     r"mensaje[ \t]+original)\b)")
 _NEXT_MESSAGE = re.compile(rf"(?im)^{_MESSAGE_OPENING}")
@@ -256,7 +257,9 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 # A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z|"
-                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?([A-Za-z])[ \t.]*\Z")
+                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?([A-Za-z])[ \t.]*\Z|"
+                              # in lower case alone under a blank line, no word ("...salt.\n\ndpm")
+                              r"[.!?][ \t]*\n[ \t]*\n[ \t]*([a-z]{2,3})[ \t]*\Z")
 
 
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -266,7 +269,7 @@ def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     if not m:
         return []
     g = m.lastindex  # the alternative that matched holds the one group set
-    if m.group(g).lower() in NOT_INITIALS:
+    if m.group(g).lower() in NOT_INITIALS or g == 4 and (is_word(m.group(g)) or is_function_word(m.group(g))):
         return []
     off = max(0, len(text) - 40)
     return [(off + m.start(g), off + m.end(g))]
@@ -302,3 +305,34 @@ def email_owner_names(text: str, is_word) -> list[tuple[int, int]]:
                 hits += [toks[i], toks[i + 1]]
         spans += [(run.start() + t.start(), run.start() + t.end()) for t in hits]
     return sorted(set(spans))
+
+
+# Who is from a department or a firm, as mail introduces colleagues and callers ("Young from HR will handle the
+# paperwork", "pat from HR called", "Court reporter: Jan from Lone Star Reporting", "Moira in Payroll")
+_FIRM_WORDS = "|".join(sorted(COMPANY_NOUNS | {"inc", "ltd", "llc", "plc", "corp", "co", "reporting", "partners",
+                                               "associates", "services", "solutions", "consulting", "systems",
+                                               "energy", "bank", "capital", "llp", "lp"}, key=len, reverse=True))
+_FROM_DEPARTMENT = re.compile(
+    rf"(?<![\w'’\-.@])({ANYWORD})[ \t]+(?:from|in|at)[ \t]+(?:the[ \t]+)?(?:"
+    rf"(?i:{'|'.join(sorted(DEPARTMENTS, key=len, reverse=True))})(?:[ \t]+(?i:dept|department|team|desk|group))?"
+    rf"|(?:{CAPWORD}[ \t]+){{0,3}}(?i:{_FIRM_WORDS})\.?)(?![\w'’\-])")
+
+
+def from_department_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A given name or surname of the lists before 'from', 'in' or 'at' and a department or a firm
+    (_FROM_DEPARTMENT): capitalised, or a given name in lower case ("pat from HR"); never a function word, a
+    modal, a month or a weekday ("will from IT on", "May in Finance" is May)."""
+    out = []
+    for m in _FROM_DEPARTMENT.finditer(text):
+        w = m.group(1)
+        if is_function_word(w) or w.lower() in MONTHS or w.lower() in WEEKDAYS or CONTRACTION.search(w):
+            continue
+        name = w if w[0].isupper() else w.capitalize()
+        if w.isupper() and len(w) > 3:
+            name = w.capitalize()
+        if w[0].isupper() and (name in given_names() or name in surnames()) or \
+                w.islower() and name in given_names() and w not in ("will", "may", "can", "must"):
+            if name not in country_names() and name not in place_names():
+                out.append((m.start(1), m.end(1)))
+    return out
+

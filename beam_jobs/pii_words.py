@@ -47,8 +47,17 @@ mgmt""".split())
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat "
                      "sun".split())
 
+# The departments of a firm, a hospital or a public body, which people are "from" or "in" ("Young from HR will
+# handle it", "pat from HR called", "Moira in Payroll")
+DEPARTMENTS = frozenset("""hr it legal payroll accounting accounts finance compliance credit risk treasury facilities
+security marketing sales ops operations admin administration procurement purchasing research engineering tax audit
+reception support helpdesk billing logistics shipping trading structuring origination settlements contracts records
+personnel pharmacy radiology admissions housekeeping catering maintenance underwriting claims investor relations
+communications comms pr desk mailroom""".split())
 # The headings of a table's column that holds people ("| Manager |", "TRADER", "Assigned to")
 PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
+analyst analysts broker brokers engineer engineers supervisor supervisors scheduler schedulers coordinator
+coordinators counsel attorney attorneys lawyer lawyers surgeon surgeons consultant consultants therapist officer
 owners contact contacts player players applicant applicants attendee attendees assignee assignees reviewer reviewers
 author authors driver drivers nurse nurses doctor doctors physician rep representative salesperson agent agents
 member members student students teacher teachers coach coaches approver approvers requester requestor chair

@@ -24,6 +24,7 @@ _MIN_LINE = 20  # letters and marks, not counting indentation: shorter lines are
 _MAX_LINE = 100  # longer lines are paragraphs of their own: clients and note systems wrap at 60-80 characters
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{2,}(?![^\W\d_])")
 _QUOTE_MARKS = re.compile(r"^(?:>[ \t]?)+", re.MULTILINE)
+_COLUMN_GAP = re.compile(r"[ ]{3,}|\t")  # two table rows are no wrapped prose ("...   Analyst\nAquila Merchant   $25MM")
 
 
 def unquoted_copy(text: str) -> tuple[str, list[int]] | None:
@@ -45,7 +46,8 @@ def unwrapped_copy(text: str) -> str | None:
         after_end = text.find("\n", at + 1)
         after = text[at + 1:len(text) if after_end < 0 else after_end]
         if _MIN_LINE <= len(before.strip()) <= _MAX_LINE and _LOWER_WORD.search(before) \
-                and any(c.islower() for c in after):
+                and any(c.islower() for c in after) \
+                and not (_COLUMN_GAP.search(before.strip()) and _COLUMN_GAP.search(after.strip())):
             out[at] = " "
     copy = "".join(out)
     return copy if copy != text else None

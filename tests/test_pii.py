@@ -477,6 +477,20 @@ def test_a_name_ends_at_a_table_column_gap_and_goes_on_over_a_wrapped_line(pii):
     assert "Marketing" in r.text, r.text
 
 
+def test_the_rows_of_a_list_or_table_of_people_hold_names_where_most_were_found(pii):
+    r = pii("The co-accused were:\n - Dragan Stojiljkovic;\n - Milorad Jovanovic;\n - Zoran Ilic;\n - Nebojsa Tomic.")
+    assert not _leaks(r, "Zoran", "Ilic", "Dragan", "Tomic"), r.text
+    sheet = ("Counterparty            Old limit   New limit   Analyst\n"
+             "Aquila Merchant         $25MM       $15MM       J. Ferreira\n"
+             "Black Hills Gen         $5MM        $8MM        Sorensen\n"
+             "Westar Energy           $12MM       $10MM       J. Ferreira\n")
+    r = pii(sheet)
+    assert not _leaks(r, "Ferreira", "Sorensen") and "Analyst" in r.text, r.text
+    # a header block parted by tabs is no column of people: its date stays
+    r = pii("From:\tHelga Brandt\nSent:\tTuesday, June 06, 2000 3:47 AM\nTo:\tPiet Mol\nCc:\tAnne Vos\n\nOK.")
+    assert "Tuesday, June 06" in r.text and not _leaks(r, "Helga", "Piet", "Anne"), r.text
+
+
 def test_score_lists_of_countries_and_sections_stay(pii):
     for text in ("Final standings: Germany 12, France 9, Italy 7", "See Chapter 3, Section 4 and Table 2",
                  "Germany beat France 2-1 in the final."):
