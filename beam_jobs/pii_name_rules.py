@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from beam_jobs.pii_rules_mail import (dash_signature_names, email_owner_names, from_department_names, greeting_names,
                                       header_names, last_first_lines, message_ends, opening_names,
-                                      signature_block_names, signature_names, signed_initials)
+                                      signature_block_names, signature_names, signed_initials, whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, case_parties, initial_subjects,
                                        initials_names, judge_names, party_line_names, role_initials, witness_names)
 from beam_jobs.pii_rules_news import (batting_names, headline_subjects, pairing_names, pitcher_names,
@@ -103,9 +103,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "the father-son bond")),
     NameRule("case_parties", "the private parties of a case's title or citation", case_parties,
              finds=(("In Okoro v. Lindqvist the court held", ["Okoro", "Lindqvist"]),
+                    ("the defects criticised in Xhafa and Others and Hoxha v. Albania", ["Xhafa", "Hoxha"]),
                     ("CASE OF BRZOZOWSKI v. POLAND", ["BRZOZOWSKI"]),
                     ("as in Hurst against the United States", ["Hurst"])),
-             leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany")),
+             leaves=("the fight against Malaria", "United States v. State", "the match Brazil v. Germany",
+                     "Ireland and Others", "the State and Another")),
     NameRule("from_department", "a colleague or caller by the department or firm they are from", from_department_names,
              finds=(("Young from HR will handle the paperwork.", ["Young"]), ("also pat from HR called", ["pat"]),
                     ("Court reporter: Jan from Lone Star Reporting.", ["Jan"]),
@@ -113,6 +115,11 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("Apart from HR, nobody knew.", "We will from IT get the laptops.", "Calls from Legal are logged.",
                      "Work from home in May.", "Sales in Finance rose", "In May from IT: patches",
                      "Paris in the spring", "Jordan at the bank")),
+    NameRule("whose", "a given name whose view, approval or desk a message speaks of", whose_names,
+             finds=(("Hope - I hope you got my vm. Need Grant's view on Mirant by noon.", ["Grant"]),
+                    ("Can you get Will's sign-off before 5?", ["Will"])),
+             leaves=("May's numbers are in.", "Ask for Chase's desk.", "the Grant's approval came through",
+                     "Paris's view of the river")),
     NameRule("signed_initials", "the initials a message is signed with", signed_initials, message_end=True,
              finds=(("Ray - please look at this. JW", ["JW"]), ("Sounds good. Talk tomorrow.\nDF", ["DF"]),
                     ("ok - will do. -kb", ["kb"]), ("Call me when you land.\nD", ["D"]),
@@ -125,6 +132,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", dash_signature_names,
              message_end=True,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),
+                    ("Incident report filed.\nSlept 0130-0530.\n-Joanne M", ["Joanne M"]),
                     ("Call me at x4471. -Bill", ["Bill"]), ("Congrats to all.\n\n-Moira in Payroll", ["Moira"]),
                     ("Count me in.\n- Tomasz\n\n>>> Ilse Brandt <ib@example.org> 04/19/01 10:12AM >>>\nTee at noon.",
                      ["Tomasz"])),
@@ -311,7 +319,10 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("party_line", "a party's name on its line before its role, in a judgment's heading", party_line_names,
              finds=(("BETWEEN:\nMONDAY OLUWASEUN ADEBAYO ................ APPELLANT\nAND\nTHE STATE ......... RESPONDENT",
                      ["MONDAY OLUWASEUN ADEBAYO"]),
-                    ("ROSE WANJIRU NDUNG'U .................. LANDLORD", ["ROSE WANJIRU NDUNG'U"])),
+                    ("ROSE WANJIRU NDUNG'U .................. LANDLORD", ["ROSE WANJIRU NDUNG'U"]),
+                    ("NOMVULA PATIENCE MTHEMBU                First Applicant", ["NOMVULA PATIENCE MTHEMBU"]),
+                    ("Between\nLI WEI\n(ANONYMITY DIRECTION NOT MADE)\nAppellant\nand\nTHE SECRETARY OF STATE FOR THE "
+                     "HOME DEPARTMENT\nRespondent", ["LI WEI"])),
              leaves=("A NHS FOUNDATION TRUST   Applicant", "THE STATE ......... RESPONDENT",
                      "KENYA POWER AND LIGHTING COMPANY LTD ....... RESPONDENT")),
     NameRule("aged_words", "a child or a party with an age set off by commas", aged_words_names,

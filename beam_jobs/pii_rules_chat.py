@@ -84,16 +84,26 @@ def contacted_names(text: str, is_word) -> list[tuple[int, int]]:
 # called ('family calls him "Fez"'; "known as" only where a person stands before it: things are known as something
 # too, "cracks known as 'grikes'")
 _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
-_NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+({CAPWORD})")
+_NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)"
+                        rf"[ \t]+)*{CAPWORD})")
+# ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers')
+_NICKNAME_SURNAME = re.compile(rf"(?:^|(?<=[,;:(])|(?<=\band))[ \t]*[\"“]([A-Z][\w'’\-]*)[\"”][ \t]+({CAPWORD})(?![\w'’\-])",
+                               re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
-                     rf"alias))[ \t]+{_QUOTED}")
+                     rf"alias|(?:man|woman|person|boy|girl|guy|lady|someone|somebody|individual|male|female|suspect)"
+                     rf"[ \t]+(?:named|called)))[ \t]+{_QUOTED}")
+# ... and a person a judgment names in quotes after "one" ('together with one "Baba Ijebu"'), or after a name and
+# a comma ('Mr Costel Bălan, known as "Ţiganu"', 'Quintero Salcedo, 46, known as "El Flaco"': _KNOWN_AS)
+_ONE_QUOTED = re.compile(rf"\b(?:[Oo]ne|a[ \t]+certain)[ \t]+[\"“]({CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})[\"”]")
+_NAME_KNOWN_AS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:(?:also|better|commonly|locally|widely)[ \t]+)?"
+                            rf"(?:known|referred[ \t]+to)[ \t]+as[ \t]+[\"“']({CAPWORD}(?:[ \t]+[\w'’\-]+){{0,2}})[\"”']")
 # ... and what a person is known as or dubbed, with a person named or meant just before ('a man known as "Smiler"',
 # 'Cheung, 68, known in the local press as "Big Kei"', 'whom the press dubbed "Ivo the Terrible"')
-_KNOWN_AS = re.compile(rf"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
-                       rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper|\d{{1,3}},)\b[^.!?\n]{{0,40}}?"
+_KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
+                       rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper)\b|\b\d{{1,3}},)[^.!?\n]{{0,40}}?"
                        rf"\b(?:(?:known|referred[ \t]+to)(?:[ \t]+(?:on[ \t]+the[ \t]+street|locally|to[ \t]+\w+|in[ \t]+"
                        rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
                        rf"(?:[ \t]+[\w'’\-]+){{0,2}})[\"”'’])")
@@ -130,6 +140,11 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
             out.append((m.start(1), m.end(1)))  # '("Lily" per parents)', '("taffy")', '("Trix") (wife)'
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _ONE_QUOTED.finditer(text)]
+    out += [(m.start(2), m.end(2)) for m in _NAME_KNOWN_AS.finditer(text)
+            if m.group(1) not in place_names() and m.group(1) not in country_names() and not is_word(m.group(1))]
+    out += [(m.start(1), m.end(2)) for m in _NICKNAME_SURNAME.finditer(text)
+            if (not is_word(m.group(2)) or m.group(2) in surnames()) and m.group(2) not in place_names()]
     return out
 
 

@@ -47,7 +47,9 @@ _NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
 # A case's parties: "Wade v. Jacobs", "SMITH v. THE UNITED KINGDOM", "in Brown against the United States"
 _PARTY = rf"((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})"
 _CASE = re.compile(rf"{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
-                   rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}")
+                   rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
+                   # a case cited by its first applicant ("criticised in Xhafa and Others and Hoxha v. Albania")
+                   rf"{_PARTY}[ \t]+and[ \t]+(?:Others|Another|Ors)\b")
 
 
 _PARTY_SKIP = PARTY_NOISE | SENTENCE_STARTERS   # words before a party's name ("In Wade v.", "CASE OF SMITH v.")
@@ -63,7 +65,7 @@ def case_parties(text: str, is_word) -> list[tuple[int, int]]:
     countries = _countries()
     out = []
     for m in _CASE.finditer(text):
-        for g in range(1, 5):
+        for g in range(1, _CASE.groups + 1):
             if m.group(g) is None:
                 continue
             words = list(re.finditer(r"\S+", m.group(g)))
@@ -159,10 +161,15 @@ def witness_names(text: str, is_word) -> list[tuple[int, int]]:
 # A party's line in a judgment's heading: the name, dotted leaders or a run of spaces, and the party's role
 # ("SUNDAY OLUWASEGUN ADEKUNLE ........ APPELLANT", "ROSE NYAMBURA NDUNG'U ..... LANDLORD", "Chioma Ibe   Applicant");
 # not a body's name ("A NHS FOUNDATION TRUST   Applicant", "THE STATE ..... RESPONDENT")
+_PARTY_ROLE = (r"(?i:(?:the[ \t]+)?(?:(?:first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)[ \t]+)?(?:appellant|"
+               r"respondent|petitioner|tenant|landlord|plaintiff|defendant|applicant|accused|complainant|claimant|"
+               r"opponent|intervener|deponent)s?)(?:[ \t]+No\.?[ \t]*\d+)?")
 _PARTY_LINE = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?((?:{CAPWORD}\.?[ \t]+){{0,5}}{CAPWORD})[ \t]*(?:\.{{3,}}|…+|[ \t]{{2,}}|,)"
-                         r"[ \t.…]*(?i:(?:the[ \t]+)?(?:appellant|respondent|petitioner|tenant|landlord|plaintiff|defendant|"
-                         r"applicant|accused|complainant|claimant|opponent|intervener|deponent)s?)(?:[ \t]+No\.?[ \t]*\d+)?"
-                         r"[ \t]*$")
+                         rf"[ \t.…]*{_PARTY_ROLE}[ \t]*$|"
+                         # ... or on the line above its role, maybe over a bracketed note ("Between\nLI WEI\n(ANONYMITY
+                         # DIRECTION NOT MADE)\nAppellant")
+                         rf"^[ \t]*((?:{CAPWORD}\.?[ \t]+){{0,5}}{CAPWORD})[ \t]*\n(?:[ \t]*\([^\n]*\)[ \t]*\n)?"
+                         rf"[ \t]*\(?{_PARTY_ROLE}\)?[ \t:;,]*$")
 
 
 
@@ -170,10 +177,12 @@ def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
     """A party's name on its line before its role (_PARTY_LINE), unless a word of it names a body."""
     out = []
     for m in _PARTY_LINE.finditer(text):
-        words = [w.rstrip(".").lower() for w in m.group(1).split()]
-        if words[0] in STOP_WORDS or any(w in BODY_WORDS for w in words) or m.group(1) in country_names():
+        g = 1 if m.group(1) else 2
+        words = [w.rstrip(".").lower() for w in m.group(g).split()]
+        if words[0] in STOP_WORDS or any(w in BODY_WORDS for w in words) or m.group(g) in country_names() \
+                or m.group(g).lower() in ("and", "between", "versus"):
             continue
-        out.append((m.start(1), m.end(1)))
+        out.append((m.start(g), m.end(g)))
     return out
 
 

@@ -167,7 +167,7 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # a dash, then one or two words that end the text
-_DASH_SIGNED = (r"[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+)?)"
+_DASH_SIGNED = (r"[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+|[ \t]+[A-Z]\.?)?)"
                 r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?)?[ \t]*\s*\Z")  # "-Sheila in Payroll"
 _DASH_SIGNATURE = re.compile(rf"(?:\A|\n)([^\n]*)\n[ \t]*{_DASH_SIGNED}")
 # the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
@@ -335,4 +335,26 @@ def from_department_names(text: str, is_word) -> list[tuple[int, int]]:
             if name not in country_names() and name not in place_names():
                 out.append((m.start(1), m.end(1)))
     return out
+
+
+# Whose view, approval or desk a message asks for: a given name's possessive before what a colleague has ("Need
+# Grant's view on Mirant", "get Hope's sign-off"); a kin word after it is pii_names' _KIN_POSSESSOR
+_WHOSE = re.compile(rf"(?<![\w'’\-])({CAPWORD})['’]s[ \t]+(?:view|views|approval|sign-?off|ok|okay|input|comments|"
+                    r"feedback|call|e-?mail|note|notes|memo|desk|office|team|group|book|numbers|model|deal|deals|trades|"
+                    r"position|positions|assistant|secretary|boss|number|cell|extension|birthday|wedding|retirement|"
+                    r"leaving|farewell|promotion|request|idea|question|questions|concerns|decision|signature|opinion|"
+                    r"thoughts|take|vm|voicemail|voice[ \t]+mail|schedule|calendar)\b")
+
+
+def whose_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A given name of the lists whose view, approval or desk a message speaks of (_WHOSE), written as prose writes
+    it; never a month, a weekday, a place or a firm's word ("May's numbers", "Chase's desk": a bank)."""
+    return [(m.start(1), m.end(1)) for m in _WHOSE.finditer(text)
+            if m.group(1) in given_names() and not m.group(1).isupper() and m.group(1).lower() not in MONTHS
+            and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()
+            and m.group(1) not in country_names() and m.group(1).lower() not in _FIRM_GIVEN_NAMES
+            and not re.search(r"(?i)\bthe[ \t]+\Z", text[max(0, m.start(1) - 5):m.start(1)])]
+
+
+_FIRM_GIVEN_NAMES = frozenset("chase morgan wells lloyd ford dell merrill lehman barclay goldman".split())
 

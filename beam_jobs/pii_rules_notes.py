@@ -10,8 +10,8 @@ import re
 from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
-from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, POSSESSIVE, STOP_WORDS,
-                                        is_function_word)
+from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE,
+                                        STOP_WORDS, is_function_word)
 
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
 
@@ -50,8 +50,17 @@ def title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
         if initials and word.islower():  # "Mrs K. testified": the initials are the name, the verb is not
             out.append((m.start(1), m.start(1) + len(initials.group(0).rstrip())))
             continue
-        out.append((m.start(1), m.start(1) + len(POSSESSIVE.sub("", m.group(1)))))
+        end = m.start(1) + len(POSSESSIVE.sub("", m.group(1)))
+        more = _MORE_NAME.match(text, end) if word[:1].isupper() and not word.isupper() and end == m.end(1) else None
+        if more and not any(is_function_word(w) or w.lower() in NOT_ADDRESSED for w in more.group(0).split()):
+            end = m.start(1) + len(POSSESSIVE.sub("", text[m.start(1):more.end()]))  # "Corporal Tamás Pintér"
+        out.append((m.start(1), end))
     return out
+
+
+# the rest of a name a title opens, as prose writes it: one or two capitalised words, particles between
+_MORE_NAME = re.compile(rf"(?:{NAME_GAP}(?:(?:van|von|de|der|da|dos|du|la|le|al|el|bin|ibn){NAME_GAP})*"
+                        rf"[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*){{1,2}}")
 
 
 def kin_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -104,7 +113,10 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
 # is lost), and never a place's name
 _CARE_ROLE = re.compile(r"(?<![\w/])(?:" + "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper(), r.capitalize())},
                                                           key=len, reverse=True)) +
-                        rf")(?:[ \t]+|[ \t]*\([ \t]*)({CAPWORD}|[a-z][\w'’\-]+)(?:[ \t]+({CAPWORD}))?")
+                        rf")(?:[ \t]+|[ \t]*\([ \t]*)({CAPWORD}|[a-z][\w'’\-]+)(?:[ \t]+({CAPWORD}))?|"
+                        # a physical therapist's in brackets only: "pt" is the patient too ("pt tolerated diet")
+                        rf"(?<![\w/])(?:PT|Pt)[ \t]*\([ \t]*({CAPWORD})(?=[ \t]*\))")
+_CLOSES_BRACKET = re.compile(r"[ \t]*\)")
 
 
 _CARE_ROLE_SET = frozenset(CARE_ROLES)
@@ -123,13 +135,19 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
     a surname after it ("SW Deb Halloran")."""
     out = []
     for m in _CARE_ROLE.finditer(text):
+        if m.group(3):
+            if m.group(3).capitalize() in given_names() or not is_word(m.group(3)):
+                out.append((m.start(3), m.end(3)))
+            continue
         w = m.group(1).capitalize()
         bracketed = "(" in m.group(0)[:m.start(1) - m.start()]
         if w in place_names() or w in country_names() or w.lower() in STOP_WORDS or w.lower() in _CARE_ROLE_SET \
                 or w.lower() in MONTHS or w.lower() in WEEKDAYS or w.endswith("s") and is_word(w[:-1]) and not bracketed:
             continue  # "interpreter Services", "physio Monday"; "liaison (Mags)" is a name
         role = m.group(0)[:m.start(1) - m.start()].strip(" \t(").lower()
-        if (in_name_lists(w) or role in _PLACE_LETTERS) and not is_word(w) \
+        if bracketed and (w in given_names() or not is_word(w)) and _CLOSES_BRACKET.match(text, m.end(1)):
+            out.append((m.start(1), m.end(1)))  # "SW (BARB)", "PT (Joy)": a bracket after a role holds its name
+        elif (in_name_lists(w) or role in _PLACE_LETTERS) and not is_word(w) \
                 or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
                 and not _is_sentence_start(text, m.start(1)) \
                 and (in_name_lists(w) or not is_word(w) or m.group(0)[:1].islower()):
