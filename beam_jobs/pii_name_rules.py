@@ -21,7 +21,7 @@ from beam_jobs.pii_rules_news import (batting_names, headline_subjects, pairing_
                                       role_bracketed_names, scorer_names, statistics_names, surname_word_names)
 from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
                                        role_in_brackets_names, title_names_any_case)
-from beam_jobs.pii_rules_chat import (chat_speakers, contacted_names, field_names, nickname_names,
+from beam_jobs.pii_rules_chat import (chat_speakers, contacted_names, field_names, handle_owner_names, nickname_names,
                                       table_column_names, with_me_names)
 
 
@@ -285,6 +285,12 @@ NAME_RULES: tuple[NameRule, ...] = (
                      ["Aisling", "Meg", "Chloe"])),
              leaves=("[10:02] Note: backup started\n[10:05] Note: done", "10:00 Agenda: budget\n11:00 Lunch: canteen",
                      "Input: 3\nOutput: 4\nExplanation: sum", "Plan: rest\nDiet: soft\nActivity: walk")),
+    NameRule("handle_owner", "the given names a chat handle is made of, written alone in the log", handle_owner_names,
+             finds=(("nightbot: Follow @RileyPlays for the schedule\nhannah_b_xo: RILEY HI\ngrimlock_77: riley can u "
+                     "say hi\nRileyPlays: hi all", ["RILEY"]),
+                    ("sunnyday_zoe: jamie thats a crime\nbigdaddy_dele: send help\nmarcoo: zoe ur lying", ["zoe"])),
+             leaves=("Follow @GreenPeace for news. Peace out.", "bot_1: hi\nbot_2: hi\nbot_1: bye",
+                     "MarkTheShark: hi\nbot_2: mark my words\nMarkTheShark: ok")),
     NameRule("last_first_line", "a 'Last, First' name alone on its line or a table row's first cell, as invitations "
              "and rosters list people",
              last_first_lines,

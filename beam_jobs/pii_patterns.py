@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from beam_jobs.pii_names import union_spans
+from beam_jobs.pii_rules_chat import ACCOUNT_LIKE, speaker_handles
 from beam_jobs.pii_words import NOT_HANDLES, country_names
 from beam_jobs.presidio_loader import import_presidio
 
@@ -466,13 +467,12 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|submitted|written|comment(?:ed)?|r
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+[·•|][ \t]+\d{1,3}[ \t]*(?:[smhdwy]|mins?|hours?|days?|"
                         r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")
-_ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")
 
 
 def prints_posters(text: str) -> bool:
-    """Whether `text` is a thread that prints its posters' handles (_POSTED_BY): the gate before the USERNAME
-    recognizer where no "@" or profile address stands."""
-    return _POSTED_BY.search(text) is not None
+    """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
+    handles (speaker_handles): the gate before the USERNAME recognizer where no "@" or profile address stands."""
+    return _POSTED_BY.search(text) is not None or bool(speaker_handles(text))
 _NOT_PROFILES = frozenset("""about explore features pricing login signup settings home search help topics trending
 marketplace sponsors orgs organizations apps notifications share intent hashtag watch results feed groups pages
 events jobs company school messages policies legal privacy terms i""".split())
@@ -481,7 +481,7 @@ events jobs company school messages policies legal privacy terms i""".split())
 class HandleRecognizer(_OneEntityRecognizer):
     """USERNAME: an @handle of a social-media or chat account, which names its holder as surely as an
     e-mail address does ("@JessicaLakey"), a profile's address on such a site (_PROFILE_URL) and the handle a
-    forum thread prints for each post (_POSTED_BY). Code
+    forum thread prints for each post (_POSTED_BY) or a chat log for each line (speaker_handles). Code
     ("@property" opening a line, "@app.route("), doc tags ("@param") and CSS rules ("@media") are left alone."""
 
     ENTITY = "USERNAME"
@@ -501,5 +501,8 @@ class HandleRecognizer(_OneEntityRecognizer):
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _PROFILE_URL.finditer(text)
                 if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
-                for m in _POSTED_BY.finditer(text) if _ACCOUNT_LIKE.search(m.group(m.lastindex))]
+                for m in _POSTED_BY.finditer(text) if ACCOUNT_LIKE.search(m.group(m.lastindex))]
+        for handle in speaker_handles(text):  # wherever the log writes the speaker's handle
+            out += [RecognizerResult("USERNAME", m.start(), m.end(), 0.85)
+                    for m in re.finditer(rf"(?<![\w.@\-]){re.escape(handle)}(?![\w\-]|\.\w)", text)]
         return out
