@@ -620,8 +620,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     return spans + _occurrences(text, words)
 
 
-# A list's item mark ("- ", "3. ", "(b) ", " 10  " as a team sheet numbers players) and a table's column gap
-_ROW_MARK = re.compile(r"[ \t]*(?:[-*•–]|\d{1,3}[.)]|\(?[a-z]\)|\d{1,3}(?=[ \t]{2}))[ \t]+")
+# A list's item mark ("- ", "3. ", "(b) ", " 10  Declan Moss" as a team sheet numbers players) and a table's column gap
+_ROW_MARK = re.compile(r"[ \t]*(?:[-*•–]|\d{1,3}[.)]|\(?[a-z]\)|\d{1,3}(?=[ \t]+[^\W\d_]))[ \t]+")
 _COLUMN_GAP = re.compile(r"[ ]{3,}|\t+|[ \t]*\|[ \t]*")
 _ROW_NAME = re.compile(rf"(?:(?:[A-Z]\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:[A-Z]\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
 _LAST_FIRST_CELL = re.compile(rf",[ \t]*({_CAP})")

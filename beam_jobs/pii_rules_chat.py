@@ -188,7 +188,8 @@ def chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
     if len(headers) >= 2:  # the display names: a person's name or handle, either of which names its holder
         for m in headers:
             for w in re.finditer(r"[^\W_][\w.'’\-]*", m.group(1)):
-                if not (w.group(0).isupper() and len(w.group(0)) <= 3):  # "| EU": a region's tag
+                if not (w.group(0).isupper() and len(w.group(0)) <= 3) and not is_function_word(w.group(0)):
+                    # (not "| EU": a region's tag, nor "Brad the Bard"'s "the")
                     out.append((m.start(1) + w.start(), m.start(1) + w.end()))
     return out
 
@@ -307,7 +308,7 @@ def with_me_names(text: str, is_word) -> list[tuple[int, int]]:
 # ... and who speaks in a chat log by an account's handle ("hannah_b_xo: RILEY HI", "[ALL] xX_Dimitri_Xx: gg ez",
 # "minjun_k — Today at 19:02"): three or more speakers' lines, two or more speakers
 _SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*@?([^\W\d][\w.\-]{1,30}?)[ \t]*"
-                           r"(?::(?=[ \t]|$)|[ \t]+[—–][ \t]+[^\n]{0,30}?\d{1,2}:\d{2})")
+                           r"(?::(?=[ \t]|$)|[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2})")
 
 
 def speaker_handles(text: str) -> set[str]:
