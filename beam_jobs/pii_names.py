@@ -224,13 +224,14 @@ _WRAPPED_LINE = 40  # characters: a signature's or a list's short lines end with
 def _over_wrap(text: str, s: int, e: int, vocabulary: frozenset[str]) -> tuple[int, int]:
     """The span grown over a line break onto the surname that opens the next line (_WRAPPED_SURNAME): when the
     span ends a line of _WRAPPED_LINE characters or more with a given name of the lists, and the next word is
-    no dictionary word, acronym or place."""
+    no dictionary word (but a surname of the lists: WordNet holds "Howells"), acronym or place."""
     m = _WRAPPED_SURNAME.match(text, e)
     if not m or e - (text.rfind("\n", 0, s) + 1) < _WRAPPED_LINE:
         return s, e
     last, word = text[s:e].split()[-1], m.group(1)
     if last in given_names() and not _acronym(word) and word.lower() not in NAME_STOPS \
-            and not in_vocabulary(word, vocabulary) and word not in place_names() and word not in country_names():
+            and (not in_vocabulary(word, vocabulary) or word in surnames() and word not in given_names()) \
+            and word not in place_names() and word not in country_names():
         return s, m.end(1)
     return s, e
 
@@ -1045,7 +1046,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
     people_index = SpanIndex(people)
     sure = [(s, e) for s, e in ner if people_index.overlaps(s, e)] + titled + cued
-    ner += structural_names(view, bool(contact_details), ner + titled + cued, vocabulary, sure)
+    ner += [_over_wrap(view, s, e, vocabulary) for s, e in
+            structural_names(view, bool(contact_details), ner + titled + cued, vocabulary, sure)]
     if cased_doc is not None:
         ner = [span for s, e in ner for span in [_without_function_words(text, s, e)] if span]
     if ner and langid is not None:

@@ -135,7 +135,17 @@ def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
     if len(lines) >= 2:
         out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in lines for i in _LEADER_ROW_ITEM.finditer(m.group(1))
                 if not _common_words_only(i.group(1), is_word)]
+    by_team = list(_LEADER_BY_TEAM.finditer(text))
+    if len(by_team) >= 2:  # (not a list of towns and their countries: "Paris, France, 12; Lyon, France, 9")
+        out += [(m.start(1), m.end(1)) for m in by_team if m.group(1) not in place_names()
+                and m.group(1) not in country_names() and m.group(2) not in country_names()]
     return out
+
+
+# A league's leaders as agencies list them, player, team's city, figure ("BATTING - Banks, Atlanta, .354; Quintana,
+# Colorado, .341"; "PITCHING - Vizcaino, Atlanta, 10-3"): two or more items so written
+_LEADER_BY_TEAM = re.compile(rf"(?<![\w'’\-.])({_STAT_NAME}),[ \t]+({CAPWORD}(?:[ \t]+{CAPWORD})?),\s+\.?\d{{1,3}}"
+                             r"(?:[.-]\d{1,3})?[;.]?(?!\d)")
 
 
 def _common_words_only(span: str, is_word) -> bool:
