@@ -148,7 +148,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Forward this to rich and frank. Tell grant I said hi.", ["rich", "frank", "grant"]),
                     ("yo can u tell Will he owes £40", ["Will"]), ("Would buy again. Ask for Tamsin!!", ["Tamsin"]),
                     ("next to the copier, ask for ronan.", ["ronan"]),
-                    ("I'll get the signed copy to Will by Friday; a copy to Ffion for the file.", ["Will", "Ffion"])),
+                    ("I'll get the signed copy to Will by Friday; a copy to Ffion for the file.", ["Will", "Ffion"]),
+                    ("Call Grant Young re: the tolling agmt. Please RSVP to April Summers (x4411).",
+                     ["Grant Young", "April Summers"])),
              leaves=("She called back later.", "We called home.", "I asked will he come", "Then we called it a day.",
                      "He told me so.", "asked for help", "my phone bill will rise",
                      "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.",
@@ -355,10 +357,13 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
                     ("I have added her comments. Let me know if you need more.\nCarol", ["Carol"]),
-                    ("i have added her comments. let me know if you need more.\n\ncarol", ["carol"])),
+                    ("i have added her comments. let me know if you need more.\n\ncarol", ["carol"]),
+                    ("Pastor Lindgren is organizing a sign-up sheet.\n\nGod bless,\nCarol", ["Carol"]),
+                    ("The sheet is by the wall board.\n\nHappy Thanksgiving,\nMarguerite", ["Marguerite"])),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion",
                      "Bake for an hour.\nEnjoy", "That is all.\nSummary",
-                     "Make a list of things to do in the given city.\nParis")),
+                     "Make a list of things to do in the given city.\nParis",
+                     "Ingredients, in order,\nFlour", "Cities to visit, at least,\nParis")),
 )
 
 

@@ -128,6 +128,9 @@ _PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_DIGRAPH_INITIAL}|{_C
 
 
 _HYPHENATED_REST = re.compile(r"[-‐][^\W\d_a-z][\w'’]+")
+# a Korean or Chinese given name's second syllable in lower case ("Jae" + "-won", "Min" + "-seo")
+_SYLLABLE = re.compile(r"(?<![\w'’\-])[A-Z][a-z]{1,3}\Z")
+_SYLLABLE_REST = re.compile(r"-[a-z]{2,4}(?![\w'’\-])")
 _HYPHENATED_START = re.compile(r"(?<![\w'’\-‐])[^\W\d_a-z][\w'’]*[-‐]\Z")  # "Linos-" before "Alexandre"
 
 
@@ -136,6 +139,8 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
     rest of a hyphenated name the tokenizer split ("Barnaby Fitch" + "-Hollis", "Linos-" + "Alexandre")."""
     while True:
         m = _HYPHENATED_REST.match(text, e)
+        if not m and _SYLLABLE.search(text, s, e):
+            m = _SYLLABLE_REST.match(text, e)
         if m:
             e = m.end()
             continue

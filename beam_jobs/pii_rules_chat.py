@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES, NOTE_LABELS,
-                                 NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, country_names, given_names, in_name_lists,
+                                 NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names, given_names, in_name_lists,
                                  place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, POSSESSIVE,
                                         STOP_WORDS, is_function_word)
@@ -36,10 +36,11 @@ _REACHED = re.compile(
 
 # ... and a capitalised given name so reached, dictionary word or not ("tell Will he owes", "ask for Mo!!"); after
 # "tell", "ask" or "let" no modal can stand
-_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|"
+_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|call|page|rsvp[ \t]+to|"
                                   rf"(?:copy|copies|it|this|that|them|original|cheque|check|form|file)[ \t]+to)[ \t]+({CAPWORD})"
-                                  r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that|from|"
-                                  r"at|in|on|by|for)\b))")
+                                  rf"(?:[ \t]({CAPWORD}))?"  # ... and the surname after it ("Call Grant Young re:")
+                                  r"(?=[ \t]*(?:[.,;:!?()\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that|from|"
+                                  r"at|in|on|by|for|re)\b))")
 
 
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -58,7 +59,10 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
             out.append((m.start(g), m.start(g) + len(bare)))
     for m in _REACHED_CAPITALISED.finditer(text):
         w = POSSESSIVE.sub("", m.group(1))
-        if in_name_lists(w) and w.lower() not in MONTHS and w not in place_names() \
+        last = POSSESSIVE.sub("", m.group(2)) if m.group(2) else None
+        if last and w in given_names() and last in surnames() and last not in place_names():
+            out.append((m.start(1), m.start(2) + len(last)))  # "RSVP to April Summers": a month, yet a whole name
+        elif not last and in_name_lists(w) and w.lower() not in MONTHS and w not in place_names() \
                 and w not in country_names() and (not is_function_word(w) or w.lower() in MODALS):
             out.append((m.start(1), m.start(1) + len(w)))  # "tell Will he": no modal after "tell"
     return out
@@ -87,7 +91,8 @@ _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)"
                         rf"[ \t]+)*{CAPWORD})")
 # ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers')
-_NICKNAME_SURNAME = re.compile(rf"(?:^|(?<=[,;:(])|(?<=\band))[ \t]*[\"“]([A-Z][\w'’\-]*)[\"”][ \t]+({CAPWORD})(?![\w'’\-])",
+_NICKNAME_SURNAME = re.compile(rf"(?:^|(?<=[,;:(])|(?<=\band))[ \t]*[\"“]([A-Z][\w'’\-]*(?:[ \t][A-Z][\w'’\-]*)?)[\"”][ \t]+"
+                               rf"({CAPWORD})(?![\w'’\-])",
                                re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
@@ -124,8 +129,9 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in _NICKNAME_AFTER.finditer(text):
         before, cue, nick = m.group(1), m.group(2), m.group(3) or m.group(4)
         g = 3 if m.group(3) else 4
-        if is_function_word(before) or is_function_word(nick.split()[0]):
-            continue  # a defined term: 'Mr Vitalie Rusu ("the applicant")'
+        if is_function_word(before) or is_function_word(nick.split()[0]) or nick.lower() in WEEKDAYS \
+                or nick.lower() in MONTHS:
+            continue  # a defined term: 'Mr Vitalie Rusu ("the applicant")'; a day: "Osei (Thurs)"
         named = before.capitalize() in given_names() or before[:1].isupper() and (
             before in surnames() or not is_word(before))
         if cue or named and (not is_word(nick) or nick.capitalize() in given_names()) and (

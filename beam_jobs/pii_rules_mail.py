@@ -232,6 +232,12 @@ def signature_block_names(text: str, is_word) -> list[tuple[int, int]]:
             and not any(w.lower() in BODY_WORDS for w in m.group(1).split())]
 
 
+# ... or right under a short closing of any words that ends with a comma ("God bless,\nCarol", "Happy
+# Thanksgiving,\nMarguerite")
+_NAME_UNDER_CLOSING = re.compile(r"(?:\A|\n)[ \t]*([A-Z][^\n,.!?]{1,30}),[ \t]*\n[ \t>-]*([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)"
+                                 r"[ \t.]*\s*\Z")
+
+
 def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
     dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren");
@@ -239,6 +245,11 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     m = _LAST_LINE.search(text)
     if m and (not all(is_word(w) for w in m.group(1).split()) or m.group(1).split()[0] in given_names(ENGLISH_LOCALES)):
         return [(m.start(1), m.end(1))]
+    m = _NAME_UNDER_CLOSING.search(text[-120:])
+    if m and len(m.group(1).split()) <= 4 and m.group(2).split()[0] in given_names() \
+            and m.group(2).split()[0] not in place_names():
+        off = max(0, len(text) - 120)
+        return [(off + m.start(2), off + m.end(2))]
     m = _NAME_UNDER_LAST_SENTENCE.search(text)
     name = m.group(1).capitalize() if m else ""
     if m and name in given_names(ENGLISH_LOCALES) and name not in place_names() and name not in country_names() \
