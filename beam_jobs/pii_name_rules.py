@@ -203,7 +203,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Leading goalscorers :\n12 - Brandsma ( Twente )\n10 - Wright ( Vitesse ) , K. Oosthoek ( Ajax )",
                      ["Brandsma", "Wright", "K. Oosthoek"]),
                     ("BATTING - Banks, Atlanta, .354; Quintana, Colorado,\n.341. PITCHING - Vizcaino, Atlanta, 10-3",
-                     ["Banks", "Quintana", "Vizcaino"])),
+                     ["Banks", "Quintana", "Vizcaino"]),
+                    ("Rios ss     4 1 2 0   Baker cf      5 1 1 0\nHope 2b     4 0 1 1   Delacruz ss   4 1 2 2\n"
+                     "Whitt cf    3 0 0 0   Okafor lf     4 0 1 0", ["Rios", "Baker", "Hope", "Delacruz", "Okafor"])),
              leaves=("E - Energy (J)", "3 - Paris (France)", "Steps:\n1 - Mix (Bowl)\n2 - Bake (Oven) for an hour", "1 - Mix (Bowl)\n2 - Stir (Spoon)",
                      "HR - Human Resources (2)", "Sales by city: Paris, France, 12; Lyon, France, 9.")),
     NameRule("surname_does", "a surname that is a word, where a report puts a person", surname_word_names,

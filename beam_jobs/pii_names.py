@@ -40,9 +40,9 @@ Span = _spacy.tokens.Span
 TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
-# Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd")
+# Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
 _PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
-             r"qizi|qızı|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap)")
+             r"qizi|qızı|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap|ul|ud)")
 # the initials of a name transliterated from Cyrillic, one sound in two letters ("Sh. Huseynov", "Zh. Ivanova")
 _DIGRAPH_INITIAL = r"(?:Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"

@@ -135,11 +135,21 @@ def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
     if len(lines) >= 2:
         out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in lines for i in _LEADER_ROW_ITEM.finditer(m.group(1))
                 if not _common_words_only(i.group(1), is_word)]
+    box = list(_BATTING_BOX_LINE.finditer(text))
+    if len(box) >= 2:
+        out += [(m.start(1), m.end(1)) for m in box if not _common_words_only(m.group(1), is_word) or len(box) >= 4]
     by_team = list(_LEADER_BY_TEAM.finditer(text))
     if len(by_team) >= 2:  # (not a list of towns and their countries: "Paris, France, 12; Lyon, France, 9")
         out += [(m.start(1), m.end(1)) for m in by_team if m.group(1) not in place_names()
                 and m.group(1) not in country_names() and m.group(2) not in country_names()]
     return out
+
+
+# A baseball box score's batting lines, player, position, at-bats, runs, hits, runs batted in ("Hope 2b     4 0 1 1",
+# two players a line); a name that is a word is a player where four lines or more are so written
+_BATTING_BOX_LINE = re.compile(rf"(?<![\w'’\-.])({_STAT_NAME})[ \t]+(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr|"
+                               r"(?:(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr)-)+(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr))"
+                               r"[ \t]+\d{1,2}[ \t]+\d{1,2}[ \t]+\d{1,2}[ \t]+\d{1,2}\b")
 
 
 # A league's leaders as agencies list them, player, team's city, figure ("BATTING - Banks, Atlanta, .354; Quintana,
