@@ -25,7 +25,7 @@ from functools import lru_cache
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_rules_common import NAME_GAP
 from beam_jobs.pii_rules_news import company_reporting
-from beam_jobs.pii_words import (AFTER_A_VERB, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
+from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
                                  MONTHS, MOVE_VERBS, WEEKDAYS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
@@ -1024,7 +1024,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         if ner:
             lower = {w for w in _WORD.findall(text) if w.islower()}
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower
-                   or text[s:s + 1].islower() and _lower_person_stands(text[s:e].strip(), vocabulary)
+                   or text[s:s + 1].islower() and _lower_person_stands(text, s, e, vocabulary)
                    or in_name_lists(text[s:e].strip()) and not in_vocabulary(text[s:e].strip(), vocabulary)]
             # (... nor a name of the lists that no dictionary holds: "Ashok ... good luck ashok")
     ner += lower_given_names(doc, vocabulary)
@@ -1267,14 +1267,26 @@ def _plural_noun(word: str, vocabulary: frozenset[str]) -> bool:
         in_vocabulary(w[:-1], vocabulary) or w.endswith("es") and in_vocabulary(w[:-2], vocabulary))
 
 
-def _lower_person_stands(word: str, vocabulary: frozenset[str]) -> bool:
+def _lower_person_stands(text: str, s: int, e: int, vocabulary: frozenset[str]) -> bool:
     """Whether a lower-case one-word PERSON of the model in a normally cased text is taken, though the text writes
-    it in lower case (as it does, being one): a given name of the lists ("where's kishan?" no; "thanks obama",
-    "lebron started laughing"), or a word no dictionary holds that is shaped like no inflected or derived word;
-    not a dictionary word the model misread ("the claret and blue", "the timpani", "remixed")."""
+    it in lower case (as it does, being one): a given name of the lists, dictionary word or not, unless a copula or
+    a word of degree or colour stands before it ("tell jordan", "thank you joy"; not "talks were frank", "clear
+    amber"); or a word no dictionary holds, nor a note's shorthand, that is shaped like no inflected or derived word
+    ("lebron started laughing"; not "the claret and blue", "remixed")."""
+    word = text[s:e].strip()
+    if word in NOTE_SHORTHAND or word in LOWER_CASE_WORDS or word in CARE_ROLES:
+        return False  # a note's "mgmt"
     if word.capitalize() in given_names():
-        return True
-    return not in_vocabulary(word, vocabulary) and not _INFLECTED.search(word) and not _WORD_SHAPED.search(word)
+        before = _WORD_BEFORE.search(text, 0, s)
+        return not (before and before.group(1).lower() in _QUALITY_BEFORE)  # "talks were frank", "clear amber"
+    return not in_vocabulary(word, vocabulary) and len(word) >= 4 and not _INFLECTED.search(word) \
+        and not _WORD_SHAPED.search(word)
+
+
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+\Z")
+# words before an adjective or a colour, not a name: "were frank", "clear amber", "so earnest"
+_QUALITY_BEFORE = frozenset("""is was were are be been being am seems seemed looks looked sounds sounded very so too
+quite more most less rather fairly clear pale dark light bright deep""".split())
 
 
 _INFLECTED = re.compile(r"(?i)(?:ed|ing|ies|ism|ity|tion|sion|ness|ment|phony|ally|ers)\Z")
