@@ -1279,8 +1279,13 @@ def _lower_person_stands(text: str, s: int, e: int, vocabulary: frozenset[str]) 
     if word.capitalize() in given_names():
         before = _WORD_BEFORE.search(text, 0, s)
         return not (before and before.group(1).lower() in _QUALITY_BEFORE)  # "talks were frank", "clear amber"
-    return not in_vocabulary(word, vocabulary) and len(word) >= 4 and not _INFLECTED.search(word) \
-        and not _WORD_SHAPED.search(word)
+    return not in_vocabulary(word, vocabulary) and 4 <= len(word) <= 20 and not _INFLECTED.search(word) \
+        and not _WORD_SHAPED.search(word) and not _REPEATED.search(word) and _NAME_SHAPED.fullmatch(word) is not None
+
+
+_REPEATED = re.compile(r"(\w{1,3})\1\1")  # "lalala", "hahaha": a sound, no name
+# a name's letters (a handle's too, "righthererachel"): a vowel, no run of five consonants ("svgttufqjnpd...")
+_NAME_SHAPED = re.compile(r"(?i)(?=[a-z]*[aeiouy])(?![a-z]*[bcdfghjklmnpqrstvwxz]{5})[a-z]+")
 
 
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+\Z")
