@@ -460,9 +460,16 @@ def test_a_lower_case_name_the_model_finds_stays_found_though_the_text_writes_it
         assert value not in pii(text).text.lower(), pii(text).text
     # ... never a dictionary word it misread, nor an inflected word no dictionary lists
     for text in ("The timpani and the panpipes came in late.", "He remixed the track twice.",
-                 "The talks were frank.", "UO 30-50cc/hr, clear amber.", "Asking about rehab; case mgmt to follow up.",
-                 "lalala lalala so bored"):
+                 "The talks were frank.", "UO 30-50cc/hr, clear amber.", "Asking about rehab; case mgmt to follow up."):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_lower_case_word_no_dictionary_holds_stands_as_a_name_only_when_shaped_like_one():
+    from beam_jobs.pii_names import _lower_person_stands
+    for word, stands in (("lebron", True), ("righthererachel", True), ("lalala", False),
+                         ("svgttufqjnpdqgswc", False), ("remixed", False), ("mgmt", False)):
+        text = f"so {word} said"
+        assert _lower_person_stands(text, 3, 3 + len(word), frozenset()) is stands, word
 
 
 def test_a_name_ends_at_a_table_column_gap_and_goes_on_over_a_wrapped_line(pii):
