@@ -658,8 +658,8 @@ def _rows_of_people(text: str, known: list[tuple[int, int]], vocabulary: frozens
     """A list's or a table's rows of people: in a block of three or more rows (lines with as many cells, or list
     items), the cell at the same place (a list item's leading capitalised words; a table's column) holds a
     name in every row when two or more of those cells, and at least half of them, hold a found name ("- Zoran
-    Ilić;" among co-accused the NER found; "Sorensen" in a column of analysts). Not a cell of dictionary words
-    no name list holds ("Analyst", "Total"), nor a country or place."""
+    Ilić;" among co-accused the NER found; "Sorensen" in a column of analysts). Not the heading's cell
+    ("Analyst"), a total's ("Total", "Extras"), a firm's, a place's, a month's or a weekday's."""
     if text.count("\n") < 2:
         return []
     is_known = SpanIndex(known)
@@ -677,20 +677,22 @@ def _rows_of_people(text: str, known: list[tuple[int, int]], vocabulary: frozens
     return out
 
 
-def _people_in_block(text, block, is_known, vocabulary) -> list[tuple[int, int]]:
+def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """The cells of one block of rows (_rows_of_people) that hold a name by their column's count."""
     def may_be_name(a, b):
         words = re.findall(r"[^\W\d_][\w'’\-]*", text[a:b])
         return words and not (len(words) == 1 and words[0].lower() in _TABLE_WORDS) and not any(
             w in country_names() or w in place_names() and not in_name_lists(w) or w.lower() in NAME_STOPS
             or w.lower() in MONTHS or w.lower() in WEEKDAYS or _NOT_A_NAME_WORD.match(w) for w in words)
     out = []
-    heading = block[0][0]
+    heading_end = text.find("\n", block[0][0])  # where the block's first line ends
+    if heading_end < 0:
+        heading_end = len(text)
     for k in range(len(block[0][1])):
         cells = [(p + a, p + b) for p, cells in block for a, b in [cells[k]] if a >= 0]
         # the rows that may hold a name: not the heading's ("Analyst"), nor a firm's or a place's cell, which a
         # found name of the NER's misreading does not spread over ("Aquila Merchant", "Westar Energy")
-        rows = [c for c in cells if may_be_name(*c) and not (c[0] < heading + len(text[heading:].split("\n", 1)[0])
-                                                            and not is_known.overlaps(*c))]
+        rows = [c for c in cells if may_be_name(*c) and not (c[0] < heading_end and not is_known.overlaps(*c))]
         found = [c for c in rows if is_known.overlaps(*c)]
         if len(found) < 2 or 2 * len(found) < len(rows):
             continue
