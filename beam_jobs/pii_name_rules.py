@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from beam_jobs.pii_rules_mail import (dash_signature_names, email_owner_names, from_department_names, greeting_names,
+from beam_jobs.pii_rules_mail import (attendance_initials, dash_signature_names, email_owner_names, from_department_names, greeting_names,
                                       header_names, last_first_lines, message_ends, opening_names,
                                       signature_block_names, signature_names, signed_initials, whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, case_parties, initial_subjects,
@@ -90,6 +90,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Incision with staples, C/D/I. Small amt serous drainage.")),
     NameRule("kin", "a name after a kin or care role in notes and letters", kin_names,
              finds=(("Spoke with pt's daughter Ingrid re: discharge.", ["Ingrid"]),
+                    ("Pt's son Will present, helpful. Daughter \"Missy\" and daughter-in-law Lan called.",
+                     ["Will", "Missy", "Lan"]),
                     ("wife JOLANTA at bedside, called son tadeusz", ["JOLANTA", "tadeusz"]),
                     ("happy birthday to my cousin zenobiax and my bestie Marisol", ["zenobiax", "Marisol"]),
                     ("visited by wife and 2 sons (Ezekiel & Thaddeus)", ["Ezekiel", "Thaddeus"]),
@@ -120,6 +122,13 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Can you get Will's sign-off before 5?", ["Will"])),
              leaves=("May's numbers are in.", "Ask for Chase's desk.", "the Grant's approval came through",
                      "Paris's view of the river")),
+    NameRule("attendance_initials", "who attended by initials, as minutes list them, and a role's field of initials",
+             attendance_initials,
+             finds=(("Present: PK (chair), DWH, BO; by phone: LEH (London)\nAbsent: TL\n\n1. VaR breach - BO explained.",
+                     ["PK", "DWH", "BO", "LEH", "TL"]),
+                    ("Analyst: T. Rahman   Reviewer: HS   Final: B. Ocampo", ["HS"])),
+             leaves=("Present: USA, UK and EU delegations", "Absent: N/A", "Reviewer: TBD", "Owner: IT",
+                     "Present: FYI only")),
     NameRule("signed_initials", "the initials a message is signed with", signed_initials, message_end=True,
              finds=(("Ray - please look at this. JW", ["JW"]), ("Sounds good. Talk tomorrow.\nDF", ["DF"]),
                     ("ok - will do. -kb", ["kb"]), ("Call me when you land.\nD", ["D"]),
@@ -162,7 +171,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Met w/ team, SW Joy Okereke and this RN.", ["Joy Okereke"]),
                     ("Belt logged (witnessed HCA Radoslaw). Seen with PC Hughes, hospice aide Precious.",
                      ["Radoslaw", "Hughes", "Precious"]),
-                    ("Police informed (DC Okwuosa). Alcohol liaison (Mags) not on until 0800.", ["Okwuosa", "Mags"])),
+                    ("Police informed (DC Okwuosa). Alcohol liaison (Mags) not on until 0800.", ["Okwuosa", "Mags"]),
+                    ("Found on floor by HCA Precious Moyo. Present: OT - Anneke de Vries, SW - Farouk Haddad",
+                     ["Precious Moyo", "Anneke de Vries", "Farouk Haddad"])),
              leaves=("Flooding in SW Florida", "SW London rents rose", "sw of the city", "CM is 2.54 inches",
                      "the sitter will stay", "1200 SW Main St", "read DC Comics at the GP Surgery",
                      "called interpreter Services on Monday", "RN Case Manager visit")),

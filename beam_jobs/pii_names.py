@@ -46,7 +46,7 @@ _PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter
 # the initials of a name transliterated from Cyrillic, one sound in two letters ("Sh. Huseynov", "Zh. Ivanova")
 _DIGRAPH_INITIAL = r"(?:Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
-_GLUED_PARTICLE = rf"{_PARTICLE}[-'’][A-Z][\w'’\-]*"
+_GLUED_PARTICLE = rf"(?:{_PARTICLE}[-'’]|[dl]['’])[A-Z][\w'’\-]*"  # ... and "d'Aubigny", "l'Estrange"
 _TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
 # Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
 # left out: "I'm happy", "a process called osmosis".
@@ -640,6 +640,9 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
     starts = [m.end()] if m else [0] + [g.end() for g in _COLUMN_GAP.finditer(line) if g.start() > 0]
     if not m and len(starts) < 2:
         return []
+    if m:  # a list item's first bracket is a column of its own ("2. Da Refinery (Rusty) 6-3": a team's owner)
+        bracket = line.find("(", m.end())
+        starts.append(bracket + 1 if bracket > 0 else len(line))
     cells = []
     for a in starts:
         n = _ROW_NAME.match(line, a)

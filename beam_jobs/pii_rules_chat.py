@@ -39,6 +39,7 @@ _REACHED = re.compile(
 _REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|call|page|rsvp[ \t]+to|"
                                   rf"(?:copy|copies|it|this|that|them|original|cheque|check|form|file)[ \t]+to)[ \t]+({CAPWORD})"
                                   rf"(?:[ \t]({CAPWORD}))?"  # ... and the surname after it ("Call Grant Young re:")
+                                  rf"(?:[ \t]+(?:and|&)[ \t]+({CAPWORD}))?"  # ... or another ("Tell Bubba and Joost")
                                   r"(?=[ \t]*(?:[.,;:!?()\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that|from|"
                                   r"at|in|on|by|for|re)\b))")
 
@@ -65,6 +66,9 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
         elif not last and in_name_lists(w) and w.lower() not in MONTHS and w not in place_names() \
                 and w not in country_names() and (not is_function_word(w) or w.lower() in MODALS):
             out.append((m.start(1), m.start(1) + len(w)))  # "tell Will he": no modal after "tell"
+            other = m.group(3) and POSSESSIVE.sub("", m.group(3))
+            if other and (in_name_lists(other) or not is_word(other)) and other not in place_names():
+                out.append((m.start(3), m.start(3) + len(other)))
     return out
 
 

@@ -269,8 +269,8 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z|"
                               rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?([A-Za-z])[ \t.]*\Z|"
-                              # in lower case alone under a blank line, no word ("...salt.\n\ndpm")
-                              r"[.!?][ \t]*\n[ \t]*\n[ \t]*([a-z]{2,3})[ \t]*\Z")
+                              # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
+                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*([a-z]{2,3})[ \t]*\Z")
 
 
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -368,4 +368,30 @@ def whose_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 _FIRM_GIVEN_NAMES = frozenset("chase morgan wells lloyd ford dell merrill lehman barclay goldman".split())
+
+
+# Who attended, as minutes list them by initials ("Present: PA (chair), DWH, BO, AQ; by phone: LEH (London)",
+# "Absent: TL"), and who a role's field names by initials ("Reviewer: HS"): each set of initials, wherever the
+# text writes it again ("AQ to circulate memo", "RV explained")
+_ATTENDANCE = re.compile(r"(?im)^[ \t]*(?:present|attendees|attending|in[ \t]+attendance|also[ \t]+present|absent|"
+                         r"apologies|regrets|by[ \t]+phone|on[ \t]+the[ \t]+phone|dial-?in)[ \t]*:([^\n]*)")
+_ROLE_FIELD_INITIALS = re.compile(r"(?i:\b(?:analyst|reviewer|approver|approved[ \t]+by|checked[ \t]+by|prepared[ \t]+by|"
+                                  r"owner|trader|author|initials|signed|chair|minutes|scribe|note[ \t]+taker))[ \t]*:"
+                                  r"[ \t]*([A-Z]{2,4})(?![\w.])")
+_INITIALS_TOKEN = re.compile(r"(?<![\w.])[A-Z]{2,4}(?![\w.])")
+
+
+def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials of an attendance line (_ATTENDANCE: two sets or more) and of a role's field
+    (_ROLE_FIELD_INITIALS), and every other place the text writes them; never an acronym of NOT_INITIALS
+    ("FYI", "USA", "TBD") or a function word in capitals ("IT", "NO")."""
+    found = set()
+    for m in _ATTENDANCE.finditer(text):
+        tokens = [t for t in _INITIALS_TOKEN.findall(m.group(1)) if t.lower() not in NOT_INITIALS
+                  and not is_function_word(t)]  # (WordNet holds "pa", "tl": no test of a word for initials)
+        if len(tokens) >= 2 or len(tokens) == 1 and len(_INITIALS_TOKEN.findall(m.group(1))) == 1:
+            found.update(tokens)
+    found.update(m.group(1) for m in _ROLE_FIELD_INITIALS.finditer(text)
+                 if m.group(1).lower() not in NOT_INITIALS and not is_function_word(m.group(1)))
+    return [(m.start(), m.end()) for m in _INITIALS_TOKEN.finditer(text) if m.group(0) in found] if found else []
 

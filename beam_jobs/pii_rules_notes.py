@@ -17,7 +17,7 @@ _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \
 
 # A name after a kin or care role (pii_words.KIN_WORDS)
 _KIN = re.compile(r"(?i)\b" + trie_alternation(KIN_WORDS) +
-                  r"(?:['’]s)?(?:[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)|([ \t]*[:=–-][ \t]*))([^\W\d_][\w'’\-]+)")
+                  r"(?:['’]s)?(?:[ \t]*,?(?:[ \t]+|[ \t]*\([ \t]*)|([ \t]*[:=–-][ \t]*))[\"“]?([^\W\d_][\w'’\-]+)")
 # the next names of the same kin ("2 sons (Ezekiel & Thaddeus)", "daughters Ana, Lupe and Rosa")
 _KIN_MORE = re.compile(r"[ \t]*(?:,|&|\band\b)[ \t]*([^\W\d_][\w'’\-]+)")
 
@@ -78,7 +78,8 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
             g = m.lastindex  # the name's group: 2 in _KIN (1 is the form's sign), 1 in _KIN_MORE
             w = m.group(g)
             named_apart = w[:1].isupper() and w in given_names() and re.match(r"[ \t]*[(,;.]", text[m.end(g):])
-            if (w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED) and not named_apart \
+            modal_name = w[:1].isupper() and w[1:].islower() and w.lower() in MODALS  # "Pt's son Will present"
+            if (w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED) and not named_apart and not modal_name \
                     or CONTRACTION.search(w) \
                     or w.lower() == "day" \
                     or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
@@ -113,7 +114,8 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
 # is lost), and never a place's name
 _CARE_ROLE = re.compile(r"(?<![\w/])(?:" + "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper(), r.capitalize())},
                                                           key=len, reverse=True)) +
-                        rf")(?:[ \t]+|[ \t]*\([ \t]*)({CAPWORD}|[a-z][\w'’\-]+)(?:[ \t]+({CAPWORD}))?|"
+                        rf")(?:[ \t]+|[ \t]*\([ \t]*|[ \t]+[-–][ \t]+)({CAPWORD}|[a-z][\w'’\-]+)"
+                        rf"(?:[ \t]+((?:(?:de|van|der|den|dela|del|da|dos|du|le|la|al|el)[ \t]+)*{CAPWORD}))?|"
                         # a physical therapist's in brackets only: "pt" is the patient too ("pt tolerated diet")
                         rf"(?<![\w/])(?:PT|Pt)[ \t]*\([ \t]*({CAPWORD})(?=[ \t]*\))")
 _CLOSES_BRACKET = re.compile(r"[ \t]*\)")
@@ -131,8 +133,8 @@ def _is_sentence_start(text: str, i: int) -> bool:
 def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
     """The name after a care or police team member's role (_CARE_ROLE, pii_words.CARE_ROLES): a given name or
     surname of the lists no dictionary holds, any capitalised word of those lists or none, or a capitalised
-    word after a role written in lower case ("aide Precious", "carer Blessing"); a given name of the lists and
-    a surname after it ("SW Deb Halloran")."""
+    word after a role written in lower case ("aide Precious", "carer Blessing"); a given name and a surname
+    after it, one of them no dictionary word ("SW Deb Halloran", "HCA Precious Moyo", "OT - Anneke de Vries").""" 
     out = []
     for m in _CARE_ROLE.finditer(text):
         if m.group(3):
@@ -145,16 +147,18 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
                 or w.lower() in MONTHS or w.lower() in WEEKDAYS or w.endswith("s") and is_word(w[:-1]) and not bracketed:
             continue  # "interpreter Services", "physio Monday"; "liaison (Mags)" is a name
         role = m.group(0)[:m.start(1) - m.start()].strip(" \t(").lower()
-        if bracketed and (w in given_names() or not is_word(w)) and _CLOSES_BRACKET.match(text, m.end(1)):
+        last = m.group(2).split()[-1] if m.group(2) else ""
+        if last and m.group(1)[0].isupper() and (last in surnames() or not is_word(last)) \
+                and (w in given_names() or not is_word(w) or not is_word(last)):
+            # a given name and a surname: "SW Deb Halloran", "HCA Precious Moyo", "OT - Anneke de Vries"
+            out.append((m.start(1), m.start(2) + len(POSSESSIVE.sub("", m.group(2)))))
+        elif bracketed and (w in given_names() or not is_word(w)) and _CLOSES_BRACKET.match(text, m.end(1)):
             out.append((m.start(1), m.end(1)))  # "SW (BARB)", "PT (Joy)": a bracket after a role holds its name
         elif (in_name_lists(w) or role in _PLACE_LETTERS) and not is_word(w) \
                 or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
                 and not _is_sentence_start(text, m.start(1)) \
                 and (in_name_lists(w) or not is_word(w) or m.group(0)[:1].islower()):
             out.append((m.start(1), m.start(1) + len(POSSESSIVE.sub("", m.group(1)))))
-        elif m.group(2) and w in given_names() and m.group(1)[0].isupper() \
-                and (m.group(2) in surnames() or not is_word(m.group(2))):
-            out.append((m.start(1), m.start(2) + len(POSSESSIVE.sub("", m.group(2)))))  # "SW Deb Halloran"
     return out
 
 

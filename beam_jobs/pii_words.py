@@ -31,6 +31,7 @@ friend roommate caregiver pcp attending nurse cousin hubby wifey bff bestie bf g
 grand-dad stepmom step-mom stepmum step-mum stepdad step-dad stepson step-son stepdaughter step-daughter sis bro boss
 coworker co-worker colleague teammate team-mate classmate class-mate flatmate flat-mate housemate house-mate buddy bae
 baby sons daughters brothers sisters grandsons granddaughters nephews nieces cousins widow widower ex-wife
+daughter-in-law son-in-law mother-in-law father-in-law sister-in-law brother-in-law
 ex-husband ex-girlfriend ex-boyfriend ex-partner""".split())
 
 
