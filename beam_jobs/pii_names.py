@@ -438,7 +438,7 @@ _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_C
 _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
 _BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
-_SCORE_ITEM = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
+_SCORE_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
 # ... and after the person it says who ("the driver, Milo Hope, 41, had been", "his wife, Ada Lamb, 38,"),
 # where the comma before the name keeps _AGED off (a list's items stand so too), whatever the words are
@@ -452,10 +452,10 @@ _ROLE_AGED = re.compile(rf"\b(?:driver|victim|suspect|man|woman|boy|girl|teenage
 # (a question's "Snap, who is that lady?" is no such clause)
 _WHO = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+who[ \t]+(?![^.!?\n]*\?)")
 # A leaders' list: "7 - Shearer (Newcastle); 6 - Fowler (Liverpool), Yorke (Aston Villa)"
-_LEADER_ITEM = re.compile(rf"(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
+_LEADER_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
 _LEADER_LIST = re.compile(rf"\d{{1,3}}[ \t]+-[ \t]+{_LEADER_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_LEADER_ITEM.pattern})+")
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
-_RESULT = re.compile(rf"({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
+_RESULT = re.compile(rf"(?<![\w\-])(?<!\w['’])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
 _SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1,2}(?:-\d{1,2})?\))?[ \t,]+[0-7]-[0-7]")
@@ -1282,7 +1282,7 @@ def _lower_person_stands(text: str, s: int, e: int, vocabulary: frozenset[str]) 
     if word in NOTE_SHORTHAND or word in LOWER_CASE_WORDS or word in CARE_ROLES:
         return False  # a note's "mgmt"
     if word.capitalize() in given_names():
-        before = _WORD_BEFORE.search(text, 0, s)
+        before = _WORD_BEFORE.search(text, max(0, s - 40), s)
         return not (before and before.group(1).lower() in _QUALITY_BEFORE)  # "talks were frank", "clear amber"
     return not in_vocabulary(word, vocabulary) and 4 <= len(word) <= 20 and not _INFLECTED.search(word) \
         and not _WORD_SHAPED.search(word) and not _REPEATED.search(word) and _NAME_SHAPED.fullmatch(word) is not None

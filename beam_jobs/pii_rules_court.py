@@ -46,10 +46,10 @@ _NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
 
 # A case's parties: "Wade v. Jacobs", "SMITH v. THE UNITED KINGDOM", "in Brown against the United States"
 _PARTY = rf"((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})"
-_CASE = re.compile(rf"{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
+_CASE = re.compile(rf"(?<![\w\-])(?<!\w['’]){_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
                    rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
                    # a case cited by its first applicant ("criticised in Xhafa and Others and Hoxha v. Albania")
-                   rf"{_PARTY}[ \t]+and[ \t]+(?:Others|Another|Ors)\b")
+                   rf"(?<![\w\-])(?<!\w['’]){_PARTY}[ \t]+and[ \t]+(?:Others|Another|Ors)\b")
 
 
 _PARTY_SKIP = PARTY_NOISE | SENTENCE_STARTERS   # words before a party's name ("In Wade v.", "CASE OF SMITH v.")

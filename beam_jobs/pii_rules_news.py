@@ -97,7 +97,7 @@ def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
 # Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
 # its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
 _SCORERS_LINE = re.compile(r"(?im)\b(?:(?:goal)?scorers?|goals)[ \t]*:([^\n]*)")
-_SCORER = re.compile(rf"((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
+_SCORER = re.compile(rf"(?<![\w\-])(?<!\w['’])((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
                      r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
 
 
@@ -116,10 +116,10 @@ _STAT_NAME = rf"(?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}"
 _BOX_LIST = re.compile(rf"(?<![\w-])(?:HR|HRs|RBI|SB|CS|SF|SH|2B|3B|DP|E)[ \t]*[-:][ \t]*"
                        rf"({_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\)"
                        rf"(?:[ \t]*[,;][ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))*)")
-_BOX_ITEM = re.compile(rf"({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
+_BOX_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
 _LEADER_ROW = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-–][ \t]*({_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\)"
                           rf"(?:[ \t]*,[ \t]*{_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\))*)[ \t]*\.?[ \t]*$")
-_LEADER_ROW_ITEM = re.compile(rf"({_STAT_NAME})[ \t]*\(")
+_LEADER_ROW_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])({_STAT_NAME})[ \t]*\(")
 
 
 def statistics_names(text: str, is_word) -> list[tuple[int, int]]:

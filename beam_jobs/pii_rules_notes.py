@@ -193,7 +193,7 @@ def line_owners(text: str, is_word) -> list[tuple[int, int]]:
 # "-- R. Ng RN", "-s.bettencourt rn", "Soo-ah P., RN", "Yvette Toussaint, RN"); a word of it is an initial,
 # a name of the lists or no dictionary word ("Charge RN", "Night RN" are roles)
 _CREDENTIAL = r"(?:RN|MD|NP|PA-?C|PA|RRT|RT|LPN|CNA|MSW|LCSW|LICSW|PharmD|DO|BSN|CCRN|APRN)"
-_CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?])[ \t]+(?:[-–—~]{{1,2}}|/))[ \t]*((?:{INITIAL}\.?[ \t]?)*[^\W\d_][\w'’\-]*\.?"
+_CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?])[ \t]+(?:[-–—~]{{1,2}}|/))[ \t]*((?:[A-Z](?:\.\.?[ \t]?|[ \t]))*[^\W\d_][\w'’\-]*\.?"
                            rf"(?:[ \t]+(?:{INITIAL}\.|[^\W\d_][\w'’\-]*\.?)){{0,2}}),?[ \t]+(?-i:{_CREDENTIAL}|"
                            rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*[ \t]*$")
 
