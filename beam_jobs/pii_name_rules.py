@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from beam_jobs.pii_rules_mail import (attendance_initials, dash_signature_names, email_owner_names, from_department_names, greeting_names,
-                                      header_names, last_first_lines, message_ends, opening_names,
+from beam_jobs.pii_rules_mail import (attendance_initials, dash_signature_names, email_owner_names, from_department_names,
+                                      greeting_names, header_names, last_first_lines, message_ends, opening_names,
                                       signature_block_names, signature_names, signed_initials, whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, case_parties, initial_subjects,
                                        initials_names, judge_names, party_line_names, role_initials, witness_names)
@@ -136,7 +136,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("OK for Tuesday.\n\nTW\n\n-----Original Message-----\nFrom: Halvard Moe\nSent: Monday",
                      ["TW"]), ("so take her numbers w/ salt.\n\ndpm\n\ncc: Tuan Nguyen; Oksana Hrytsenko", ["dpm"])),
              leaves=("I agree with the plan. FYI", "See the attached file. Let me know ASAP.", "that was hilarious LOL",
-                     "We moved to the USA.", "Call me. OK", "Thanks.\n\nbye", "See you.\n\nlol", "Chapter 2 - IT", "so tired. -_-", "its hilarious! XD",
+                     "We moved to the USA.", "Call me. OK", "Thanks.\n\nbye", "See you.\n\nlol", "Chapter 2 - IT",
+                     "so tired. -_-", "its hilarious! XD",
                      "Which is the answer?\nA\nB\nC\nD", "Pick one: A, B, C or\nD")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", dash_signature_names,
              message_end=True,

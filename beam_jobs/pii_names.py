@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import NAME_GAP
+from beam_jobs.pii_rules_common import NAME_GAP, WORD_START
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -438,7 +438,7 @@ _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_C
 _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
 _BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
-_SCORE_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
+_SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
 # ... and after the person it says who ("the driver, Milo Hope, 41, had been", "his wife, Ada Lamb, 38,"),
 # where the comma before the name keeps _AGED off (a list's items stand so too), whatever the words are
@@ -452,10 +452,10 @@ _ROLE_AGED = re.compile(rf"\b(?:driver|victim|suspect|man|woman|boy|girl|teenage
 # (a question's "Snap, who is that lady?" is no such clause)
 _WHO = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+who[ \t]+(?![^.!?\n]*\?)")
 # A leaders' list: "7 - Shearer (Newcastle); 6 - Fowler (Liverpool), Yorke (Aston Villa)"
-_LEADER_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
+_LEADER_ITEM = re.compile(rf"{WORD_START}(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
 _LEADER_LIST = re.compile(rf"\d{{1,3}}[ \t]+-[ \t]+{_LEADER_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_LEADER_ITEM.pattern})+")
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
-_RESULT = re.compile(rf"(?<![\w\-])(?<!\w['’])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
+_RESULT = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
 _SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1,2}(?:-\d{1,2})?\))?[ \t,]+[0-7]-[0-7]")
@@ -696,7 +696,7 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
         # the rows that may hold a name: not the heading's ("Analyst"), nor a firm's or a place's cell, which a
         # found name of the NER's misreading does not spread over ("Aquila Merchant", "Westar Energy")
         rows = [c for c in cells if may_be_name(*c) and not (c[0] < heading_end and not is_known.overlaps(*c))]
-        found = [c for c in rows if is_known.overlaps(*c)]
+        found = {c for c in rows if is_known.overlaps(*c)}
         if len(found) < 2 or 2 * len(found) < len(rows):
             continue
         out += [c for c in rows if c not in found]

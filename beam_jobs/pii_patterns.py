@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from beam_jobs.pii_names import union_spans
 from beam_jobs.pii_rules_chat import ACCOUNT_LIKE, speaker_handles
+from beam_jobs.pii_rules_common import WORD_START
 from beam_jobs.pii_words import NOT_HANDLES, country_names
 from beam_jobs.presidio_loader import import_presidio
 
@@ -162,7 +163,7 @@ class InternationalAddressRecognizer(EntityRecognizer):
 # side, its score, the other side and its score, closed by a comma, a full stop or the line's end, never a house
 # number and a street
 _TEAM = r"[A-Z][\w.'’\-]*(?:[ \t]+(?:[A-Z][\w.'’\-]*|de|del|of))*"
-_SCORE = re.compile(rf"(?<![\w\-])(?<!\w['’]){_TEAM}[ \t]+\d{{1,3}}[ \t]+{_TEAM}[ \t]+\d{{1,3}}(?=[ \t]*(?:[,;.]|$))", re.MULTILINE)
+_SCORE = re.compile(rf"{WORD_START}{_TEAM}[ \t]+\d{{1,3}}[ \t]+{_TEAM}[ \t]+\d{{1,3}}(?=[ \t]*(?:[,;.]|$))", re.MULTILINE)
 
 
 # A note's vital signs, which the street forms read as a number and a street word or a French post box ("HR 80s

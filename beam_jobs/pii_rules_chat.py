@@ -5,9 +5,11 @@ beam_jobs/pii_name_rules.py's table, which runs them on every text.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES, NOTE_LABELS,
-                                 NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names, given_names, in_name_lists,
+                                 NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
+                                 given_names, in_name_lists,
                                  place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, POSSESSIVE,
                                         STOP_WORDS, is_function_word)
@@ -319,24 +321,21 @@ def with_me_names(text: str, is_word) -> list[tuple[int, int]]:
 # "minjun_k — Today at 19:02"): three or more speakers' lines, two or more speakers
 _SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*@?([^\W\d][\w.\-]{1,30}?)[ \t]*"
                            r"(?::(?=[ \t]|$)|[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2})")
-
-
-def speaker_handles(text: str) -> set[str]:
-    """The account-like handles (ACCOUNT_LIKE: a digit, an underscore or a capital inside) that speak in a chat
-    log (_SPEAKER_LINE), when three lines or more speak and two speakers or more."""
-    if ":" not in text:
-        return set()
-    speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)]
-    if len(speakers) < 3 or len(set(speakers)) < 2:
-        return set()
-    return {h for h in speakers if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h)) and h.lower() not in NOT_HANDLES
-            and len(h) >= 3}
-
-
+ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")  # a handle, not a word: a digit, an underscore or a capital inside
 _DOTTED = re.compile(r"[a-z]\.[a-z]")  # "kasia.nowak"
 
 
-ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")  # a handle, not a word: a digit, an underscore or a capital inside
+@lru_cache(maxsize=64)  # the USERNAME gate, its recognizer and handle_owner_names read the same text
+def speaker_handles(text: str) -> frozenset[str]:
+    """The account-like handles (ACCOUNT_LIKE: a digit, an underscore or a capital inside) that speak in a chat
+    log (_SPEAKER_LINE), when three lines or more speak and two speakers or more."""
+    if ":" not in text:
+        return frozenset()
+    speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)]
+    if len(speakers) < 3 or len(set(speakers)) < 2:
+        return frozenset()
+    return frozenset(h for h in speakers if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h))
+                     and h.lower() not in NOT_HANDLES and len(h) >= 3)
 
 
 # The given names a chat handle is made of ("RileyPlays", "hannah_b_xo", "Anya_plays_chess", "xX_Dimitri_Xx"),
@@ -349,7 +348,7 @@ def handle_owner_names(text: str, is_word) -> list[tuple[int, int]]:
     """The given names of the lists a speaker's or an @-mentioned handle is made of, wherever the text writes them
     as words: in any case, or only capitalised where the name is also a dictionary word ("MarkTheShark" leaves
     "mark my words")."""
-    handles = speaker_handles(text) | ({m.group(1) for m in _AT_HANDLE.finditer(text)} if "@" in text else set())
+    handles = speaker_handles(text) | ({m.group(1) for m in _AT_HANDLE.finditer(text)} if "@" in text else frozenset())
     parts = {p.lower() for h in handles for p in _HANDLE_PART.findall(h)
              if len(p) >= 3 and p.capitalize() in given_names() and not is_function_word(p)}
     if not parts:

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, PARTY_NOISE,
                                  SENTENCE_STARTERS, STATE_PARTIES, country_names, in_name_lists, surnames)
-from beam_jobs.pii_rules_common import CAPWORD, STOP_WORDS
+from beam_jobs.pii_rules_common import CAPWORD, STOP_WORDS, WORD_START
 
 # initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
 _INITIALS_SURNAME = re.compile(r"(?<![\w./])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
@@ -46,10 +46,10 @@ _NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
 
 # A case's parties: "Wade v. Jacobs", "SMITH v. THE UNITED KINGDOM", "in Brown against the United States"
 _PARTY = rf"((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})"
-_CASE = re.compile(rf"(?<![\w\-])(?<!\w['’]){_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
+_CASE = re.compile(rf"{WORD_START}{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
                    rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
                    # a case cited by its first applicant ("criticised in Xhafa and Others and Hoxha v. Albania")
-                   rf"(?<![\w\-])(?<!\w['’]){_PARTY}[ \t]+and[ \t]+(?:Others|Another|Ors)\b")
+                   rf"{WORD_START}{_PARTY}[ \t]+and[ \t]+(?:Others|Another|Ors)\b")
 
 
 _PARTY_SKIP = PARTY_NOISE | SENTENCE_STARTERS   # words before a party's name ("In Wade v.", "CASE OF SMITH v.")

@@ -11,7 +11,8 @@ from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENT
                                  MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import ANYWORD, CAPWORD, CONTRACTION, INITIAL, NAME_GAP, STOP_WORDS, is_function_word
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, WORD_START,
+                                        is_function_word)
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
 _HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)"
@@ -26,7 +27,7 @@ _FOREIGN_HEADER = re.compile(r"(?im)^[ \t>]*(?:von|an|kopie|de|para|à|a|van|aan
 _FOREIGN_SUBJECT = re.compile(r"(?im)^[ \t>]*(?:betreff|gesendet|asunto|enviado|objet|envoyé|oggetto|inviato|onderwerp|"
                               r"verzonden|emne|ämne|sendt|skickat|temat|wysłane|konu|tarih)[ \t]*:")
 # ... the name ends the line or stops before a separator or the next field of a notice ("Tel:", "Fax:")
-_HEADER_PERSON = re.compile(rf"(?<![\w\-])(?<!\w['’])({CAPWORD}(?:[ \t]+{CAPWORD})?,[ \t]*{CAPWORD}(?:[ \t]+{INITIAL})?|"
+_HEADER_PERSON = re.compile(rf"{WORD_START}({CAPWORD}(?:[ \t]+{CAPWORD})?,[ \t]*{CAPWORD}(?:[ \t]+{INITIAL})?|"
                             rf"{CAPWORD}(?:[ \t]+{INITIAL})?(?:[ \t]+{CAPWORD}){{1,2}})(?=[ \t]*(?:[;,<\[(/]|$)|"
                             r"[ \t]+(?i:tel|phone|fax|facsimile|e-?mail|address|mobile)\b)")
 _GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({ANYWORD}(?:[ \t]+{ANYWORD})?)[ \t]*(?:[,!]+|[-–—]{{1,2}})[ \t]*$")
@@ -77,7 +78,7 @@ MAX_MESSAGES = 50
 
 # Mail-system addresses and forwarding lines that carry a person's name: "Anna B Smith/HOU/ACME@ACME",
 # "Forwarded by Anna Smith on 10/16/2000"
-_NOTES_ADDRESS = re.compile(rf"(?<![\w\-])(?<!\w['’])((?:{CAPWORD}[ \t]+)(?:{INITIAL}[ \t]+)?{CAPWORD})(?:(?:/[A-Z][A-Z0-9]{{1,9}}){{1,3}}@[A-Za-z]+|(?:/[A-Z][A-Z0-9]{{1,9}}){{2,3}})(?![\w/])")
+_NOTES_ADDRESS = re.compile(rf"{WORD_START}((?:{CAPWORD}[ \t]+)(?:{INITIAL}[ \t]+)?{CAPWORD})(?:(?:/[A-Z][A-Z0-9]{{1,9}}){{1,3}}@[A-Za-z]+|(?:/[A-Z][A-Z0-9]{{1,9}}){{2,3}})(?![\w/])")
 # ... or a surname alone before the mail system's domain, without a dot ("cc: Abernathy@ECT")
 _NOTES_SURNAME = re.compile(rf"(?<![\w.@/])({CAPWORD})@[A-Z][A-Z0-9]{{1,9}}(?![\w.@])")
 _FORWARDED_BY = re.compile(rf"(?i:forwarded|sent|posted|written)[ \t]+by[ \t]+((?:{CAPWORD}[ \t]+)(?:{INITIAL}[ \t]+)?{CAPWORD})")
@@ -342,7 +343,7 @@ def from_department_names(text: str, is_word) -> list[tuple[int, int]]:
         if w.isupper() and len(w) > 3:
             name = w.capitalize()
         if w[0].isupper() and (name in given_names() or name in surnames()) or \
-                w.islower() and name in given_names() and w not in ("will", "may", "can", "must"):
+                w.islower() and name in given_names() and w not in MODALS:
             if name not in country_names() and name not in place_names():
                 out.append((m.start(1), m.end(1)))
     return out

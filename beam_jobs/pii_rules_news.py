@@ -9,7 +9,7 @@ import re
 
 from beam_jobs.pii_words import (COMPANY_NOUNS, OFFICE_WORDS, country_names, given_names, in_name_lists, place_names,
                                  surnames, trie_alternation)
-from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE
+from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, WORD_START
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
 # "White not out 33"), a line each or one after another ("Hussain c Ward b Fleming 44, Irani not out 67"), in
@@ -97,7 +97,7 @@ def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
 # Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
 # its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
 _SCORERS_LINE = re.compile(r"(?im)\b(?:(?:goal)?scorers?|goals)[ \t]*:([^\n]*)")
-_SCORER = re.compile(rf"(?<![\w\-])(?<!\w['’])((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
+_SCORER = re.compile(rf"{WORD_START}((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
                      r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
 
 
@@ -116,10 +116,10 @@ _STAT_NAME = rf"(?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}"
 _BOX_LIST = re.compile(rf"(?<![\w-])(?:HR|HRs|RBI|SB|CS|SF|SH|2B|3B|DP|E)[ \t]*[-:][ \t]*"
                        rf"({_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\)"
                        rf"(?:[ \t]*[,;][ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))*)")
-_BOX_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
+_BOX_ITEM = re.compile(rf"{WORD_START}({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
 _LEADER_ROW = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-–][ \t]*({_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\)"
                           rf"(?:[ \t]*,[ \t]*{_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\))*)[ \t]*\.?[ \t]*$")
-_LEADER_ROW_ITEM = re.compile(rf"(?<![\w\-])(?<!\w['’])({_STAT_NAME})[ \t]*\(")
+_LEADER_ROW_ITEM = re.compile(rf"{WORD_START}({_STAT_NAME})[ \t]*\(")
 
 
 def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -147,8 +147,8 @@ def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # A baseball box score's batting lines, player, position, at-bats, runs, hits, runs batted in ("Hope 2b     4 0 1 1",
 # two players a line); a name that is a word is a player where four lines or more are so written
-_BATTING_BOX_LINE = re.compile(rf"(?<![\w'’\-.])({_STAT_NAME})[ \t]+(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr|"
-                               r"(?:(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr)-)+(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr))"
+_POSITION = r"(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr)"  # a fielder's position; "ph-lf": one who came in
+_BATTING_BOX_LINE = re.compile(rf"(?<![\w'’\-.])({_STAT_NAME})[ \t]+{_POSITION}(?:-{_POSITION})*"
                                r"[ \t]+\d{1,2}[ \t]+\d{1,2}[ \t]+\d{1,2}[ \t]+\d{1,2}\b")
 
 

@@ -134,7 +134,7 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
     """The name after a care or police team member's role (_CARE_ROLE, pii_words.CARE_ROLES): a given name or
     surname of the lists no dictionary holds, any capitalised word of those lists or none, or a capitalised
     word after a role written in lower case ("aide Precious", "carer Blessing"); a given name and a surname
-    after it, one of them no dictionary word ("SW Deb Halloran", "HCA Precious Moyo", "OT - Anneke de Vries").""" 
+    after it, one of them no dictionary word ("SW Deb Halloran", "HCA Precious Moyo", "OT - Anneke de Vries")."""
     out = []
     for m in _CARE_ROLE.finditer(text):
         if m.group(3):
