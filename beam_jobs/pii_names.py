@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import NAME_GAP, WORD_START
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, NAME_GAP, WORD_START
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -43,9 +43,8 @@ _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCI
 # Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
 _PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
              r"qizi|qızı|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap|ul|ud)")
-# the initials of a name transliterated from Cyrillic, one sound in two letters ("Sh. Huseynov", "Zh. Ivanova")
-_DIGRAPH_INITIAL = r"(?:Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
+_PARTICLE_WORD = re.compile(_PARTICLE)
 _GLUED_PARTICLE = rf"(?:{_PARTICLE}[-'’]|[dl]['’])[A-Z][\w'’\-]*"  # ... and "d'Aubigny", "l'Estrange"
 _TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
 # Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
@@ -124,7 +123,7 @@ def union_spans(spans) -> list[tuple[int, int]]:
 
 
 _NEXT_NAME_WORD = re.compile(rf"{NAME_GAP}(?:(?:[A-Z]\.?|{_PARTICLE}(?:{NAME_GAP}{_PARTICLE})?){NAME_GAP})?({_CAP}|{_GLUED_PARTICLE})")
-_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({_DIGRAPH_INITIAL}|{_CAP}|[A-Z]\.?){NAME_GAP}(?:{_PARTICLE}{NAME_GAP})*\Z")
+_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({DIGRAPH_INITIAL}|{_CAP}|[A-Z]\.?){NAME_GAP}(?:{_PARTICLE}{NAME_GAP})*\Z")
 
 
 _HYPHENATED_REST = re.compile(r"[-‐][^\W\d_a-z][\w'’]+")
@@ -168,6 +167,13 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             # lists opening a line that holds the name alone, as a signature does ("Drew Fossum\nVice President")
             if _NAME_LINE_END.match(text, e) and text[:window + m.start(1)].rstrip(" \t")[-1:] in ("", "\n") \
                     and m.group(1) in given_names(ENGLISH_LOCALES):
+                s = window + m.start(1)
+            # ... or an English given name right before a surname found ("Hope Castillo will lead"): a word the
+            # dictionary holds too, but before a person's surname it is the given name, and taking it costs
+            # one word next to a redaction
+            elif m.group(1) in given_names(ENGLISH_LOCALES) and m.group(1).lower() not in MONTHS \
+                    and " " not in text[s:e].strip() and text[s:e].strip() in surnames() \
+                    and text[window + m.end(1):s].strip(" \t") == "":
                 s = window + m.start(1)
             break
         s = window + m.start(1)
@@ -629,6 +635,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
 # A list's item mark ("- ", "3. ", "(b) ", " 10  Declan Moss" as a team sheet numbers players) and a table's column gap
 _ROW_MARK = re.compile(r"[ \t]*(?:[-*•–]|\d{1,3}[.)]|\(?[a-z]\)|\d{1,3}(?=[ \t]+[^\W\d_]))[ \t]+")
 _COLUMN_GAP = re.compile(r"[ ]{3,}|\t+|[ \t]*\|[ \t]*")
+_SLASH_GAP = re.compile(r"[ \t]+/[ \t]+")
+_SLASH_BEFORE = re.compile(r"[ \t]+/[ \t]+\Z")
 _ROW_NAME = re.compile(rf"(?:(?:[A-Z]\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:[A-Z]\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
 _LAST_FIRST_CELL = re.compile(rf",[ \t]*({_CAP})")
 
@@ -638,6 +646,10 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
     its mark; (-1, -1) for a cell that opens with no capitalised word."""
     m = _ROW_MARK.match(line)
     starts = [m.end()] if m else [0] + [g.end() for g in _COLUMN_GAP.finditer(line) if g.start() > 0]
+    # a slash with a space each side parts the cells too, as pairings and foursomes are listed ("Young / Rahman")
+    starts += [g.end() for g in _SLASH_GAP.finditer(line, starts[0])
+               if line.count("(", 0, g.start()) <= line.count(")", 0, g.start())]  # not inside a bracket: "(Ana / Li)"
+    starts.sort()
     if not m and len(starts) < 2:
         return []
     if m:  # a list item's first bracket is a column of its own ("2. Da Refinery (Rusty) 6-3": a team's owner)
@@ -691,11 +703,22 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
     heading_end = text.find("\n", block[0][0])  # where the block's first line ends
     if heading_end < 0:
         heading_end = len(text)
-    for k in range(len(block[0][1])):
-        cells = [(p + a, p + b) for p, cells in block for a, b in [cells[k]] if a >= 0]
+    width = len(block[0][1])
+    # columns a slash parts in every row are one column of people ("Young / Rahman / Kowalczyk / Strand")
+    slashed = [k > 0 and all(cells[k][0] >= 0 and _SLASH_BEFORE.search(text, 0, p + cells[k][0]) for p, cells in block)
+               for k in range(width)]
+    groups = []
+    for k in range(width):
+        if slashed[k] and groups:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    for group in groups:
+        cells = [(p + a, p + b) for p, cells in block for k in group for a, b in [cells[k]] if a >= 0]
         # the rows that may hold a name: not the heading's ("Analyst"), nor a firm's or a place's cell, which a
         # found name of the NER's misreading does not spread over ("Aquila Merchant", "Westar Energy")
-        rows = [c for c in cells if may_be_name(*c) and not (c[0] < heading_end and not is_known.overlaps(*c))]
+        rows = [c for c in cells if may_be_name(*c)
+                and not (c[0] < heading_end and len(group) == 1 and not is_known.overlaps(*c))]
         found = {c for c in rows if is_known.overlaps(*c)}
         if len(found) < 2 or 2 * len(found) < len(rows):
             continue
@@ -1372,6 +1395,8 @@ def _shouted_words(ent, shouted: list[tuple[int, int]], vocabulary: frozenset[st
     words = _LETTER_WORD.findall(ent.text)
     if not any(a <= ent.start_char < b for a, b in shouted) and not (len(words) >= 2 and ent.text.isupper()):
         return False
+    if len(words) >= 3 and words[0].lower() in ("van", "von") and _PARTICLE_WORD.fullmatch(words[1].lower()):
+        return False  # "PSV SIGN VAN DEN BOSCH": two particles open a Dutch or German surname, whatever its words
     return bool(words) and all(in_vocabulary(w, vocabulary) or w.lower() in NOTE_SHORTHAND for w in words) \
         and not any(w.capitalize() in given_names(ENGLISH_LOCALES) or w.capitalize() in surnames() for w in words)
 
@@ -1521,6 +1546,8 @@ def _unknown_name(ent, vocabulary: frozenset[str]) -> bool:
     if _given_and_surname(ent):
         return True  # a given name and a surname the dictionary may hold ("Ewan Richards" ORG, "Rose Walker" GPE)
     words = [t.text for t in ent if not t.is_punct and t.text not in ("'s", "’s") and not t.is_digit]
+    # a particle inside the name is no word of the test ("Yves de Noirmont" ORG)
+    words = [w for i, w in enumerate(words) if not (0 < i < len(words) - 1 and _PARTICLE_WORD.fullmatch(w))]
     return 1 <= len(words) <= 3 and all(_unknown_name_word(w, vocabulary) for w in words)
 
 

@@ -103,7 +103,10 @@ _NICKNAME_SURNAME = re.compile(rf"(?:^|(?<=[,;:(])|(?<=\band))[ \t]*[\"“]([A-Z
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
-_CALLED = re.compile(rf"(?i:\b(?:calls?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
+_CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
+                     rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|"
+                     rf"gave[ \t]+(?:the[ \t]+|her[ \t]+|his[ \t]+)?name(?:[ \t]+as)?|"
+                     rf"(?:identified|introduced)[ \t]+(?:him|her)self[ \t]+as|"
                      rf"alias|(?:man|woman|person|boy|girl|guy|lady|someone|somebody|individual|male|female|suspect)"
                      rf"[ \t]+(?:named|called)))[ \t]+{_QUOTED}")
 # ... and a person a judgment names in quotes after "one" ('together with one "Baba Ijebu"'), or after a name and
@@ -118,6 +121,11 @@ _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself
                        rf"\b(?:(?:known|referred[ \t]+to)(?:[ \t]+(?:on[ \t]+the[ \t]+street|locally|to[ \t]+\w+|in[ \t]+"
                        rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
                        rf"(?:[ \t]+[\w'’\-]+){{0,2}})[\"”'’])")
+
+
+# ... and a nickname in quotes made of a given name no dictionary holds and the words before it ('only "Big Joe"
+# from transport', '"Lil Dre" drove')
+_QUOTED_GIVEN = re.compile(r"[\"“]((?:[A-Z][\w'’\-]*[ \t]+){0,2}([A-Z][a-z'’\-]+))[\"”]")
 
 
 def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -135,7 +143,8 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in _NICKNAME_AFTER.finditer(text):
         before, cue, nick = m.group(1), m.group(2), m.group(3) or m.group(4)
         g = 3 if m.group(3) else 4
-        if is_function_word(before) or is_function_word(nick.split()[0]) or nick.lower() in WEEKDAYS \
+        if is_function_word(before) or is_function_word(nick.split()[0]) and not (
+                m.group(3) and nick.capitalize() in given_names(ENGLISH_LOCALES)) or nick.lower() in WEEKDAYS \
                 or nick.lower() in MONTHS:
             continue  # a defined term: 'Mr Vitalie Rusu ("the applicant")'; a day: "Osei (Thurs)"
         named = before.capitalize() in given_names() or before[:1].isupper() and (
@@ -150,6 +159,9 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
         if first.lower() not in STOP_WORDS and not NEVER_A_NAME.match(first.rstrip(".")) and any(
                 w.capitalize() in given_names() for w in m.group(1).split()):  # not 'River ("Fleuve Manche")'
             out.append((m.start(1), m.end(1)))  # '("Lily" per parents)', '("taffy")', '("Trix") (wife)'
+    out += [(m.start(1), m.end(1)) for m in _QUOTED_GIVEN.finditer(text)
+            if m.group(2) in given_names(ENGLISH_LOCALES) and not is_word(m.group(2))
+            and m.group(2) not in place_names() and not is_function_word(m.group(1).split()[0])]
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _ONE_QUOTED.finditer(text)]

@@ -13,6 +13,9 @@ STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
 CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 INITIAL = r"[A-Z]\.?"
+# an initial of one sound in two letters, as names transliterated from Cyrillic and Hungarian, Serbian and Croatian
+# names write one ("Sh. Huseynov", "Zh. Ivanova", "Zs.K.", "Gy. Tóth", "Lj. Babić")
+DIGRAPH_INITIAL = r"(?:Zs|Sz|Cs|Gy|Ny|Ty|Dž|Dz|Lj|Nj|Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."
 # the space between a name's words: one or two spaces or a tab; three or more are a table's column gap
 NAME_GAP = r"(?:[ ]{1,2}|\t)(?![ \t])"
 # where a word starts: no letter, digit, "_" or "-" before, nor a word's apostrophe ("O'Neill"); a quote mark may

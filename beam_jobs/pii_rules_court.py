@@ -9,13 +9,14 @@ import re
 from functools import lru_cache
 
 from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, PARTY_NOISE,
-                                 SENTENCE_STARTERS, STATE_PARTIES, country_names, in_name_lists, surnames)
-from beam_jobs.pii_rules_common import CAPWORD, STOP_WORDS, WORD_START
+                                 SENTENCE_STARTERS, STATE_PARTIES, country_names, in_name_lists, place_names, surnames)
+from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, STOP_WORDS, WORD_START
 
 # initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
-_INITIALS_SURNAME = re.compile(r"(?<![\w./])((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][\w'’\-]+)(?![\w])")
+_INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:[A-Z]\.[ \t]?){{0,2}}|(?:[A-Z]\.[ \t]?){{1,3}})"
+                               rf"[^\W\d_a-z][\w'’\-]+)(?![\w])")
 
-_DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[A-Z]\.){2,3})(?=[\s,;:)]|$)")
+_DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:[A-Z]\.){{1,2}}|(?:[A-Z]\.){{2,3}}))(?=[\s,;:)]|['’]s\b|$)")
 
 
 def initials_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -24,7 +25,7 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
     item or heading ("A. Introduction"), or a sentence after a letter ("plan B. Then")."""
     out = []
     for m in _INITIALS_SURNAME.finditer(text):
-        initials, word = re.match(r"((?:[A-Z]\.[ \t]?)+)(.*)", m.group(1)).groups()
+        initials, word = re.match(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:[A-Z]\.[ \t]?)*)(.*)", m.group(1)).groups()
         dots = initials.replace(" ", "").replace("\t", "")
         if dots in DOTTED_NOT_INITIALS or word.lower() in SENTENCE_STARTERS or word.isupper() and len(word) > 1:
             continue
@@ -184,6 +185,17 @@ def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
             continue
         out.append((m.start(g), m.end(g)))
     return out
+
+
+# A party named between commas after its role, as judgments introduce the family ("The third applicant, Grace,
+# was born in 2017", "the second respondent, Tomasz, did not attend")
+_PARTY_APPOSITION = re.compile(rf"\b{_PARTY_ROLE},[ \t]+({CAPWORD}),")
+
+
+def party_apposition_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in _PARTY_APPOSITION.finditer(text) if m.group(1).lower() not in STOP_WORDS
+            and m.group(1) not in country_names() and m.group(1) not in place_names()
+            and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
 
 
 # A child or a party with an age set off by commas, as judgments give them ("Amelia, now aged 9, and Jack, aged 6")

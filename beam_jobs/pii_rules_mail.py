@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, GREETINGS,
-                                 MAILBOX_WORDS, MONTHS, WEEKDAYS,
+                                 MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, WORD_START,
@@ -18,7 +18,7 @@ _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][
 _HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)"
                                       r"(?:[ \t]+[a-z]\.?)?(?=[ \t]*(?:[;<]|$))")
 # a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
-HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
+HEADER = re.compile(r"(?im)(?:^[ \t>]*(?:x-)?(?:from|to|cc|bcc|sent[ \t]+by|attn|attention|reply-to)|(?<![\w-])attn\.?)[ \t]*:"
                     r"[ \t]*(.+)$")
 # ... and as mail clients in other languages write them ("Von: Ruud van den Heuvel", "An: ...", "De: ...", "Para:"),
 # in a text that also holds such a client's subject or date line ("Betreff:", "Gesendet:", "Asunto:", "Objet:")
@@ -82,6 +82,40 @@ _NOTES_ADDRESS = re.compile(rf"{WORD_START}((?:{CAPWORD}[ \t]+)(?:{INITIAL}[ \t]
 # ... or a surname alone before the mail system's domain, without a dot ("cc: Abernathy@ECT")
 _NOTES_SURNAME = re.compile(rf"(?<![\w.@/])({CAPWORD})@[A-Z][A-Z0-9]{{1,9}}(?![\w.@])")
 _FORWARDED_BY = re.compile(rf"(?i:forwarded|sent|posted|written)[ \t]+by[ \t]+((?:{CAPWORD}[ \t]+)(?:{INITIAL}[ \t]+)?{CAPWORD})")
+
+
+# An archived mailbox's own header lines name its owner ("X-Folder: \\Okafor, Chidi\\Inbox", "X-Folder:
+# \\Phillip_Allen_Dec2000\\Notes Folders", "X-Origin: OKAFOR-C", "X-FileName: cokafor.nsf"): the folder's first
+# part, the surname before the initial, and the file's stem (a login made of the name)
+_ARCHIVE_FOLDER = re.compile(r"(?im)^x-folder:[ \t]*\\?([^\\\n]+?)[ \t]*(?:\\|$)")
+_ARCHIVE_ORIGIN = re.compile(r"(?im)^x-origin:[ \t]*([^\W\d_][\w'’.\-]*?)-[A-Za-z]{1,2}[ \t]*$")
+_ARCHIVE_FILE = re.compile(r"(?im)^x-filename:[ \t]*([^\W\d_][\w.\-]*?)(?=[ \t]*(?:\([^)\n]*\))?[ \t]*\.(?:nsf|pst|mbox))")
+_FOLDER_PART = re.compile(r"[^\W\d_][\w'’\-]*")
+
+
+def archive_header_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The mailbox owner an archive's X-Folder, X-Origin and X-FileName lines name (_ARCHIVE_FOLDER): the
+    folder's first part when it is a "Last, First" name or a name of the lists run together with "_" (not
+    "Inbox", "All documents"), the surname of "X-Origin: OKAFOR-C", the login of "X-FileName"."""
+    if "x-" not in text and "X-" not in text:
+        return []
+    out = []
+    for m in _ARCHIVE_FOLDER.finditer(text):
+        part, start = m.group(1), m.start(1)
+        if " - " in part:  # an export tool's prefix: "ExMerge - Arnold, John"
+            cut = part.rindex(" - ") + 3
+            part, start = part[cut:], start + cut
+        words = _FOLDER_PART.findall(part.replace("_", " "))
+        if not words or any(w.lower() in MAIL_FOLDER_WORDS or w.lower() in MAILBOX_WORDS for w in words):
+            continue
+        if "," in part or "_" not in part and (in_name_lists(part.capitalize()) or not is_word(part)):
+            out.append((start, start + len(part)))
+        elif "_" in part and any(in_name_lists(w.capitalize()) or not is_word(w) for w in words[:2]):
+            # each part alone: "Phillip_Allen" is one word to the patterns that tell a name from a code
+            out += [(start + p.start(), start + p.end()) for p in _FOLDER_PART.finditer(part.replace("_", " "))][:2]
+    out += [(m.start(1), m.end(1)) for m in _ARCHIVE_ORIGIN.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _ARCHIVE_FILE.finditer(text)]
+    return out
 
 
 def header_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -200,7 +234,8 @@ def dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
 # ("    Castellano, Vincent", "Sato, Kenji           Market Risk        Y",
 # "Santos, Maria da Graça"): the given name after the comma is one of the lists and no place, the surname no
 # country and no dictionary word unless a surname of the lists (surnames are often towns: "Castellano")
-_LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*({CAPWORD}(?:{NAME_GAP}{CAPWORD})?,[ \t]*({CAPWORD})"
+_LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*((?:(?i:de|del|della|van|von|der|den|da|di|la|le|du|dos|das|al|el|st\.?)"
+                              rf"{NAME_GAP}){{0,2}}{CAPWORD}(?:{NAME_GAP}{CAPWORD})?,[ \t]*({CAPWORD})"
                               rf"(?:{NAME_GAP}(?:{INITIAL}\.?|{CAPWORD}|(?:da|de|del|van|von|der|di|la|le|du|dos|das)))*)"
                               r"(?:[ \t]*(?:[;,(<\[][^\n]*)?|(?:[ ]{3,}|\t)[^\n]*)$")  # ... or a table's next columns
 
@@ -210,7 +245,11 @@ def last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _LAST_FIRST_LINE.finditer(text):
         last, first = m.group(1).split(",")[0], m.group(2)
-        if first in given_names() and first not in place_names() and first not in country_names() \
+        first = first.capitalize() if first.isupper() else first  # a roster in capitals: "ADEYEMI, ROSE"
+        # a given name of the lists, or two words no dictionary holds ("O'BRIEN-SAKAI, KEIKO")
+        if (first in given_names() or not is_word(first) and not is_word(last.split()[-1]) and last not in place_names())\
+                and not (first in place_names() and (last in place_names() or is_word(last))) \
+                and first not in country_names() \
                 and last not in country_names() and (not is_word(last) or last in surnames()) \
                 and last.lower() not in _CLOSINGS_SET and last.lower() not in _GREETING_WORDS:
             out.append((m.start(1), m.end(1)))

@@ -145,6 +145,29 @@ def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# An American football game's scoring summary, a play a line: the team's letters, the scorer, the yards and the
+# play, the kicker in brackets ("Buf - Holloway 3 run (Kowalczyk kick), 9:14", "Mia - FG Arriaga 41, 3:02",
+# "Mia - Bell-Jones 22 pass from McNair (Arriaga kick)")
+_SCORING_PLAY = re.compile(rf"(?m)^[ \t]*[A-Z][A-Za-z.]{{1,4}}[ \t]*[-–][ \t]*(?:FG[ \t]+({_STAT_NAME})[ \t]+\d{{1,2}}\b|"
+                           rf"({_STAT_NAME})[ \t]+\d{{1,3}}[ \t]+(?:yd[ \t]+|yard[ \t]+)?(?:run|pass|fumble|"
+                           rf"interception|punt|kickoff|blocked|return)\b)([^\n]*)")
+_PLAY_PEOPLE = re.compile(rf"\bpass[ \t]+from[ \t]+({_STAT_NAME})|\(({_STAT_NAME})[ \t]+(?:kick|run|pass)\b")
+
+
+def football_scoring_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The scorer, passer and kicker of each play of a scoring summary (_SCORING_PLAY), two plays or more."""
+    plays = list(_SCORING_PLAY.finditer(text))
+    if len(plays) < 2:
+        return []
+    out = []
+    for m in plays:
+        g = 1 if m.group(1) else 2
+        out.append((m.start(g), m.end(g)))
+        out += [(m.start(3) + p.start(p.lastindex), m.start(3) + p.end(p.lastindex))
+                for p in _PLAY_PEOPLE.finditer(m.group(3))]
+    return out
+
+
 # A baseball box score's batting lines, player, position, at-bats, runs, hits, runs batted in ("Hope 2b     4 0 1 1",
 # two players a line); a name that is a word is a player where four lines or more are so written
 _POSITION = r"(?:ss|1b|2b|3b|cf|lf|rf|c|p|dh|ph|pr)"  # a fielder's position; "ph-lf": one who came in

@@ -15,6 +15,10 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours|"
              r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot|in[ \t]+advance)|"
              r"thank[ \t]+you[ \t]+(?:again|so[ \t]+much|in[ \t]+advance)|many[ \t]+thanks[ \t]+in[ \t]+advance|tia")
+# The folders of a mail client's mailbox ("\\Inbox", "\\Sent Items", "\\Notes Folders\\All documents"): no
+# mailbox owner's name
+MAIL_FOLDER_WORDS = frozenset("""inbox outbox sent items deleted drafts draft junk spam notes folders folder documents
+discussion threads calendar archive archives personal saved trash contacts tasks journal""".split())
 # The local parts of shared mailboxes: their words name a function, never a person ("info@", "sales.team@")
 MAILBOX_WORDS = frozenset("""info information sales support help helpdesk service services admin administrator
 contact contacts office mail email mailbox team hello hi noreply reply no webmaster postmaster press news
@@ -41,7 +45,7 @@ CARE_ROLES = tuple("""sw msw cm lpn cna pca hca amhp cpn enp anp pta ota slt sal
 ds di dci wpc psw sitter carer aide interpreter translator liaison midwife mw physio physiotherapist chaplain porter
 keyworker key-worker doula paramedic matron registrar houseman dietitian dietician pharmacist therapist
 counsellor counselor advocate lactation psych psychologist psychiatrist social-worker s/n e/n sn mgr
-mgmt""".split())
+mgmt biomed charge sup supv supervisor""".split())
 
 
 # Days of the week and their short forms: a date's word, never a name after a role ("physio Monday")
@@ -165,7 +169,7 @@ NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir ma
 again both y'all ya mate ok okay yes no so well sure note please update""".split())
 # Dotted abbreviations that are not initials of a person
 DOTTED_NOT_INITIALS = frozenset("""U.S. U.K. E.U. U.N. A.M. P.M. D.C. B.C. A.D. N.Y. L.A. U.S.A. U.A.E. U.S.S.R.
-E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St.""".split())
+E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St. Ch.B. Ph.D.""".split())
 
 
 
