@@ -42,7 +42,7 @@ _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCI
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
 # Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
 _PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
-             r"qizi|qızı|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap|ul|ud)")
+             r"qizi|qızı|gizi|kizi|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap|ul|ud)")
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
 _PARTICLE_WORD = re.compile(_PARTICLE)
 _GLUED_PARTICLE = rf"(?:{_PARTICLE}[-'’]|[dl]['’])[A-Z][\w'’\-]*"  # ... and "d'Aubigny", "l'Estrange"
@@ -145,7 +145,9 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             continue
         m = _NEXT_NAME_WORD.match(text[e:])
         if m and m.group(1).lower() not in NAME_STOPS and not _is_sentence_start(text, e + m.start(1)) \
-                and (not _acronym(m.group(1)) or _capitals_surname(text, s, e, m.group(1))):
+                and (not _acronym(m.group(1)) or _capitals_surname(text, s, e, m.group(1))
+                     or text[s:e].isupper() and _caps_name_word(m.group(1))):
+            # (in a name in capitals, the next word in capitals of the name lists: "SUMMER ROSE PETRAKIS")
             e += m.end()
             continue
         m = re.match(r"[ \t]+[A-Z]\.(?![\w])", text[e:])  # trailing initial: "Smith J."
@@ -160,7 +162,10 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             s = window + m.start()
             continue
         m = _PREVIOUS_NAME_WORD.search(before)
-        if not m or m.group(1).lower() in NAME_STOPS or _acronym(m.group(1)):
+        if not m or m.group(1).lower() in NAME_STOPS:
+            break
+        caps_name = text[s:e].isupper() and _caps_name_word(m.group(1))
+        if _acronym(m.group(1)) and not caps_name:
             break
         if _is_sentence_start(text, window + m.start(1)):
             # a sentence's first word is no name's ("Yesterday Smith said"), except a given name of the English
@@ -171,6 +176,8 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             # ... or an English given name right before a surname found ("Hope Castillo will lead"): a word the
             # dictionary holds too, but before a person's surname it is the given name, and taking it costs
             # one word next to a redaction
+            elif caps_name and m.group(1).capitalize() in given_names(ENGLISH_LOCALES):
+                s = window + m.start(1)  # "SUMMER ROSE PETRAKIS" opening its line
             elif m.group(1) in given_names(ENGLISH_LOCALES) and m.group(1).lower() not in MONTHS \
                     and " " not in text[s:e].strip() and text[s:e].strip() in surnames() \
                     and text[window + m.end(1):s].strip(" \t") == "":
@@ -181,6 +188,14 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 _NAME_LINE_END = re.compile(r"[ \t,]*(?:\n|\Z)")
+
+
+def _caps_name_word(word: str) -> bool:
+    """A word in capitals that a name in capitals grows over: an English given name or a surname of the lists,
+    no function word or month ("SUMMER ROSE PETRAKIS"; not "... AND HASEK MADE 28 SAVES", "WILL", "MAY")."""
+    w = word.capitalize()
+    return len(word) >= 3 and word.isupper() and word.lower() not in STOP_WORDS and word.lower() not in MONTHS \
+        and (w in given_names(ENGLISH_LOCALES) or w in surnames()) and not _NOT_A_NAME_WORD.match(w)
 
 
 def _capitals_surname(text: str, s: int, e: int, word: str) -> bool:
@@ -354,6 +369,12 @@ _SAID_NAME = re.compile(rf"\b(?:said|says|shouted|yelled|whispered|cried)[ \t]+(
 _SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shouted|yelled|whispered|screamed|cried|sighed|"
                        r"smiled|laughed|giggled|noticed|thought|believed|felt|wondered|reali[sz]ed|recalled|"
                        r"remembered|insisted|admitted|nodded|shrugged|frowned|grinned|muttered)\b")
+# ... and an English given name that is also a word before a verb only a person's subject takes, anywhere ("Grace
+# needs your approval", "Faith asked for the volumes", "Rose phoned at 10"): a word the dictionary holds is
+# a name where it does what people do (months are not: "May said" is left to the NER)
+_GIVEN_WORD_ACTS = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:said|says|asked|asks|told|tells|needs|needed|wants|"
+                              r"wanted|phoned|rang|emailed|e-mailed|texted|agreed|agrees|explained|mentioned|suggested|"
+                              r"wrote|thinks|knows|visited|arrived|drove)\b")
 _WEAK_NAME = re.compile(rf"{_CAP}(?:{NAME_GAP}(?:[A-Z]\.?{NAME_GAP})?(?:{_PARTICLE}{NAME_GAP})*{_CAP}){{0,2}}")
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
@@ -400,6 +421,8 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
         if w.lower() not in MONTHS and w.lower() not in STOP_WORDS and (
                 w.capitalize() in english if w.islower() else w.capitalize() in names):
             spans.append((m.start(g), m.end(g)))
+    spans += [(m.start(1), m.end(1)) for m in _GIVEN_WORD_ACTS.finditer(text)
+              if m.group(1) in english and m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS]
     for m in _SPEAKING.finditer(text):
         first = m.group(1).split()[0]
         if first.lower() in NAME_STOPS | NOT_VOCATIVE or first.lower() in STOP_WORDS or _acronym(first):
@@ -723,6 +746,9 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
         if len(found) < 2 or 2 * len(found) < len(rows):
             continue
         out += [c for c in rows if c not in found]
+        # ... and a cell of two words whose second alone was found is the whole name ("48. Welcome Mthethwa")
+        out += [c for c in found if len(text[c[0]:c[1]].split()) == 2 and is_known.overlaps(
+            c[1] - len(text[c[0]:c[1]].split()[1]), c[1]) and not is_known.overlaps(c[0], c[0] + 1)]
     return out
 
 
@@ -1092,7 +1118,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)
            and not _lower_compound(text, s, e)]
-    return NameCandidates(_clean(text, ner), _clean(text, titled, titled=True), _clean(text, cued))
+    return NameCandidates(_clean(text, ner), _clean(text, titled, titled=True), _clean(text, cued, cued=True))
 
 
 _DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|units?|u|meq|mmol|%|l/min)(?![a-z])|"
@@ -1223,17 +1249,19 @@ _CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’\-]){_CAP}\Z")
 _CAPITALISED_AFTER = re.compile(rf"[ \t]+{_CAP}")
 
 
-def _never_a_name(span: str, titled: bool = False) -> bool:
+def _never_a_name(span: str, titled: bool = False, cued: bool = False) -> bool:
     """Words that are never a name alone ("lol", "Secretary", "Pt"); after a title, a surname of the lists that is
-    one of them is a name ("Dr. King", "Ms Judge")."""
+    one of them is a name ("Dr. King", "Ms Judge"); where a rule's cue stands, a capitalised note's word is one
+    ("lbw b Swan": a "swan" in a note is its catheter)."""
     words = re.findall(r"[^\W\d_][\w'’]*", span)
     if titled and words and all(w.capitalize() in surnames() for w in words):
         return False
-    return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in NOTE_SHORTHAND or w.lower() in KNOWN_PRODUCTS
-                               for w in words)
+    return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND
+                               and not (cued and w[:1].isupper() and w[1:].islower()) for w in words)
 
 
-def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False) -> list[tuple[int, int]]:
+def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False,
+           cued: bool = False) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
     ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
     S.", as judgments name parties), a verb after a lone one ("G. told") or it signs a message off, or words
@@ -1241,7 +1269,7 @@ def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False) -> lis
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                      and not _INITIAL_VERB_AFTER.match(text, e) and not _signs_off(text, s, e))
-            and not _never_a_name(text[s:e], titled) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
+            and not _never_a_name(text[s:e], titled, cued) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
             and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                  or _INITIAL_VERB_AFTER.match(text, e) or _signs_off(text, s, e))]
 

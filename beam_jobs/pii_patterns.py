@@ -108,8 +108,9 @@ _MONTHS = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|Feb
 # Words that number things in ordinary text ("Season 2 Episode 5", "3 Points Table 4"), never a street
 _COUNTED = (r"(?:Episode|Chapter|Season|Series|Table|Figure|Fig|Part|Page|Vol|Volume|Level|Round|Step|Grade|"
             r"Class|Room|Section|Article|Act|Scene|Verse|Book|Game|Week|Day|Year|Stage|Phase|Version|Points?|Goals?)\b")
+# (never a number more after it: "205 Colin Montgomerie 67 69 69", "273 Ann Ho 105,600 70": a leaderboard's line)
 _NUM_NAME_NUM = (rf"(?<![\w.,])\d{{2,6}}[A-Za-z]?{_SP}(?!{_MONTHS})(?:(?!{_COUNTED}){UP}{WORD}{_SP}){{1,4}}"
-                 rf"(?!(?:1[5-9]|20)\d\d\b){NUM}\.?(?![\w%])")
+                 rf"(?!(?:1[5-9]|20)\d\d\b){NUM}\.?(?![\w%])(?![ \t]*[,.]?[ \t]*\d)")
 _PO_BOX = r"\b(?:P\.?[ \t]?O\.?[ \t]*Box|Post[ \t]+Office[ \t]+Box|Postfach|Apartado|Caixa[ \t]+Postal|BP)[ \t]+\d{1,7}\b"
 # US military mail: "PSC 6293, Box 8158", "Unit 5477 Box 8244", then "APO AP 04336"; a ship's line above
 # a fleet post office ("USS Mahler\nFPO AA 70489")
@@ -368,6 +369,8 @@ def phone_score(candidate: str, context: bool) -> float:
     if len(groups) >= 4 and any(len(g) == 1 for g in groups[1:]) and not raw.startswith(("+", "00")):
         return 0.0  # a table row: "ATLANTA 2 11 0 234 393" (won, lost, tied, for, against); no national
         # number has a one-digit group after its first (a country's or a trunk code: "1 800 555 0199")
+    if sum(len(g) == 2 and 59 <= int(g) <= 89 for g in groups) >= 3 and not raw.startswith(("+", "00")):
+        return 0.0  # a golfer's rounds: "600 70 67 68 68" of "Ann Ho 105,600 70 67 68 68"
     if "/" in raw and all(len(g) <= 3 for g in groups):
         return 0.0  # a series of measures: blood gases "7.38/42/88", pressures "120/80/95"
     if len(groups) == 1 and not (context or raw.startswith(("+", "00"))):

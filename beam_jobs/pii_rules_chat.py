@@ -107,13 +107,15 @@ _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknam
                      rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|"
                      rf"gave[ \t]+(?:the[ \t]+|her[ \t]+|his[ \t]+)?name(?:[ \t]+as)?|"
                      rf"(?:identified|introduced)[ \t]+(?:him|her)self[ \t]+as|"
+                     rf"(?:we|I)(?:[ \t]+(?:will|shall|have)|['’]ll)[ \t]+(?:call(?:ed)?|refer(?:red)?[ \t]+to)"
+                     rf"(?:[ \t]+(?:him|her|them))?(?:[ \t]+as)?|"
                      rf"alias|(?:man|woman|person|boy|girl|guy|lady|someone|somebody|individual|male|female|suspect)"
                      rf"[ \t]+(?:named|called)))[ \t]+{_QUOTED}")
 # ... and a person a judgment names in quotes after "one" ('together with one "Baba Ijebu"'), or after a name and
 # a comma ('Mr Costel Bălan, known as "Ţiganu"', 'Quintero Salcedo, 46, known as "El Flaco"': _KNOWN_AS)
 _ONE_QUOTED = re.compile(rf"\b(?:[Oo]ne|a[ \t]+certain)[ \t]+[\"“]({CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})[\"”]")
 _NAME_KNOWN_AS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:(?:also|better|commonly|locally|widely)[ \t]+)?"
-                            rf"(?:known|referred[ \t]+to)[ \t]+as[ \t]+[\"“']({CAPWORD}(?:[ \t]+[\w'’\-]+){{0,2}})[\"”']")
+                            rf"(?:known|referred[ \t]+to)(?:[ \t]+(?:to|among|by)[ \t]+[\w'’ \t]{{1,25}}?)?[ \t]+as[ \t]+[\"“']({CAPWORD}(?:[ \t]+[\w'’\-]+){{0,2}})[\"”']")
 # ... and what a person is known as or dubbed, with a person named or meant just before ('a man known as "Smiler"',
 # 'Cheung, 68, known in the local press as "Big Kei"', 'whom the press dubbed "Ivo the Terrible"')
 _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, PARTY_NOISE,
-                                 SENTENCE_STARTERS, STATE_PARTIES, country_names, in_name_lists, place_names, surnames)
+from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS,
+                                 PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
+                                 in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, STOP_WORDS, WORD_START
 
 # initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
@@ -196,6 +197,36 @@ def party_apposition_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _PARTY_APPOSITION.finditer(text) if m.group(1).lower() not in STOP_WORDS
             and m.group(1) not in country_names() and m.group(1) not in place_names()
             and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
+
+
+# A name with its surname in capitals, as the Strasbourg court's judgments and appendices write applicants
+# ("Zoran STOJANOVIĆ / 1963 / Kragujevac", "Zarema KHADZHIYEVA, 1961, Urus-Martan"): a given name of the lists or
+# no dictionary word, or any capitalised word before the year of birth, then a surname in capitals no dictionary
+# holds; and an Indian
+# judgment's signature, initials, the judge's surname in capitals and "J." ("S. RAGHUNATHAN, J.")
+_CAPITALS_SURNAME = re.compile(rf"{WORD_START}([A-Z][^\W\d_A-Z][\w'’\-]*(?:[ \t]+[A-Z][^\W\d_A-Z][\w'’\-]*)?)[ \t]+"
+                               r"([^\W\d_a-z][^\W\d_a-z'’\-]{2,}(?:[ \t]+[^\W\d_a-z][^\W\d_a-z'’\-]{2,})?)(?![\w'’\-])"
+                               r"([ \t]*[,/|][ \t]*(?:born[ \t]+(?:in[ \t]+)?)?(?:19|20)\d\d\b)?")
+_SIGNED_JUDGE = re.compile(r"(?m)^[ \t]*((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][^\W\d_a-z'’\-]{2,}),[ \t]*(?:J|CJ|ACJ)\.?[ \t]*$")
+
+
+def capitals_surname_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in _CAPITALS_SURNAME.finditer(text):
+        given, family = m.group(1).split(), m.group(2).split()
+        # (a surname of 3-4 capitals only with the year or of the lists: "Cal ISO", "Mary NASA" are no names)
+        if not all(w.isupper() and (not is_word(w) and (len(w) >= 5 or m.group(3)) or w.capitalize() in surnames())
+                   and w.lower() not in STOP_WORDS and w.lower() not in MONTHS for w in family) \
+                or any(re.search(r"[a-z][A-Z]", w) for w in given):  # "SaWattpad MAY": a handle, a month
+            continue
+        if m.group(3) or (given[0] in given_names() or not any(is_word(w) for w in given)) \
+                and given[0] not in place_names() and given[0] not in country_names():
+            out.append((m.start(1), m.end(2)))
+    for m in _SIGNED_JUDGE.finditer(text):
+        surname = m.group(1).split(".")[-1].strip()
+        if not is_word(surname) or surname.capitalize() in surnames():
+            out.append((m.start(1), m.end(1)))
+    return out
 
 
 # A child or a party with an age set off by commas, as judgments give them ("Amelia, now aged 9, and Jack, aged 6")

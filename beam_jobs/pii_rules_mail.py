@@ -128,11 +128,14 @@ def header_names(text: str, is_word) -> list[tuple[int, int]]:
     if _FOREIGN_SUBJECT.search(text):
         lines += _FOREIGN_HEADER.finditer(text)
     for line in lines:
-        for m in _HEADER_PERSON.finditer(line.group(1)):
+        people = list(_HEADER_PERSON.finditer(line.group(1)))
+        # a "Last, First" among people a line parts with ";" is one whatever its words ("To: Ng, Erik; Zhou, Wei")
+        listed = ";" in line.group(1) and sum("," in m.group(1) for m in people) >= 2
+        for m in people:
             words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
             if "@" in m.group(1) or all(is_word(w) for w in words) and not any(
                     (w in given_names() or w.isupper() and w.capitalize() in given_names())
-                    and w.lower() not in NOT_ADDRESSED for w in words):
+                    and w.lower() not in NOT_ADDRESSED for w in words) and not (listed and "," in m.group(1)):
                 continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." ("DOE, JOHN A.") holds a
                 # given name
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))

@@ -242,10 +242,11 @@ def role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-# A name with an age, and maybe a sex, in brackets or after it, as notes and reports give a person ("pt (Grant,
-# 19M)", "(Okafor, 45)", "Hope (7F)")
+# A name with an age, and maybe a sex, in brackets or after it, as notes, reports and judgments give a person ("pt
+# (Grant, 19M)", "(Okafor, 45)", "Hope (7F)", "two children, Will (now 11) and Poppy (now 4)")
 _AGED_IN_BRACKETS = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]*\d{{1,3}}[ \t]*(?:[MFmf]|y/?o|yo|yrs?)?[ \t]*\)|"
-                               rf"(?<![\w'’\-])({CAPWORD})[ \t]*\([ \t]*\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)[ \t]*\)")
+                               rf"(?<![\w'’\-])({CAPWORD})[ \t]*\([ \t]*(?:\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)|"
+                               rf"(?:now|then)[ \t]+(?:aged[ \t]+)?\d{{1,2}}|aged[ \t]+\d{{1,2}})[ \t]*\)")
 
 
 def aged_names(text: str, is_word) -> list[tuple[int, int]]:

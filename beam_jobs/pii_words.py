@@ -348,7 +348,8 @@ Kate Katie Kathy Ken Kenny Kris Larry Len Lenny Les Liz Lizzie Lou Lu Maggie Man
 Mikey Mitch Molly Nan Nat Nate Ned Nick Nicky Nikki Ollie Pam Pat Patsy Patty Peg Peggy Pete Phil Randy Ray Rick Ricky
 Rob Robbie Ron Ronnie Rosie Russ Sal Sally Sam Sammy Sandy Steph Steve Stevie Stu Sue Suzy Tad Ted Teddy Terry Tim
 Timmy Tom Tommy Toni Tony Trish Trudy Val Vic Vicky Vince Walt Wes Will Willy Zach Zack Zeke Rich Marty Bert Benny
-Jess Vinnie Kev Sid Dom Jules Gabby Manny Rod""".split())
+Jess Vinnie Kev Sid Dom Jules Gabby Manny Rod Sunny Rusty Skip Sully Buck Herb Mo Moe Bubba Butch Sonny Smitty Chuy
+Kip Chet Biff Buzz Scooter Lefty Boomer Tubby Precious""".split())
 
 
 def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset[str]:
