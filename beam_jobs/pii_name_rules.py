@@ -18,11 +18,11 @@ from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials,
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
                                        party_line_names, role_initials, witness_names)
-from beam_jobs.pii_rules_news import (batting_names, football_scoring_names, headline_subjects, pairing_names,
-                                      pitcher_names, role_bracketed_names, scorer_names, statistics_names,
-                                      surname_word_names)
+from beam_jobs.pii_rules_news import (batting_names, football_scoring_names, headline_subjects, leaderboard_names,
+                                      pairing_names, pitcher_names, role_bracketed_names, scorer_names,
+                                      statistics_names, surname_word_names)
 from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
-                                       role_in_brackets_names, title_names_any_case)
+                                       on_shift_names, role_in_brackets_names, title_names_any_case)
 from beam_jobs.pii_rules_chat import (chat_speakers, contacted_names, field_names, handle_owner_names, nickname_names,
                                       table_column_names, with_me_names)
 
@@ -225,8 +225,17 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Scorers: Okonjo (14th minute), Lindqvist (67th). Rovers - Hale (80th pen)",
                      ["Okonjo", "Lindqvist", "Hale"]),
                     ("Goalscorers: Di Marzio (pen 23), K. Brennan (51)", ["Di Marzio", "K. Brennan"]),
-                    ("Goals : Rovers - Okonjo ( 12 ) , Lindqvist 2 ( 8 )", ["Okonjo", "Lindqvist"])),
-             leaves=("Top scorers: see table (page 4)", "Scorers: none", "Scorers:\nRovers 2 United 1")),
+                    ("Goals : Rovers - Okonjo ( 12 ) , Lindqvist 2 ( 8 )", ["Okonjo", "Lindqvist"]),
+                    ("Wrexham 1 (Le Bihan 80) Bury 2 (Grant 12, 44 pen, Hope 90). Sent off: Baker (Bury) 62.",
+                     ["Le Bihan", "Grant", "Hope", "Baker"])),
+             leaves=("Top scorers: see table (page 4)", "Scorers: none", "Scorers:\nRovers 2 United 1",
+                     "see Chapter 3 (Table 4, Figure 12)", "Sent off: none")),
+    NameRule("leaderboard", "the players of a golf leaderboard, a line each with their round scores", leaderboard_names,
+             finds=(("Leading final scores:\n271 Tavi Okonkwo $216,000 68 66 70 67\n273 Grant Lassiter 105,600 70 67 68 68\n"
+                     "    Woody McCrae 105,600 66 69 70 68\n275 Kim Ji-ho (South Korea) 69 70 67 69",
+                     ["Tavi Okonkwo", "Grant Lassiter", "Woody McCrae", "Kim Ji-ho"]),),
+             leaves=("Results:\nRovers 2 1\nUnited 1 0", "Table 12 14\nChairs 30 40",
+                     "Room 204 occupancy 75 80\nRoom 205 occupancy 60 70 (one line is no leaderboard)")),
     NameRule("football_scoring", "the scorer, passer and kicker of each play of an American football scoring summary",
              football_scoring_names,
              finds=(("First quarter\nDal - Okafor 12 run (Lindqvist kick), 6:02\nNYG - FG Brannigan 44, 1:15\n"
@@ -304,6 +313,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                      'the word ("hello") is', 'the Channel River ("Fleuve Manche") passed',
                      'a national, Mr Ilie Vrabie ("the applicant")',
                      "pt's 'baseline' (per wife)")),
+    NameRule("on_shift", "a given name before a shift's hours, as a ward's staffing lines give it", on_shift_names,
+             finds=(("Sitter - Ruby until 2300, then Sunny 2300-0700. Float: Summer till 1900", ["Ruby", "Sunny", "Summer"]),),
+             leaves=("Summer 2019-2020 season", "Ruby 1999-2000", "Open Monday 0900-1700", "Grace until 1999 lived",
+                     "Grace until 2019 lived")),
     NameRule("line_owners", "who a log's or a task list's lines are signed or owned by, after a dash", line_owners,
              finds=(("00:00 asleep, resp seen  – KQ\n00:15 asleep  – KQ\n00:30 awake – JT", ["KQ"]),
                     ("[ ] translations - Amélie\n[ ] release notes - Sunny\n[x] crash fix - Hiroshi", ["Sunny", "Hiroshi"])),

@@ -101,10 +101,44 @@ _SCORER = re.compile(rf"{WORD_START}((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWOR
                      r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
 
 
+# ... the scorers in brackets after a side's score, each with the minute ("Southampton 1 (Le Roux 80, Dodd 88
+# pen)"), and who was sent off or booked ("Sent off: Hope (Coventry) 62")
+_SCORER_NAME = rf"(?:{INITIAL}\.[ \t]?)*(?:(?:Le|La|De|Di|Da|Van|Von|Mac|Mc|Al|El|Ben)[ \t]+)?{CAPWORD}(?:[ \t]+{CAPWORD})?"
+_SCORED_ITEM = rf"{_SCORER_NAME}[ \t]+\d{{1,3}}(?:[ \t]*(?:pen|o\.?g\.?))?(?:[ \t]*,[ \t]*\d{{1,3}}(?:[ \t]*pen)?)*"
+_SCORED_BRACKET = re.compile(rf"{CAPWORD}[ \t]+\d{{1,2}}[ \t]*\(({_SCORED_ITEM}(?:[ \t]*[,;][ \t]*{_SCORED_ITEM})*)\)")
+_SCORED_NAME = re.compile(rf"{WORD_START}({_SCORER_NAME})[ \t]+\d")
+_CARDS_LINE = re.compile(r"(?i:\b(?:sent[ \t-]+off|booked|cautioned|red[ \t]+cards?|yellow[ \t]+cards?))[ \t]*:([^\n.]*)")
+_CARDED = re.compile(rf"{WORD_START}({_SCORER_NAME})[ \t]*(?:\([^)\n]{{2,30}}\))?[ \t]*\d{{1,3}}")
+
+
 def scorer_names(text: str, is_word) -> list[tuple[int, int]]:
-    """Each name of a scorers' line, as news wire lists them."""
-    return [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _SCORERS_LINE.finditer(text)
-            for m in _SCORER.finditer(line.group(1))]
+    """Each name of a scorers' line, as news wire lists them; of the scorers' brackets after a side's score; of
+    a line of players sent off or booked."""
+    out = [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _SCORERS_LINE.finditer(text)
+           for m in _SCORER.finditer(line.group(1))]
+    # (a word of no name list is no scorer: "Chapter 3 (Table 4, Figure 12)")
+    out += [(b.start(1) + m.start(1), b.start(1) + m.end(1)) for b in _SCORED_BRACKET.finditer(text)
+            for m in _SCORED_NAME.finditer(b.group(1))
+            if not all(is_word(w) and not in_name_lists(w) for w in m.group(1).split())]
+    out += [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _CARDS_LINE.finditer(text)
+            for m in _CARDED.finditer(line.group(1))]
+    return out
+
+
+# A golf leaderboard's line: maybe the total or the place, the player, maybe the country in brackets, maybe the
+# prize money, then two to four round scores ("271 Jon Pruitt $216,000 68 66 70 67", "    Ernie Els (South
+# Africa) 68 66 70", "T3 Kim Ji-ho 69 70")
+_LEADERBOARD_LINE = re.compile(rf"(?m)^[ \t]*(?:(?:T?\d{{1,3}}|=\d{{1,3}})[.=]?[ \t]+)?((?:{INITIAL}\.?[ \t]?)*{CAPWORD}"
+                               rf"(?:[ \t]+(?:{CAPWORD}|[a-z]{{1,3}})){{0,3}})(?:[ \t]+\([^)\n]{{2,30}}\))?"
+                               r"(?:[ \t]+\$?\d{1,3}(?:,\d{3})*(?:\.\d{2})?)?((?:[ \t]+\d{2}){2,4})[ \t]*$")
+
+
+def leaderboard_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The players of a golf leaderboard (_LEADERBOARD_LINE), two lines or more whose rounds are a golfer's
+    (59-89 each)."""
+    lines = [m for m in _LEADERBOARD_LINE.finditer(text)
+             if all(59 <= int(g) <= 89 for g in m.group(2).split())]
+    return [(m.start(1), m.end(1)) for m in lines] if len(lines) >= 2 else []
 
 
 # A sports report's statistics: a baseball box score's list after its code ("HR - Castilla (31), Burks 2

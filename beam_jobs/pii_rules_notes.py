@@ -162,6 +162,30 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# Who is on for a shift, as a ward's staffing lines give it: a given name, then the hours ("Sunny 2300-0700",
+# "Ruby until 2300", "Summer till 1900"; not years: "Summer 2019-2020")
+_ON_SHIFT = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+(?:(?:until|till|til|from)[ \t]+(\d{{4}})(?:[ \t]*h(?:rs)?)?\b|"
+                       rf"(\d{{4}})[ \t]*[-–][ \t]*(\d{{4}})\b)")
+
+
+def _clock(hhmm: str) -> bool:
+    return int(hhmm[:2]) <= 24 and int(hhmm[2:]) <= 59
+
+
+def on_shift_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A given name of the lists before a shift's hours (_ON_SHIFT): times of a 24-hour clock, never two years."""
+    out = []
+    for m in _ON_SHIFT.finditer(text):
+        times = [t for t in m.group(2, 3, 4) if t]
+        # not years: two of them ("Ruby 1999-2000"), or one off a shift's quarter hours ("until 2019")
+        years = all(t.startswith(("19", "20")) for t in times) and (len(times) == 2 or times[0][2:] not in (
+            "00", "15", "30", "45"))
+        if m.group(1) in given_names() and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS \
+                and all(_clock(t) for t in times) and not years:
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
 # A log's or a task list's lines each ending with who wrote or owns them after a dash: initials ("00:15 asleep
 # – KP") or a given name ("[ ] release notes - Sunny"), two or more lines so
 _LINE_OWNER = re.compile(r"(?m)[ \t][-–—~][ \t]*([A-Z]{2,3}|[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*)[ \t]*$")

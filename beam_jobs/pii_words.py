@@ -53,12 +53,12 @@ WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday m
                      "sun".split())
 
 # The departments of a firm, a hospital or a public body, which people are "from" or "in" ("Young from HR will
-# handle it", "pat from HR called", "Moira in Payroll")
+# handle it", "pat from HR called", "Moira in Payroll", "sitter Jade from float pool")
 DEPARTMENTS = frozenset("""hr it legal payroll accounting accounts finance compliance credit risk treasury facilities
 security marketing sales ops operations admin administration procurement purchasing research engineering tax audit
 reception support helpdesk billing logistics shipping trading structuring origination settlements contracts records
 personnel pharmacy radiology admissions housekeeping catering maintenance underwriting claims investor relations
-communications comms pr desk mailroom""".split())
+communications comms pr desk mailroom float pool float-pool registry agency transport lab""".split())
 # The headings of a table's column that holds people ("| Manager |", "TRADER", "Assigned to")
 PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
 analyst analysts broker brokers engineer engineers supervisor supervisors scheduler schedulers coordinator
