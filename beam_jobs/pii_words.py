@@ -194,6 +194,11 @@ NEVER_A_NAME = re.compile(
     r"judge|secretary|president|speaker|senator|senators|emperor|prince|princess|king|queen|chief|minister|"
     r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|others|"
     r"god|mom|mum|dad|grandma|grandpa|sis|bro|bruh|brah|dude|guys|cutie|babe|baby|honey|"
+    # chat's interjections and shorthand, which the model reads as a name opening a post ("Gosh goosebumps",
+    # "Congrats man", "Plz Subscribe")
+    r"gosh|golly|jeez|geez|congrats|congratulations|plz|pls|thx|tnx|luv|cuz|coz|gotcha|gonna|wanna|gotta|anytime|"
+    r"anybody|everybody|somebody|nobody|anyone|everyone|someone|anyway|anyways|whoa|woah|bravo|holy|damn|dang|"
+    r"omfg|smh|tbh|imo|imho|idk|ikr|btw|lmk|nvm|"
     # a placeholder for a person in a task's template ("PersonX was born in ...")
     r"person[xyz]|"
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
