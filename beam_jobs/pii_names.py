@@ -657,7 +657,8 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
 
 # A list's item mark ("- ", "3. ", "(b) ", " 10  Declan Moss" as a team sheet numbers players) and a table's column gap
 _ROW_MARK = re.compile(r"[ \t]*(?:[-*•–]|\d{1,3}[.)]|\(?[a-z]\)|\d{1,3}(?=[ \t]+[^\W\d_]))[ \t]+")
-_COLUMN_GAP = re.compile(r"[ ]{3,}|\t+|[ \t]*\|[ \t]*")
+# (or a spaced dash, as a list gives each person's role: "Ji-hoon Park  - Coal trading"; two spaces are read as one)
+_COLUMN_GAP = re.compile(r"[ ]{3,}|\t+|[ \t]*\|[ \t]*|[ ](?=[-–][ \t])")
 _SLASH_GAP = re.compile(r"[ \t]+/[ \t]+")
 _SLASH_BEFORE = re.compile(r"[ \t]+/[ \t]+\Z")
 _ROW_NAME = re.compile(rf"(?:(?:[A-Z]\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:[A-Z]\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
@@ -668,7 +669,8 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
     """The name-shaped start of each cell of a table row (cells parted by _COLUMN_GAP), or of a list item after
     its mark; (-1, -1) for a cell that opens with no capitalised word."""
     m = _ROW_MARK.match(line)
-    starts = [m.end()] if m else [0] + [g.end() for g in _COLUMN_GAP.finditer(line) if g.start() > 0]
+    indent = len(line) - len(line.lstrip(" \t"))  # an indented table's first cell starts after its indent
+    starts = [m.end()] if m else [indent] + [g.end() for g in _COLUMN_GAP.finditer(line) if g.start() > indent]
     # a slash with a space each side parts the cells too, as pairings and foursomes are listed ("Young / Rahman")
     starts += [g.end() for g in _SLASH_GAP.finditer(line, starts[0])
                if line.count("(", 0, g.start()) <= line.count(")", 0, g.start())]  # not inside a bracket: "(Ana / Li)"
@@ -721,7 +723,8 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
         words = re.findall(r"[^\W\d_][\w'’\-]*", text[a:b])
         return words and not (len(words) == 1 and words[0].lower() in _TABLE_WORDS) and not any(
             w in country_names() or w in place_names() and not in_name_lists(w) or w.lower() in NAME_STOPS
-            or w.lower() in MONTHS or w.lower() in WEEKDAYS or _NOT_A_NAME_WORD.match(w) for w in words)
+            or w.lower() in MONTHS or w.lower() in WEEKDAYS
+            or _NOT_A_NAME_WORD.match(w) and not (len(words) >= 2 and w in surnames()) for w in words)  # "Ji-hoon Park"
     out = []
     heading_end = text.find("\n", block[0][0])  # where the block's first line ends
     if heading_end < 0:
@@ -1610,7 +1613,8 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
                 or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head))
                 or _SLOT_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])  # "Call Anselma Quillfeather" ORG
                 or _LABEL_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])
-                and all(in_vocabulary(t.text, vocabulary) for t in head)):  # "Owner - Sunniva Haugland" ORG
+                and all(in_vocabulary(t.text, vocabulary) or _acronym(t.text) for t in head)):
+            # "Owner - Sunniva Haugland" ORG, "FYI - Greenspan cut" ORG
             return tail[0].idx, tail[-1].idx + len(tail[-1].text)
     return None
 

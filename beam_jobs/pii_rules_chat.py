@@ -104,7 +104,7 @@ _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:pre
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
-                     rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|"
+                     rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|prefers|"
                      rf"gave[ \t]+(?:the[ \t]+|her[ \t]+|his[ \t]+)?name(?:[ \t]+as)?|"
                      rf"(?:identified|introduced)[ \t]+(?:him|her)self[ \t]+as|"
                      rf"(?:we|I)(?:[ \t]+(?:will|shall|have)|['’]ll)[ \t]+(?:call(?:ed)?|refer(?:red)?[ \t]+to)"

@@ -204,8 +204,8 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-# a dash, then one or two words that end the text
-_DASH_SIGNED = (r"[-–—~]{1,2}[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+|[ \t]+[A-Z]\.?)?)"
+# a dash (or a slash, as notes sign: "... cluster care. /Renee"), then one or two words that end the text
+_DASH_SIGNED = (r"(?:[-–—~]{1,2}|/)[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+|[ \t]+[A-Z]\.?)?)"
                 r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?)?[ \t]*\s*\Z")  # "-Sheila in Payroll"
 _DASH_SIGNATURE = re.compile(rf"(?:\A|\n)([^\n]*)\n[ \t]*{_DASH_SIGNED}")
 # the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
@@ -243,9 +243,18 @@ _LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*((?:(?i:de|del|della|van|von|
                               r"(?:[ \t]*(?:[;,(<\[][^\n]*)?|(?:[ ]{3,}|\t)[^\n]*)$")  # ... or a table's next columns
 
 
+# ... and a roster in lower case, the surname and an initial ("  mcallister, j.      31-05"), three lines or more
+_LOWER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*((?:(?:de|del|da|van|von|der|den|di|la|le|du|dos|al|el)[ \t]+){0,2}"
+                                      r"[a-z][a-z'’\-]+,[ \t]*[a-z]\.(?:[ \t]?[a-z]\.)?)(?:[ \t]{2,}[^\n]*)?[ \t]*$")
+
+
 def last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
-    """A line that holds a "Last, First" name and maybe a note after it (_LAST_FIRST_LINE)."""
-    out = []
+    """A line that holds a "Last, First" name and maybe a note after it (_LAST_FIRST_LINE); a roster in lower
+    case of surnames and initials (_LOWER_LAST_INITIAL_LINE, three lines or more)."""
+    rows = [m for m in _LOWER_LAST_INITIAL_LINE.finditer(text) if " " in m.group(1).split(",")[0]  # "van der meer"
+            or not is_word(m.group(1).split(",")[0]) or m.group(1).split(",")[0].capitalize() in surnames()] \
+        if ",\t" in text or ", " in text else []  # (not "see, e.g.", "note, i.e.")
+    out = [(m.start(1), m.end(1)) for m in rows] if len(rows) >= 3 else []
     for m in _LAST_FIRST_LINE.finditer(text):
         last, first = m.group(1).split(",")[0], m.group(2)
         first = first.capitalize() if first.isupper() else first  # a roster in capitals: "ADEYEMI, ROSE"

@@ -112,9 +112,10 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
 # "sitter (Maribel)"): the letters are also compass points and states ("SW Florida", "PA Turnpike"), so only a
 # given name or surname of the English lists that no dictionary holds counts ("SW London" is a place; "SW Grace"
 # is lost), and never a place's name
-_CARE_ROLE = re.compile(r"(?<![\w/])(?:" + "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper(), r.capitalize())},
-                                                          key=len, reverse=True)) +
-                        rf")(?:[ \t]+|[ \t]*\([ \t]*|[ \t]+[-–][ \t]+)({CAPWORD}|[a-z][\w'’\-]+)"
+_CARE_ROLE_WORDS = "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper(), r.capitalize())}, key=len, reverse=True))
+# (a role before another opens it: "Charge RN (Barb)")
+_CARE_ROLE = re.compile(rf"(?<![\w/])(?:{_CARE_ROLE_WORDS})(?:[ \t]+(?:{_CARE_ROLE_WORDS}))?"
+                        rf"(?:[ \t]+|[ \t]*\([ \t]*|[ \t]+[-–][ \t]+)({CAPWORD}|[a-z][\w'’\-]+)"
                         rf"(?:[ \t]+((?:(?:de|van|der|den|dela|del|da|dos|du|le|la|al|el)[ \t]+)*{CAPWORD}))?|"
                         # a physical therapist's in brackets only: "pt" is the patient too ("pt tolerated diet")
                         rf"(?<![\w/])(?:PT|Pt)[ \t]*\([ \t]*({CAPWORD})(?=[ \t]*\))")

@@ -58,7 +58,8 @@ DEPARTMENTS = frozenset("""hr it legal payroll accounting accounts finance compl
 security marketing sales ops operations admin administration procurement purchasing research engineering tax audit
 reception support helpdesk billing logistics shipping trading structuring origination settlements contracts records
 personnel pharmacy radiology admissions housekeeping catering maintenance underwriting claims investor relations
-communications comms pr desk mailroom float pool float-pool registry agency transport lab""".split())
+communications comms pr desk mailroom float pool float-pool registry agency transport lab rt ot resp respiratory
+dietary nutrition physio""".split())
 # The headings of a table's column that holds people ("| Manager |", "TRADER", "Assigned to")
 PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
 analyst analysts broker brokers engineer engineers supervisor supervisors scheduler schedulers coordinator
