@@ -229,9 +229,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Goalscorers: Di Marzio (pen 23), K. Brennan (51)", ["Di Marzio", "K. Brennan"]),
                     ("Goals : Rovers - Okonjo ( 12 ) , Lindqvist 2 ( 8 )", ["Okonjo", "Lindqvist"]),
                     ("Wrexham 1 (Le Bihan 80) Bury 2 (Grant 12, 44 pen, Hope 90). Sent off: Baker (Bury) 62.",
-                     ["Le Bihan", "Grant", "Hope", "Baker"])),
+                     ["Le Bihan", "Grant", "Hope", "Baker"]),
+                    ("Saracens 22 (Tries: Young, Lamont; Conversion: Pennington; Penalties: Grant 4)",
+                     ["Young", "Lamont", "Pennington", "Grant"])),
              leaves=("Top scorers: see table (page 4)", "Scorers: none", "Scorers:\nRovers 2 United 1",
-                     "see Chapter 3 (Table 4, Figure 12)", "Sent off: none")),
+                     "see Chapter 3 (Table 4, Figure 12)", "Sent off: none", "Try: None yet.", "Penalties: see page 4")),
     NameRule("leaderboard", "the players of a golf leaderboard, a line each with their round scores", leaderboard_names,
              finds=(("Leading final scores:\n271 Tavi Okonkwo $216,000 68 66 70 67\n273 Grant Lassiter 105,600 70 67 68 68\n"
                      "    Woody McCrae 105,600 66 69 70 68\n275 Kim Ji-ho (South Korea) 69 70 67 69",

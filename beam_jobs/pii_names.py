@@ -486,7 +486,8 @@ _LEADER_LIST = re.compile(rf"\d{{1,3}}[ \t]+-[ \t]+{_LEADER_ITEM.pattern}(?:[ \t
 _SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
 _RESULT = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
-                     r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2})")
+                     r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2}|[ \t]+\([^)\n]{2,30}\)[ \t]*$)", re.MULTILINE)
+# (or a line that ends on the loser's bracket: a sumo day's bouts, "Konishimaru (yokozuna) beat Takatoriyama (komusubi)")
 _SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1,2}(?:-\d{1,2})?\))?[ \t,]+[0-7]-[0-7]")
 # "Park and Mann", and as chat writes it, "Bob n Renee"; "Carter or Price" (alternatives are as often things:
 # "MCat or Meow", so with "or" only a word of the name lists)
@@ -1116,7 +1117,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         cased_people = [(ent.start_char, ent.end_char) for ent in (cased_doc.ents if cased_doc is not None else ())
                         if ent.label_ == "PERSON" and len(ent) >= 2]
         foreign = non_english_ranges(text, langid, people + cased_people)
-        ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign)]
+        # (a bout's result line stands in any language: "Konishimaru (yokozuna) beat Takatoriyama (komusubi)")
+        bouts = SpanIndex([m.span(g) for m in _RESULT.finditer(view) for g in (1, 2)]) if foreign else None
+        ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign) or bouts.overlaps(s, e)]
     # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)

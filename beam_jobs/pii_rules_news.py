@@ -9,7 +9,7 @@ import re
 
 from beam_jobs.pii_words import (COMPANY_NOUNS, OFFICE_WORDS, country_names, given_names, in_name_lists, place_names,
                                  surnames, trie_alternation)
-from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, WORD_START
+from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, WORD_START
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
 # "White not out 33"), a line each or one after another ("Hussain c Ward b Fleming 44, Irani not out 67"), in
@@ -107,6 +107,10 @@ _SCORER_NAME = rf"(?:{INITIAL}\.[ \t]?)*(?:(?:Le|La|De|Di|Da|Van|Von|Mac|Mc|Al|E
 _SCORED_ITEM = rf"{_SCORER_NAME}[ \t]+\d{{1,3}}(?:[ \t]*(?:pen|o\.?g\.?))?(?:[ \t]*,[ \t]*\d{{1,3}}(?:[ \t]*pen)?)*"
 _SCORED_BRACKET = re.compile(rf"{CAPWORD}[ \t]+\d{{1,2}}[ \t]*\(({_SCORED_ITEM}(?:[ \t]*[,;][ \t]*{_SCORED_ITEM})*)\)")
 _SCORED_NAME = re.compile(rf"{WORD_START}({_SCORER_NAME})[ \t]+\d")
+# ... and a rugby match's scorers by kind ("Tries: Young, Lamont; Penalties: Grant 4", "Conversion: Pennington")
+_RUGBY_LINE = re.compile(r"(?:\b(?i:tries|try|conversions?|cons?|penalties|penalty|pens?|drop[ \t]+goals?|dgs?))[ \t]*:"
+                         r"([^;:\n)]*)")
+_RUGBY_SCORER = re.compile(rf"{WORD_START}({_SCORER_NAME})(?=[ \t]*(?:\d{{1,2}}[ \t]*)?(?:[,;.)]|$|[ \t]+(?:and|&)\b))")
 _CARDS_LINE = re.compile(r"(?i:\b(?:sent[ \t-]+off|booked|cautioned|red[ \t]+cards?|yellow[ \t]+cards?))[ \t]*:([^\n.]*)")
 _CARDED = re.compile(rf"{WORD_START}({_SCORER_NAME})[ \t]*(?:\([^)\n]{{2,30}}\))?[ \t]*\d{{1,3}}")
 
@@ -122,6 +126,8 @@ def scorer_names(text: str, is_word) -> list[tuple[int, int]]:
             if not all(is_word(w) and not in_name_lists(w) for w in m.group(1).split())]
     out += [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _CARDS_LINE.finditer(text)
             for m in _CARDED.finditer(line.group(1))]
+    out += [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _RUGBY_LINE.finditer(text)
+            for m in _RUGBY_SCORER.finditer(line.group(1)) if m.group(1).lower() not in STOP_WORDS]
     return out
 
 

@@ -388,6 +388,10 @@ def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
     ("Scorers: Haverkamp 23, Ouedraogo 67 pen", ["Haverkamp", "Ouedraogo"]),
     ("Ruritania 339 (Qadirzai 148, Nawabshahi 45; Pemberton 4-78)", ["Qadirzai", "Nawabshahi", "Pemberton"]),
     ("Halvorsen beat Kowalczykowa 6-4 3-6 7-5 to reach the final.", ["Halvorsen", "Kowalczykowa"]),
+    # a sumo day's bouts read as another language by the language check, and stand all the same
+    ("Leading results on the 9th day (ranks in brackets):\n\nTakanohama (yokozuna) beat Asahiryu (komusubi)\n\n"
+     "Kotobayama (ozeki) beat Wakanoumi (sekiwake)\n\nTochiazuma (maegashira 2) beat Hokutoriki (ozeki)",
+     ["Takanohama", "Asahiryu", "Kotobayama", "Wakanoumi", "Tochiazuma", "Hokutoriki"]),
     ("Results: 1. Lindqvist (SWE) 2:05.3 2. Brennan (IRL) 2:06.1", ["Lindqvist", "Brennan"]),
     ("OKONJO scored twice before HAVERKAMP replaced him.", ["OKONJO", "HAVERKAMP"]),         # capitals
     ("CASE OF WIERZBOWSKI v. POLAND\n\nThe applicant, Mr Jan Wierzbowski, was born in 1957.", ["WIERZBOWSKI",
