@@ -460,6 +460,8 @@ def cue_names(text: str) -> list[tuple[int, int]]:
 _INITIALLED = re.compile(rf"(?<![\w.])({_CAP}[ \t]+[A-Z]\.?[ \t]+{_CAP})(?![\w])")  # "Ravil G Yefimov"
 _LINE_NAME = re.compile(rf"^[ \t>?*\-]*((?:{_CAP}|[A-Z]\.?)(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CAP}|[A-Z]\.?)){{1,3}})[ \t]*$",
                         re.MULTILINE)
+_NAME_OVER_PHONE = re.compile(rf"^[ \t>\-]*({_CAP})[ \t]*\n[ \t>]*(?:[A-Za-z.]{{1,6}}:?[ \t]*)?\+?\(?\d{{2,4}}\)?[ .\-]?\d{{3}}[ .\-]?\d{{3,4}}",
+                              re.MULTILINE)
 # "Nicole: Remember me, Mary?": a speaker, then a line of speech (3+ words ending a sentence)
 _SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\n]*[.!?\"”][ \t]*$", re.MULTILINE)
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
@@ -533,6 +535,10 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     if contact_details:
         spans += [(m.start(1), m.end(1)) for m in _LINE_NAME.finditer(text)
                   if not any(w.lower() in LINE_LABELS for w in m.group(1).split())]
+        # ... and a given name alone on the line right above a phone number, as a short signature gives it
+        # ("Stay dry.\n\nHoward\n(281) 555-0134 home")
+        spans += [(m.start(1), m.end(1)) for m in _NAME_OVER_PHONE.finditer(text)
+                  if m.group(1) in given_names(ENGLISH_LOCALES) and m.group(1).lower() not in STOP_WORDS]
     speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS
                 and m.group(1).lower() not in NOTE_LABELS] if ":" in text else []  # a note's "Resp:", "GU:"
     if len({m.group(1) for m in speakers}) >= 2:

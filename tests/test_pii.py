@@ -383,6 +383,7 @@ def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
     ("From: Vasquez-Ortiz, Ramona\nTo: Achterberg, Pieter J.\nSubject: Re: lease\n\nPieter,\nSigned copy "
      "attached.\n\nThanks, Ramona", ["Vasquez-Ortiz", "Ramona", "Achterberg", "Pieter"]),
     ("Thanks, Fenella", ["Fenella"]),
+    ("Call me or Esther if you need a ride.\n\nStay dry.\n\nMalcolm\n(281) 555-0187 home", ["Malcolm", "Esther"]),
     ("Kowalczyk c Abernathy b Thistlewood 12\nPemberton lbw b Okonjo 4", ["Kowalczyk", "Abernathy",   # score lines
                                                                          "Thistlewood", "Pemberton", "Okonjo"]),
     ("Scorers: Haverkamp 23, Ouedraogo 67 pen", ["Haverkamp", "Ouedraogo"]),
