@@ -194,6 +194,7 @@ _PARTY_APPOSITION = re.compile(rf"\b{_PARTY_ROLE},[ \t]+({CAPWORD}),")
 
 
 def party_apposition_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A party's name between commas after its role (_PARTY_APPOSITION): a name of the lists or no dictionary word."""
     return [(m.start(1), m.end(1)) for m in _PARTY_APPOSITION.finditer(text) if m.group(1).lower() not in STOP_WORDS
             and m.group(1) not in country_names() and m.group(1) not in place_names()
             and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
@@ -202,8 +203,7 @@ def party_apposition_names(text: str, is_word) -> list[tuple[int, int]]:
 # A name with its surname in capitals, as the Strasbourg court's judgments and appendices write applicants
 # ("Zoran STOJANOVIĆ / 1963 / Kragujevac", "Zarema KHADZHIYEVA, 1961, Urus-Martan"): a given name of the lists or
 # no dictionary word, or any capitalised word before the year of birth, then a surname in capitals no dictionary
-# holds; and an Indian
-# judgment's signature, initials, the judge's surname in capitals and "J." ("S. RAGHUNATHAN, J.")
+# holds; and an Indian judgment's signature, initials, the judge's surname in capitals and "J." ("S. RAGHUNATHAN, J.")
 _CAPITALS_SURNAME = re.compile(rf"{WORD_START}([A-Z][^\W\d_A-Z][\w'’\-]*(?:[ \t]+[A-Z][^\W\d_A-Z][\w'’\-]*)?)[ \t]+"
                                r"([^\W\d_a-z][^\W\d_a-z'’\-]{2,}(?:[ \t]+[^\W\d_a-z][^\W\d_a-z'’\-]{2,})?)(?![\w'’\-])"
                                r"([ \t]*[,/|][ \t]*(?:born[ \t]+(?:in[ \t]+)?)?(?:19|20)\d\d\b)?")
@@ -211,6 +211,7 @@ _SIGNED_JUDGE = re.compile(r"(?m)^[ \t]*((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][^\W\d
 
 
 def capitals_surname_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A name with its surname in capitals (_CAPITALS_SURNAME) and a judge's signature (_SIGNED_JUDGE)."""
     out = []
     for m in _CAPITALS_SURNAME.finditer(text):
         given, family = m.group(1).split(), m.group(2).split()
