@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, NAME_GAP, WORD_START
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, MODALS, NAME_GAP, WORD_START
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -372,9 +372,12 @@ _SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shout
 # ... and an English given name that is also a word before a verb only a person's subject takes, anywhere ("Grace
 # needs your approval", "Faith asked for the volumes", "Rose phoned at 10"): a word the dictionary holds is
 # a name where it does what people do (months are not: "May said" is left to the NER)
-_GIVEN_WORD_ACTS = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:said|says|asked|asks|told|tells|needs|needed|wants|"
-                              r"wanted|phoned|rang|emailed|e-mailed|texted|agreed|agrees|explained|mentioned|suggested|"
-                              r"wrote|thinks|knows|visited|arrived|drove)\b")
+_GIVEN_WORD_ACTS = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:(?:has|had|just|also|already)[ \t]+)?"
+                              r"(?:(said|says|asked|asks|told|tells|called|phoned|emailed|e-mailed|texted|agreed|agrees|"
+                              r"explained|mentioned|suggested|wrote)|needs|needed|wants|wanted|rang|thinks|knows|visited|"
+                              r"arrived|drove)\b")
+# (a surname of the lists that is a word, before the verbs of saying and asking only: "Price has called Colleen
+# twice", "Wood said"; not "Bell rang", "Little knows")
 _WEAK_NAME = re.compile(rf"{_CAP}(?:{NAME_GAP}(?:[A-Z]\.?{NAME_GAP})?(?:{_PARTICLE}{NAME_GAP})*{_CAP}){{0,2}}")
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
@@ -422,7 +425,11 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
                 w.capitalize() in english if w.islower() else w.capitalize() in names):
             spans.append((m.start(g), m.end(g)))
     spans += [(m.start(1), m.end(1)) for m in _GIVEN_WORD_ACTS.finditer(text)
-              if m.group(1) in english and m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS]
+              if (m.group(1) in english or m.group(2) and m.group(1) in surnames())
+              and m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS
+              and m.group(1) not in place_names() and not _NOT_A_NAME_WORD.match(m.group(1))  # "Street"
+              and not _DETERMINER_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)].rstrip(" \t"))]
+    # (nor after an article or where a place stands: "the office in Geneva also said")
     for m in _SPEAKING.finditer(text):
         first = m.group(1).split()[0]
         if first.lower() in NAME_STOPS | NOT_VOCATIVE or first.lower() in STOP_WORDS or _acronym(first):
@@ -1188,13 +1195,24 @@ def _lower_given() -> frozenset[str]:
 _CODE_NEIGHBOUR = frozenset("#@_./\\=(:<>[{$")
 
 
+# a lower-case English given name that is also a word, after a verb that takes a person ("tell rusty we need the
+# desk", "tell grant thx", "ping sunny"); never a modal, a month or a function word ("call will be at 3")
+_LOWER_ADDRESSEE = re.compile(r"(?<![\w'’\-])(?:tell|ask|ping|cc|thank|thanks|thx|call|email|e-mail|text|page|remind)"
+                              r"[ \t]+([a-z][a-z'’\-]{2,})(?![\w'’\-])")
+
+
 def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """Given names written in lower case ("that moment when casey has", "when does lana get back"): a known
     given name of 4+ letters that no English dictionary holds (not "will", "rose", "mark") and that is no
-    part of code, a handle, a hashtag or an address."""
+    part of code, a handle, a hashtag or an address; and an English given name the dictionary holds, after a
+    verb that takes a person (_LOWER_ADDRESSEE)."""
     if not vocabulary:
         return []
     names, text, out = _lower_given(), doc.text, []
+    english = given_names(ENGLISH_LOCALES)
+    out += [(m.start(1), m.end(1)) for m in _LOWER_ADDRESSEE.finditer(text)
+            if m.group(1).capitalize() in english and m.group(1) not in STOP_WORDS and m.group(1) not in MODALS
+            and m.group(1) not in MONTHS]
     for m in _LOWER_WORD.finditer(text):  # a scan of the text: iterating spaCy's tokens cost 0.1 ms a prompt
         w = m.group(0)
         if w not in names or w in STOP_WORDS or in_vocabulary(w, vocabulary):

@@ -162,7 +162,9 @@ def greeting_names(text: str, is_word) -> list[tuple[int, int]]:
         greeted = m.group(0).strip().split()[0].lower().rstrip(",") in _GREETING_WORDS
         if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET:
             continue
-        if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)) \
+        # (or a surname of the lists opening a text that is mail: "Sterling --\n\nAttached is ...")
+        if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)
+                                               or m.start() == 0 and first in surnames() and _is_mail(text)) \
                 or first.islower() and m.start() == 0 and first.capitalize() in given_names(ENGLISH_LOCALES) \
                 and not is_function_word(first):
             out.append((m.start(1), m.end(1)))  # "Anna," though "anna" is a coin in the dictionary; a message
@@ -183,10 +185,29 @@ def greeting_names(text: str, is_word) -> list[tuple[int, int]]:
 # "Joy/Dawn - the meeting moved"). One name needs the address words after it ("Will - the future tense" is
 # a heading); two or more names so joined are addressed whatever follows
 _ADDRESS_WORDS = (r"please|pls|can|could|would|will|thanks|thank|thx|attached|see|here|fyi|i|we|let|just|per|as|"
-                  r"following|do|did|are|is|have|any|you|your|re|got|sorry|quick|welcome|congrats|congratulations")
+                  r"following|do|did|are|is|have|any|you|your|re|got|sorry|quick|welcome|congrats|congratulations|ok|okay")
 _OPENING_NAMES = re.compile(
     rf"(?m)^[ \t>]*({CAPWORD}(?:[ \t]*(?:/|&|,|\band\b)[ \t]*{CAPWORD}){{0,4}})[ \t]*(?:,|:|-{{1,2}}|–|—)[ \t]+"
     rf"(?:((?i:{_ADDRESS_WORDS}))\b|(?<=\S[ \t])(?=\S))")
+
+
+_DASH_AFTER = re.compile(r"[ \t]+[-–—]{1,2}[ \t]+")
+
+
+def _is_mail(text: str) -> bool:
+    """A text with a mail header line, a closing with a name or a dash signature."""
+    return bool(HEADER.search(text) or _CLOSING_NAME.search(text) or _DASH_SIGNATURE.search(text)
+                or _INLINE_DASH_SIGNATURE.search(text))
+
+
+def _opens_message(text: str, i: int) -> bool:
+    """Whether the line at `i` opens a message: the first line of a text that is mail (a header line, a closing
+    or a dash signature in it; "Will - the future tense in English" is a prompt), or the first after a blank line
+    below a header line."""
+    before = text[:i]
+    if not before.strip():
+        return _is_mail(text)
+    return before.rstrip(" \t>").endswith("\n\n") and HEADER.search(before) is not None
 
 
 def opening_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -198,18 +219,21 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
         names = list(re.finditer(CAPWORD, m.group(1)))
         if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names):
             continue
-        if len(names) == 1 and not m.group(2):  # one name alone: only before the words said to a reader
-            continue
+        if len(names) == 1 and not m.group(2) and not (_DASH_AFTER.match(text, m.end(1)) and _opens_message(text, m.start())):
+            continue  # one name alone: only before the words said to a reader, or with a dash opening a message
+            # ("Will - Grant's group is asking for the curves")
         out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names]
     return out
 
 
 # a dash (or a slash, as notes sign: "... cluster care. /Renee"), then one or two words that end the text
 _DASH_SIGNED = (r"(?:[-–—~]{1,2}|/)[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+|[ \t]+[A-Z]\.?)?)"
-                r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?)?[ \t]*\s*\Z")  # "-Sheila in Payroll"
+                r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?|"
+                r"[ \t]*(?:&|and)[ \t]+(?:the[ \t]+)?(?i:gang|team|crew|co\.?|family|kids|everyone))?"
+                r"[ \t.!]*\s*\Z")  # "-Sheila in Payroll", "-Tina & the gang"
 _DASH_SIGNATURE = re.compile(rf"(?:\A|\n)([^\n]*)\n[ \t]*{_DASH_SIGNED}")
 # the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
-_INLINE_DASH_SIGNATURE = re.compile(rf"[.!?)][ \t]+{_DASH_SIGNED}")
+_INLINE_DASH_SIGNATURE = re.compile(rf"(?:[.!?)]|(?i:\b(?:thanks|thx|cheers|ty)))[ \t]+{_DASH_SIGNED}")  # "Thanks -Jens"
 
 
 def dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -318,7 +342,7 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 # JW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb"); one
 # letter alone on the last line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M").
 # A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
-_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\Z|"
+_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\s*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z|"
                               rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?([A-Za-z])[ \t.]*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")

@@ -380,6 +380,7 @@ def test_each_name_rule_on_its_declared_examples(pii, rule, text, values):
     # one test per failure class of real text (issue 28), each with examples of our own
     ("Patient WOJCIECHOWSKI seen at 0800, c/o chest pain. Wife JOLANTA at bedside.", ["WOJCIECHOWSKI", "JOLANTA"]),
     ("pt seen by dr haraldsen, plan to call daughter ingrid re: discharge", ["haraldsen", "ingrid"]),
+    ("ok w/ me. tell rusty we need the desk back by 2, and ping sunny re: the curve", ["rusty", "sunny"]),
     ("From: Vasquez-Ortiz, Ramona\nTo: Achterberg, Pieter J.\nSubject: Re: lease\n\nPieter,\nSigned copy "
      "attached.\n\nThanks, Ramona", ["Vasquez-Ortiz", "Ramona", "Achterberg", "Pieter"]),
     ("Thanks, Fenella", ["Fenella"]),
