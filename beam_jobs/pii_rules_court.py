@@ -17,6 +17,8 @@ from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, STOP_WORDS, WOR
 _INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:[A-Z]\.[ \t]?){{0,2}}|(?:[A-Z]\.[ \t]?){{1,3}})"
                                rf"[^\W\d_a-z][\w'’\-]+)(?![\w])")
 
+_INITIALS_AND_WORD = re.compile(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:[A-Z]\.[ \t]?)*)(.*)")  # a match's two parts
+
 _DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:[A-Z]\.){{1,2}}|(?:[A-Z]\.){{2,3}}))(?=[\s,;:)]|['’]s\b|$)")
 
 
@@ -26,7 +28,7 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
     item or heading ("A. Introduction"), or a sentence after a letter ("plan B. Then")."""
     out = []
     for m in _INITIALS_SURNAME.finditer(text):
-        initials, word = re.match(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:[A-Z]\.[ \t]?)*)(.*)", m.group(1)).groups()
+        initials, word = _INITIALS_AND_WORD.match(m.group(1)).groups()
         dots = initials.replace(" ", "").replace("\t", "")
         if dots in DOTTED_NOT_INITIALS or word.lower() in SENTENCE_STARTERS or word.isupper() and len(word) > 1:
             continue

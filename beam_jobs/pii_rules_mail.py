@@ -105,14 +105,15 @@ def archive_header_names(text: str, is_word) -> list[tuple[int, int]]:
         if " - " in part:  # an export tool's prefix: "ExMerge - Arnold, John"
             cut = part.rindex(" - ") + 3
             part, start = part[cut:], start + cut
-        words = _FOLDER_PART.findall(part.replace("_", " "))
+        pieces = list(_FOLDER_PART.finditer(part.replace("_", " ")))
+        words = [p.group(0) for p in pieces]
         if not words or any(w.lower() in MAIL_FOLDER_WORDS or w.lower() in MAILBOX_WORDS for w in words):
             continue
         if "," in part or "_" not in part and (in_name_lists(part.capitalize()) or not is_word(part)):
             out.append((start, start + len(part)))
         elif "_" in part and any(in_name_lists(w.capitalize()) or not is_word(w) for w in words[:2]):
             # each part alone: "Phillip_Allen" is one word to the patterns that tell a name from a code
-            out += [(start + p.start(), start + p.end()) for p in _FOLDER_PART.finditer(part.replace("_", " "))][:2]
+            out += [(start + p.start(), start + p.end()) for p in pieces[:2]]
     out += [(m.start(1), m.end(1)) for m in _ARCHIVE_ORIGIN.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _ARCHIVE_FILE.finditer(text)]
     return out
@@ -275,9 +276,9 @@ _LOWER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*((?:(?:de|del|da|van|v
 def last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
     """A line that holds a "Last, First" name and maybe a note after it (_LAST_FIRST_LINE); a roster in lower
     case of surnames and initials (_LOWER_LAST_INITIAL_LINE, three lines or more)."""
-    rows = [m for m in _LOWER_LAST_INITIAL_LINE.finditer(text) if " " in m.group(1).split(",")[0]  # "van der meer"
-            or not is_word(m.group(1).split(",")[0]) or m.group(1).split(",")[0].capitalize() in surnames()] \
-        if ",\t" in text or ", " in text else []  # (not "see, e.g.", "note, i.e.")
+    listed = _LOWER_LAST_INITIAL_LINE.finditer(text) if ",\t" in text or ", " in text else ()
+    rows = [m for m in listed for surname in [m.group(1).split(",")[0]]  # "van der meer"; not "see, e.g."
+            if " " in surname or not is_word(surname) or surname.capitalize() in surnames()]
     out = [(m.start(1), m.end(1)) for m in rows] if len(rows) >= 3 else []
     for m in _LAST_FIRST_LINE.finditer(text):
         last, first = m.group(1).split(",")[0], m.group(2)

@@ -115,19 +115,24 @@ _CARDS_LINE = re.compile(r"(?i:\b(?:sent[ \t-]+off|booked|cautioned|red[ \t]+car
 _CARDED = re.compile(rf"{WORD_START}({_SCORER_NAME})[ \t]*(?:\([^)\n]{{2,30}}\))?[ \t]*\d{{1,3}}")
 
 
+def _inner_spans(outers, inner: re.Pattern):
+    """Each match of `inner` inside group 1 of each of the `outers` matches, with its group 1's offsets in the
+    outer text: (start, end, match)."""
+    for o in outers:
+        for m in inner.finditer(o.group(1)):
+            yield o.start(1) + m.start(1), o.start(1) + m.end(1), m
+
+
 def scorer_names(text: str, is_word) -> list[tuple[int, int]]:
     """Each name of a scorers' line, as news wire lists them; of the scorers' brackets after a side's score; of
-    a line of players sent off or booked."""
-    out = [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _SCORERS_LINE.finditer(text)
-           for m in _SCORER.finditer(line.group(1))]
+    a line of players sent off or booked; of a rugby match's scorers by kind."""
+    out = [(s, e) for s, e, _ in _inner_spans(_SCORERS_LINE.finditer(text), _SCORER)]
     # (a word of no name list is no scorer: "Chapter 3 (Table 4, Figure 12)")
-    out += [(b.start(1) + m.start(1), b.start(1) + m.end(1)) for b in _SCORED_BRACKET.finditer(text)
-            for m in _SCORED_NAME.finditer(b.group(1))
+    out += [(s, e) for s, e, m in _inner_spans(_SCORED_BRACKET.finditer(text), _SCORED_NAME)
             if not all(is_word(w) and not in_name_lists(w) for w in m.group(1).split())]
-    out += [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _CARDS_LINE.finditer(text)
-            for m in _CARDED.finditer(line.group(1))]
-    out += [(line.start(1) + m.start(1), line.start(1) + m.end(1)) for line in _RUGBY_LINE.finditer(text)
-            for m in _RUGBY_SCORER.finditer(line.group(1)) if m.group(1).lower() not in STOP_WORDS]
+    out += [(s, e) for s, e, _ in _inner_spans(_CARDS_LINE.finditer(text), _CARDED)]
+    out += [(s, e) for s, e, m in _inner_spans(_RUGBY_LINE.finditer(text), _RUGBY_SCORER)
+            if m.group(1).lower() not in STOP_WORDS]
     return out
 
 
@@ -167,14 +172,14 @@ def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
     anything) and of a table of leaders (_LEADER_ROW, two lines or more: one "3 - Paris (France)" is a list
     item)."""
     out = []
-    for m in _BOX_LIST.finditer(text):
-        items = list(_BOX_ITEM.finditer(m.group(1)))
-        if len(items) >= 2 or len(_BOX_LIST.findall(text)) >= 2:
-            out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for i in items]
+    boxes = list(_BOX_LIST.finditer(text))  # (counted once, not once per list)
+    for m in boxes:
+        items = [(s, e) for s, e, _ in _inner_spans([m], _BOX_ITEM)]
+        if len(items) >= 2 or len(boxes) >= 2:
+            out += items
     lines = list(_LEADER_ROW.finditer(text))
     if len(lines) >= 2:
-        out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in lines for i in _LEADER_ROW_ITEM.finditer(m.group(1))
-                if not _common_words_only(i.group(1), is_word)]
+        out += [(s, e) for s, e, i in _inner_spans(lines, _LEADER_ROW_ITEM) if not _common_words_only(i.group(1), is_word)]
     box = list(_BATTING_BOX_LINE.finditer(text))
     if len(box) >= 2:
         out += [(m.start(1), m.end(1)) for m in box if not _common_words_only(m.group(1), is_word) or len(box) >= 4]
