@@ -35,7 +35,8 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
                            rf"((?:{ANYWORD}|{INITIAL})(?:[ \t]+(?:{ANYWORD}|{INITIAL})){{0,2}})[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
-_GREETING_WORDS = frozenset("hi hello hey dear hiya yo morning greetings good".split())
+_GREETING_WORDS = frozenset("hi hello hey dear hiya yo morning greetings good buenos buenas hola bonjour hallo ciao "
+                            "salut".split())
 
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
 

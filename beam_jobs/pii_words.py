@@ -26,7 +26,9 @@ newsletter jobs careers hr billing accounts account finance legal privacy securi
 order shop store booking bookings reservations enquiries inquiries feedback customer customers care dev
 devs root user users test demo example group list lists notifications alerts updates editor editors desk
 reception general hq all staff dept department""".split())
-GREETINGS = r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo"
+# (and the greetings of other languages that English mail opens with: "Buenos dias Alejandra!", "Hola Chuy,")
+GREETINGS = (r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo|"
+             r"buen[oa]s[ \t]+(?:d[ií]as|tardes|noches)|hola|bonjour|hallo|ciao|salut")
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside");
 # every spelling written out, so pii_name_rules can match them through one prefix tree (trie_alternation)
 KIN_WORDS = tuple("""wife husband son daughter mother father mom mum dad sister brother partner fiance fiancee fiancé
@@ -200,6 +202,8 @@ NEVER_A_NAME = re.compile(
     r"gosh|golly|jeez|geez|congrats|congratulations|plz|pls|thx|tnx|luv|cuz|coz|gotcha|gonna|wanna|gotta|anytime|"
     r"anybody|everybody|somebody|nobody|anyone|everyone|someone|anyway|anyways|whoa|woah|bravo|holy|damn|dang|"
     r"omfg|smh|tbh|imo|imho|idk|ikr|btw|lmk|nvm|"
+    # the greetings and thanks of other languages in English mail ("Buenos dias Ana!", "Saludos,")
+    r"buenos|buenas|hola|saludos|gracias|bonjour|merci|danke|grazie|obrigado|obrigada|"
     # a placeholder for a person in a task's template ("PersonX was born in ...")
     r"person[xyz]|"
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
