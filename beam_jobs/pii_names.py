@@ -370,6 +370,8 @@ _WEAK_CUES = (
 # ~95 µs a prompt)
 _WEAK_CUE = re.compile(r"(?i:\b" + cue_alternation(_WEAK_CUES) + r")[ \t]+")
 _SAID_NAME = re.compile(rf"\b(?:said|says|shouted|yelled|whispered|cried)[ \t]+({_CAP})[ \t]+(?:to|at)\b")  # "said Maslin to"
+# a word addressed after "you" and a comma, before the sentence ends ("I know it was you, Hardy.", "Thank you, Grace!")
+_YOU_VOCATIVE = re.compile(rf"(?i:\byou),[ \t]+({_CAP})(?=[ \t]*[.!?]|[ \t]*$)", re.MULTILINE)
 # the subject of a verb only people do: "Enrico shouted at Gary" (organisations say, explain and write)
 _SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shouted|yelled|whispered|screamed|cried|sighed|"
                        r"smiled|laughed|giggled|noticed|thought|believed|felt|wondered|reali[sz]ed|recalled|"
@@ -420,6 +422,9 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
     spans += [(m.start(1), m.end(1)) for m in _BARE_VOCATIVE.finditer(text)
               if m.group(1).lower() not in _NOT_BARE_VOCATIVE and m.group(1) in given_names(ENGLISH_LOCALES)]
     spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in NAME_STOPS]
+    spans += [(m.start(1), m.end(1)) for m in _YOU_VOCATIVE.finditer(text) if m.group(1).lower() not in NAME_STOPS
+              and m.group(1).lower() not in NOT_VOCATIVE and not NEVER_A_NAME.match(m.group(1))
+              and not _acronym(m.group(1)) and m.group(1) not in country_names()]
     names = given_names()
     english = given_names(ENGLISH_LOCALES)
     for m in _ADDRESSED.finditer(text):
@@ -429,9 +434,11 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
         if w.lower() not in MONTHS and w.lower() not in STOP_WORDS and (
                 w.capitalize() in english if w.islower() else w.capitalize() in names):
             spans.append((m.start(g), m.end(g)))
+    # (a month's or a modal's name only before a verb of saying or asking, which neither takes: "Will said",
+    # "April asked")
     spans += [(m.start(1), m.end(1)) for m in _GIVEN_WORD_ACTS.finditer(text)
               if (m.group(1) in english or m.group(2) and m.group(1) in surnames())
-              and m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS
+              and (m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS or m.group(2))
               and m.group(1) not in place_names() and not _NOT_A_NAME_WORD.match(m.group(1))  # "Street"
               and not _DETERMINER_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)].rstrip(" \t"))]
     # (nor after an article or where a place stands: "the office in Geneva also said")
@@ -533,11 +540,12 @@ _HOME_POSSESSOR = re.compile(
     r"minister|affairs|improvement|loan|market|run)\b)")
 
 
-def structural_names(text: str, contact_details: bool, found: list[tuple[int, int]],
+def structural_names(text: str, contact_details: list[tuple[int, int]], found: list[tuple[int, int]],
                      vocabulary: frozenset[str] = frozenset(),
                      sure: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """Names found by where they stand, not by the NER: first name, initial and surname; the name line of a
-    contact block (a line of 2-4 capitalised words in a text with contact details); speakers of a dialogue
+    contact block (a line of 2-4 capitalised words in a text with contact details) and of a contact list
+    (`contact_details`: where a recognizer found a phone, an e-mail or an address); speakers of a dialogue
     (two or more different 'Name:' line starts that are not ordinary labels); who a sentence says is a person
     ("Scott is a very sympathetic person") or a relative of ("Daniel's daughter"); the other members of a list
     or a pair ("Park and Mann") of names one of which is known; and every other occurrence of a found name or
@@ -551,6 +559,7 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
         # ("Stay dry.\n\nHoward\n(281) 555-0134 home")
         spans += [(m.start(1), m.end(1)) for m in _NAME_OVER_PHONE.finditer(text)
                   if m.group(1) in given_names(ENGLISH_LOCALES) and m.group(1).lower() not in STOP_WORDS]
+        spans += _contact_line_names(text, contact_details, vocabulary)
     speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS
                 and m.group(1).lower() not in NOTE_LABELS] if ":" in text else []  # a note's "Resp:", "GU:"
     if len({m.group(1) for m in speakers}) >= 2:
@@ -674,6 +683,29 @@ def structural_names(text: str, contact_details: bool, found: list[tuple[int, in
     return spans + _occurrences(text, words)
 
 
+# A contact list's line: a role, a spaced dash or a colon, and who to reach right before the number ("confirms - PATTY
+# O'HARE 918 555 0122", "credit - d. wojcik (918) 555-0130")
+_CONTACT_LINE = re.compile(r"(?:\A|\n)[ \t>*•\-]*[A-Za-z][A-Za-z /&]{0,30}?[ \t]+(?:[-–][ \t]+|:[ \t]*)"
+                           r"((?:[A-Za-z][\w.'’\-]*[ \t]+){0,2}[A-Za-z][\w'’\-]*)[ \t,:]*\Z")
+
+
+def _contact_line_names(text: str, contact_details: list[tuple[int, int]],
+                        vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """Who a contact list's line names before a number (_CONTACT_LINE): words not all in the dictionary
+    ("their gas control" stays), no label ("Phone", "Fax")."""
+    out = []
+    for a, _ in contact_details:
+        line_start = text.rfind("\n", 0, a) + 1
+        m = _CONTACT_LINE.search(text, max(0, line_start - 1), a)
+        if not m:
+            continue
+        words = [w for w in m.group(1).split() if not re.fullmatch(r"[A-Za-z]\.?", w)]
+        if words and not all(in_vocabulary(w, vocabulary) for w in words) and not any(
+                w.lower() in LINE_LABELS or w.lower() in NAME_STOPS or w.isupper() and len(w) <= 3 for w in words):
+            out.append(m.span(1))
+    return out
+
+
 # A list's item mark ("- ", "3. ", "(b) ", " 10  Declan Moss" as a team sheet numbers players) and a table's column gap
 _ROW_MARK = re.compile(r"[ \t]*(?:[-*•–]|\d{1,3}[.)]|\(?[a-z]\)|\d{1,3}(?=[ \t]+[^\W\d_]))[ \t]+")
 # (or a spaced dash, as a list gives each person's role: "Ji-hoon Park  - Coal trading"; two spaces are read as one;
@@ -683,7 +715,7 @@ _SLASH_GAP = re.compile(r"[ \t]+/[ \t]+")
 _SLASH_BEFORE = re.compile(r"[ \t]+/[ \t]+\Z")
 _ROW_NAME = re.compile(rf"(?:(?:[A-Z]\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:[A-Z]\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
 _LAST_FIRST_CELL = re.compile(rf",[ \t]*({_CAP})")
-_CELL_END = re.compile(r"[ \t]*(?:\Z|[ ]{2,}|\t)")
+_CELL_END = re.compile(r"[ \t]*(?:\Z|[ ]{2,}|\t|\()")  # (a bracket after it: "Park, Ji-hoon (JH)")
 
 
 def _row_cells(line: str) -> list[tuple[int, int]]:
@@ -1135,7 +1167,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     people_index = SpanIndex(people)
     sure = [(s, e) for s, e in ner if people_index.overlaps(s, e)] + titled + cued
     ner += [_over_wrap(view, s, e, vocabulary) for s, e in
-            structural_names(view, bool(contact_details), ner + titled + cued, vocabulary, sure)]
+            structural_names(view, contact_details, ner + titled + cued, vocabulary, sure)]
     if cased_doc is not None:
         ner = [span for s, e in ner for span in [_without_function_words(text, s, e)] if span]
     if ner and langid is not None:
@@ -1255,11 +1287,14 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     starts = None
     for m in _LONE_CAPITAL.finditer(text):
         w = m.group(0)
+        s, e = m.span()
+        before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
+        if w == "Will" and _PERSON_BEFORE.search(before) and not _CAPITALISED_AFTER.match(text, e):
+            out.append((s, e))  # a modal takes no object: "tell Will the tickets came", "lunch with Will"
+            continue
         if w not in names and w not in family or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS \
                 or w.lower() in STOP_WORDS or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
             continue
-        s, e = m.span()
-        before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
         cued = w not in names
         if cued and not (_PERSON_BEFORE.search(before) and _CLAUSE_END_AFTER.match(text, e)):
             continue  # a surname that is a word only where a person stands: "left the premises with Green."

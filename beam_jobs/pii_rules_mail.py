@@ -318,10 +318,13 @@ _NAME_UNDER_CLOSING = re.compile(r"(?:\A|\n)[ \t]*([A-Z][^\n,.!?]{1,30}),[ \t]*\
 
 def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
-    dictionary words, or open with an English given name: its signature ("...\n\nVaclav", "...\n\nKaren");
+    dictionary words, or open with a given name: its signature ("...\n\nVaclav", "...\n\nKaren", "...\n\nDieter");
     right under the last sentence, an English given name alone ("... anything else.\nCarol")."""
     m = _LAST_LINE.search(text)
-    if m and (not all(is_word(w) for w in m.group(1).split()) or m.group(1).split()[0] in given_names(ENGLISH_LOCALES)):
+    first = m.group(1).split()[0] if m else ""
+    if m and (not all(is_word(w) for w in m.group(1).split()) or first in given_names(ENGLISH_LOCALES)
+              or first in given_names() and first not in place_names() and first not in country_names()
+              and first.lower() not in _CLOSINGS_SET and first.lower() not in NOT_ADDRESSED):  # "Dieter", a word too
         return [(m.start(1), m.end(1))]
     m = _NAME_UNDER_CLOSING.search(text[-120:])
     if m and len(m.group(1).split()) <= 4 and m.group(2).split()[0] in given_names() \
@@ -428,7 +431,7 @@ def from_department_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # Whose view, approval or desk a message asks for: a given name's possessive before what a colleague has ("Need
 # Grant's view on Mirant", "get Hope's sign-off"); a kin word after it is pii_names' _KIN_POSSESSOR
-_WHOSE = re.compile(rf"(?<![\w'’\-])({CAPWORD})['’]s[ \t]+(?:view|views|approval|sign-?off|ok|okay|input|comments|"
+_WHOSE = re.compile(rf"(?<![\w'’\-])({CAPWORD})['’]s[ \t]+(view|views|approval|sign-?off|ok|okay|input|comments|"
                     r"feedback|call|e-?mail|note|notes|memo|desk|office|team|group|book|numbers|model|deal|deals|trades|"
                     r"position|positions|assistant|secretary|boss|number|cell|extension|birthday|wedding|retirement|"
                     r"leaving|farewell|promotion|request|idea|question|questions|concerns|decision|signature|opinion|"
@@ -436,15 +439,19 @@ _WHOSE = re.compile(rf"(?<![\w'’\-])({CAPWORD})['’]s[ \t]+(?:view|views|appr
 
 
 def whose_names(text: str, is_word) -> list[tuple[int, int]]:
-    """A given name of the lists whose view, approval or desk a message speaks of (_WHOSE), written as prose writes
+    """A given name of the lists whose view, approval or desk a message speaks of (_WHOSE), or a word no dictionary
+    holds whose cell, boss or birthday it is, which no firm has ("Paulsen's cell is"), written as prose writes
     it; never a month, a weekday, a place or a firm's word ("May's numbers", "Chase's desk": a bank)."""
     return [(m.start(1), m.end(1)) for m in _WHOSE.finditer(text)
-            if m.group(1) in given_names() and not m.group(1).isupper() and m.group(1).lower() not in MONTHS
+            if (m.group(1) in given_names() or not is_word(m.group(1)) and _PERSONAL_THING.fullmatch(m.group(2)))
+            and not m.group(1).isupper() and m.group(1).lower() not in MONTHS
             and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()
             and m.group(1) not in country_names() and m.group(1).lower() not in _FIRM_GIVEN_NAMES
             and not re.search(r"(?i)\bthe[ \t]+\Z", text[max(0, m.start(1) - 5):m.start(1)])]
 
 
+_PERSONAL_THING = re.compile(r"cell|extension|birthday|wedding|retirement|farewell|promotion|assistant|secretary|boss|"
+                             r"vm|voicemail|voice[ \t]+mail|calendar|signature")
 _FIRM_GIVEN_NAMES = frozenset("chase morgan wells lloyd ford dell merrill lehman barclay goldman".split())
 
 
@@ -473,3 +480,27 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
                  if m.group(1).lower() not in NOT_INITIALS and not is_function_word(m.group(1)))
     return [(m.start(), m.end()) for m in _INITIALS_TOKEN.finditer(text) if m.group(0) in found] if found else []
 
+
+
+# A family by its surname in the plural after "the" ("the Fitzpatricks have the bounce house", "dinner w/ the
+# Drummonds?", "the Grants can't make it"), as personal mail names neighbours and friends
+_FAMILY = re.compile(r"(?<![\w'’\-])[Tt]he[ \t]+([A-Z][a-z]+(?:[A-Z][a-z]+)?s)(?![\w\-])")
+_FAMILY_DOES = re.compile(r"[ \t]+(?:are|were|have|had|can|can['’]?t|cannot|could|couldn['’]t|will|won['’]t|would|"
+                          r"invited|came|come|said|say|live|lived|moved|sent|got|went|just|also)\b|['’](?:re|ll|ve)\b")
+
+
+def family_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A family named by its surname in the plural (_FAMILY): a surname of the lists that no dictionary holds
+    ("the Drummonds"), or an English given name that is a word before what a family does ("the Grants can't
+    make it"); never a word's plural in a dictionary ("the Yankees", "the Philippines") or a place's."""
+    out = []
+    for m in _FAMILY.finditer(text):
+        word = m.group(1)
+        stem = next((s for s in (word[:-1], word[:-2] if word.endswith("es") else None, word)
+                     if s and s in surnames()), None)
+        if stem is None or stem in place_names() or stem in country_names():
+            continue
+        if not is_word(stem) and not is_word(word) \
+                or stem in given_names(ENGLISH_LOCALES) and _FAMILY_DOES.match(text, m.end()):
+            out.append(m.span(1))
+    return out
