@@ -1071,6 +1071,8 @@ PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[C
                           r"[Ff]ounder|[Cc]o-?founder|President|Vice[ \t]+President|Prime[ \t]+Minister|Chancellor|"
                           r"Senator|Congressman|Congresswoman|Governor|Mayor|Minister|Secretary|Ambassador|Pope|King|"
                           r"Queen|Prince|Princess|Emperor|Empress|Sultan|Sheikh|Justice|General|Admiral)[ \t]*,?[ \t]*)\Z")
+# a list's bullet or an opening quote or bracket the NER ran into an entity ("* Angela Price", "“Hutch")
+_ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][ \t]*)")
 # a day of the week alone is a date the NER misread ("police said Sunday they ..."), never a person
 _WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 
@@ -1100,8 +1102,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line;
             # and over a list's bullet or an opening quote ("* Angela Price is a pediatrician"): after it
             s, e = ent.start_char, ent.end_char
-            while s < e and not text[s].isalnum():
-                s += 1
+            if (lead := _ENTITY_LEAD.match(text, s, e)) is not None:
+                s = lead.end()  # (not a rule of dashes: "> -----Original Message" is no name)
             e = min(e, s + text[s:e].find("\n")) if "\n" in text[s:e] else e
             if ent.label_ in ("PERSON", "PER") and any(a <= s < b for a, b in shouted):
                 e = _without_shouted_tail(ent, e, vocabulary)  # "OKONJO SIGNS" of "STRIKER OKONJO SIGNS FOR"

@@ -14,7 +14,9 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"all[ \t]+the[ \t]+best|thx|ta|rgds|br|yours|yours[ \t]+faithfully|faithfully|respectfully|cordially|"
              r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours|"
              r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot|in[ \t]+advance)|"
-             r"thank[ \t]+you[ \t]+(?:again|so[ \t]+much|in[ \t]+advance)|many[ \t]+thanks[ \t]+in[ \t]+advance|tia")
+             r"thank[ \t]+you[ \t]+(?:again|so[ \t]+much|in[ \t]+advance)|many[ \t]+thanks[ \t]+in[ \t]+advance|tia|"
+             # (and the closings of other languages in English mail: "besos,\nMari", "Saludos,\nBurak")
+             r"besos|abrazos|un[ \t]+abrazo|saludos|gracias|ciao|bisous|cordialement|gr[üu](?:ß|ss)e|mfg")
 # The folders of a mail client's mailbox ("\\Inbox", "\\Sent Items", "\\Notes Folders\\All documents"): no
 # mailbox owner's name
 MAIL_FOLDER_WORDS = frozenset("""inbox outbox sent items deleted drafts draft junk spam notes folders folder documents
@@ -203,7 +205,7 @@ NEVER_A_NAME = re.compile(
     r"anybody|everybody|somebody|nobody|anyone|everyone|someone|anyway|anyways|whoa|woah|bravo|holy|damn|dang|"
     r"omfg|smh|tbh|imo|imho|idk|ikr|btw|lmk|nvm|"
     # the greetings and thanks of other languages in English mail ("Buenos dias Ana!", "Saludos,")
-    r"buenos|buenas|hola|saludos|gracias|bonjour|merci|danke|grazie|obrigado|obrigada|"
+    r"buenos|buenas|hola|saludos|besos|abrazos|gracias|bonjour|merci|danke|grazie|obrigado|obrigada|"
     # a placeholder for a person in a task's template ("PersonX was born in ...")
     r"person[xyz]|"
     # the patient and the care team's roles in notes ("Pt's wife", "Pt seen by", "RN aware")
@@ -475,7 +477,8 @@ human bot ai step solution hint translation options option instruction instructi
 target premise hypothesis sentence document passage article claim description name date subject from to cc bcc
 re fwd comment comments reply problem exercise query result results reference references table figure chapter
 section part topic category label prompt story poem code error warning tip rule rules goal reason explanation
-important update edit ps nb tldr abstract conclusion introduction background method methods discussion""".split())
+important update edit ps nb tldr abstract conclusion introduction background method methods discussion
+message original forwarded""".split())  # ("-----Original Message-----" quoted in a reply is no contact's name line)
 
 # Words after which a capitalised dictionary word opening a sentence reads as a verb ("Embark on")
 AFTER_A_VERB = frozenset("""the a an on in to for with about your my our their this that these those me us you it

@@ -1291,6 +1291,8 @@ def test_who_a_contact_lists_line_names_before_the_number(pii):
             "(918) 555-0130\nafter hours - their gas control 918 555 0199\n")
     assert not _leaks(r, "LORETTA", "McGUANE", "szczepanik"), r.text
     assert "their gas control" in r.text, r.text
+    r = pii("Call me at (713) 555-0142.\n\nbesos,\nMari\n\n> -----Original Message-----\n> From: Dario Ferreira")
+    assert "-----Original Message-----" in r.text and "besos" in r.text and not _leaks(r, "Mari", "Dario"), r.text
 
 
 def test_a_word_addressed_after_you_and_a_comma(pii):
