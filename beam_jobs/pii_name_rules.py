@@ -167,7 +167,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("VS stable, will cluster care to promote sleep. /Odette", ["Odette"]),
                     ("Cake at 3 for Gladys's birthday. Don't tell her! -Marisol & the gang", ["Marisol"]),
                     ("Count me in.\n- Tomasz\n\n>>> Ilse Brandt <ib@example.org> 04/19/01 10:12AM >>>\nTee at noon.",
-                     ["Tomasz"])),
+                     ["Tomasz"]), ("Loser buys drinks.\n\n- Vlad\n\np.s. you're in on this too", ["Vlad"])),
              leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast",
                      "Add the flour. -- Optional")),
     NameRule("contacted", "a given name in lower case after a verb of getting in touch", contacted_names,

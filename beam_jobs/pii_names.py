@@ -18,6 +18,7 @@ beam_jobs/pii_policy.py decides which are redacted (by default all of them).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -383,6 +384,9 @@ _GIVEN_WORD_ACTS = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:(?:has|had|just
                               r"(?:(said|says|asked|asks|told|tells|called|phoned|emailed|e-mailed|texted|agreed|agrees|"
                               r"explained|mentioned|suggested|wrote)|needs|needed|wants|wanted|rang|thinks|knows|visited|"
                               r"arrived|drove)\b")
+# ... or "has" written "'s", before a participle that no possession takes ("Grant's approved your expense report")
+_GIVEN_WORD_HAS = re.compile(rf"(?<![\w'’\-])({_CAP})['’]s[ \t]+(?:just[ \t]+|already[ \t]+)?(?:approved|signed|"
+                             r"sent|called|asked|agreed|e-?mailed|left|gone|booked|confirmed)\b")
 # (a surname of the lists that is a word, before the verbs of saying and asking only: "Price has called Colleen
 # twice", "Wood said"; not "Bell rang", "Little knows")
 _WEAK_NAME = re.compile(rf"{_CAP}(?:{NAME_GAP}(?:[A-Z]\.?{NAME_GAP})?(?:{_PARTICLE}{NAME_GAP})*{_CAP}){{0,2}}")
@@ -436,9 +440,10 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
             spans.append((m.start(g), m.end(g)))
     # (a month's or a modal's name only before a verb of saying or asking, which neither takes: "Will said",
     # "April asked")
-    spans += [(m.start(1), m.end(1)) for m in _GIVEN_WORD_ACTS.finditer(text)
-              if (m.group(1) in english or m.group(2) and m.group(1) in surnames())
-              and (m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS or m.group(2))
+    acts = itertools.chain(_GIVEN_WORD_ACTS.finditer(text), _GIVEN_WORD_HAS.finditer(text))
+    spans += [(m.start(1), m.end(1)) for m in acts for saying in [m.lastindex == 2]
+              if (m.group(1) in english or saying and m.group(1) in surnames())
+              and (m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS or saying)
               and m.group(1) not in place_names() and not _NOT_A_NAME_WORD.match(m.group(1))  # "Street"
               and not _DETERMINER_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)].rstrip(" \t"))]
     # (nor after an article or where a place stands: "the office in Geneva also said")
@@ -741,7 +746,8 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
             continue
         end = n.end()
         lf = _LAST_FIRST_CELL.match(line, end)  # "Ng, Wai-Lun": a given name after the comma, or any word that
-        if lf and (lf.group(1) in given_names() or _CELL_END.match(line, lf.end())):  # ends the cell ("Obi, Tolu")
+        if lf and (lf.group(1) in given_names() or _CELL_END.match(line, lf.end()) and " " not in line[a:end]
+                   and not _acronym(lf.group(1))):  # ends the cell after one surname ("Obi, Tolu"; not "Lotus Notes, TAGG")
             end = lf.end()
         cells.append((a, end))
     return cells

@@ -43,13 +43,15 @@ _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W
 # Where a message ends inside a thread or a post with replies: the line that opens the next one. A reply is signed
 # above the message it quotes ("- Raj\n\n>>> Brandon Whitfield 04/19/01 >>>", "JP\n\n-----Original Message-----",
 # "Thanks in advance,\nGrant\n\n---\nReply from ...", "Deb\n\n--\nDeborah Szymanski", "-RG\n\nSent from my
-# BlackBerry"), and the rules that read a signature read the text's end
+# BlackBerry"), or a postscript follows it, and the rules that read a signature read the text's end
 _MESSAGE_OPENING = (
     r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by)|reply[ \t]+message)\b|"
     r"(?:-{3,}|_{3,}|={3,}|\*{3,})[ \t]*$|>{2,}[ \t]+\S[^\n]*>{2,}|on[ \t][^\n]{4,200}\bwrote:[ \t]*$|"
     r"(?:from|sent|date|cc):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
     r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
-    r"mensaje[ \t]+original)\b)")
+    r"mensaje[ \t]+original)\b|"
+    # (a postscript under the signature: "- Vlad\n\np.s. Conor, you're in on this")
+    r"p\.[ \t]?s\.|ps[ \t]*[:\-])")
 _NEXT_MESSAGE = re.compile(rf"(?im)^{_MESSAGE_OPENING}")
 # a message ends on its own last line, never on another's opening or a header ("-----Original Message-----",
 # "From: Helga Brandt" above "Sent: Monday")
