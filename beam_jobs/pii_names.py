@@ -1079,6 +1079,21 @@ PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[C
                           r"Queen|Prince|Princess|Emperor|Empress|Sultan|Sheikh|Justice|General|Admiral)[ \t]*,?[ \t]*)\Z")
 # a list's bullet or an opening quote or bracket the NER ran into an entity ("* Angela Price", "“Hutch")
 _ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][ \t]*)")
+def _with_last_lines(doc):
+    """The doc's entities, and of one the NER ran over a line break, its last line's words as an entity of the
+    same label too: a heading above a paragraph's first word ("2.  Budget\n    Pinaki reported", ORG), whose
+    first line alone stands for the entity below."""
+    for ent in doc.ents:
+        yield ent
+        cut = ent.text.rfind("\n")
+        if cut >= 0:
+            start = ent.start_char + cut + 1
+            start += len(doc.text[start:ent.end_char]) - len(doc.text[start:ent.end_char].lstrip())
+            tail = doc.char_span(start, ent.end_char, label=ent.label_) if start < ent.end_char else None
+            if tail is not None and tail.text.strip():
+                yield tail
+
+
 # a day of the week alone is a date the NER misread ("police said Sunday they ..."), never a person
 _WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 
@@ -1097,7 +1112,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     for d in (doc, cased_doc):
         if d is None:
             continue
-        for ent in d.ents:
+        for ent in _with_last_lines(d):
             if ent.label_ in ("PERSON", "PER"):
                 ent = _before_digits(ent)  # "IBAN GB82WEST1234...": no name holds a digit
                 if ent is None or _shouted_words(ent, shouted, vocabulary) or all(
@@ -1158,7 +1173,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _named_place(text, s, e)
            and not re.match(r"(?:Mount|Mt\.?|Lake|River|Cape|Fort|Port|Saint|St\.|(?i:hurricane|typhoon|cyclone|"
-                            r"storm|tropical[ \t]+storm))[ \t]", text[s:e])]
+                            r"tropical[ \t]+storm))[ \t]", text[s:e]) and not _storm(text[s:e])]
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
@@ -1297,8 +1312,9 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         w = m.group(0)
         s, e = m.span()
         before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
-        if w == "Will" and _PERSON_BEFORE.search(before) and not _CAPITALISED_AFTER.match(text, e):
-            out.append((s, e))  # a modal takes no object: "tell Will the tickets came", "lunch with Will"
+        if w == "Will" and (_PERSON_BEFORE.search(before) and not _CAPITALISED_AFTER.match(text, e)
+                            or _AND_I.match(text, e)):
+            out.append((s, e))  # a modal takes no object, nor a partner: "tell Will the tickets", "Will and I can"
             continue
         if w not in names and w not in family or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS \
                 or w.lower() in STOP_WORDS or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
@@ -1330,6 +1346,7 @@ _CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|a
                                re.MULTILINE)
 _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
                                 r"in|of|at|near)\Z")
+_AND_I = re.compile(r"[ \t]+(?:and|&)[ \t]+(?:I|me)\b")
 _CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’\-]){_CAP}\Z")
 _CAPITALISED_AFTER = re.compile(rf"[ \t]+{_CAP}")
 
@@ -1445,6 +1462,13 @@ quite more most less rather fairly clear pale dark light bright deep""".split())
 
 
 _INFLECTED = re.compile(r"(?i)(?:ed|ing|ies|ism|ity|tion|sion|ness|ment|phony|ally|ers)\Z")
+
+
+def _storm(span: str) -> bool:
+    """A storm by its name ("Storm Ciara", "storm Desmond"): "Storm" is a given name too, so only before one
+    given name of the lists ("Storm Haldorsen from Treasury" is a person)."""
+    words = span.split()
+    return len(words) == 2 and words[0].lower() == "storm" and words[1] in given_names()
 
 
 def _organisation_short_forms(doc, candidates: "SpanIndex") -> set[str]:

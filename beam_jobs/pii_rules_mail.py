@@ -156,6 +156,20 @@ def header_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# who a mail addresses that is no person ("Gentlemen,", "Traders -")
+GROUPS = frozenset("""gentlemen ladies people members partners traders desk staff hello hi hey greetings dear all
+colleagues""".split())
+
+
+def _body_start(text: str) -> int:
+    """Where a message's first line after its header block starts (0 when it has none)."""
+    m = _HEADER_BLOCK.match(text)
+    return m.end() if m else 0
+
+
+_HEADER_BLOCK = re.compile(r"(?:[ \t]*[\w-]+(?:[ \t][\w-]+)?:[^\n]*\n)+[ \t]*\n(?:[ \t]*\n)*")
+
+
 def greeting_names(text: str, is_word) -> list[tuple[int, int]]:
     """A name alone on a line as a greeting ("Anna,", "Hi john,") or after a closing ("Thanks, John",
     "Best,\\nAnna"). Alone on its line a word counts when it is no dictionary word or a greeting stood
@@ -168,6 +182,9 @@ def greeting_names(text: str, is_word) -> list[tuple[int, int]]:
             continue
         # (or a surname of the lists opening a text that is mail: "Sterling --\n\nAttached is ...")
         if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)
+                                               or m.start() == _body_start(text) > 0 and " " not in m.group(1)
+                                               and not is_function_word(first) and first not in place_names()
+                                               and first not in country_names() and first.lower() not in GROUPS
                                                or m.start() == 0 and first in surnames() and _is_mail(text)) \
                 or first.islower() and m.start() == 0 and first.capitalize() in given_names(ENGLISH_LOCALES) \
                 and not is_function_word(first):

@@ -1300,3 +1300,21 @@ def test_a_word_addressed_after_you_and_a_comma(pii):
     assert not _leaks(r, "Hardy"), r.text
     for text in ("Thank you, Everyone.", "See you, Sir."):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_heading_the_model_ran_into_the_name_under_it(pii):
+    r = pii("MINUTES\n\n2.  Budget\n    Anusha reported that corporate wants a 10% cut in travel.\n\n4.  AOB\n"
+            "    Kazuhiro reminded everyone of the golf outing.")
+    assert not _leaks(r, "Anusha", "Kazuhiro"), r.text
+
+
+def test_storm_is_a_given_name_before_a_surname(pii):
+    r = pii("2:00   Storm Haldorsen from Treasury - will try again tomorrow")
+    assert not _leaks(r, "Storm", "Haldorsen"), r.text
+    text = "Storm Ciara hit Wales on Sunday."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_will_and_i(pii):
+    r = pii("Sure - Will and I can cover the 8am shift.")
+    assert not _leaks(r, "Will"), r.text
