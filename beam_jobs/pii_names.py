@@ -383,7 +383,7 @@ _SPEAKING = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:shout
 _GIVEN_WORD_ACTS = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:(?:has|had|just|also|already)[ \t]+)?"
                               r"(?:(said|says|asked|asks|told|tells|called|phoned|emailed|e-mailed|texted|agreed|agrees|"
                               r"explained|mentioned|suggested|wrote)|needs|needed|wants|wanted|rang|thinks|knows|visited|"
-                              r"arrived|drove)\b")
+                              r"arrived|drove|joined|retired|resigned)\b")
 # ... or "has" written "'s", before a participle that no possession takes ("Grant's approved your expense report")
 _GIVEN_WORD_HAS = re.compile(rf"(?<![\w'’\-])({_CAP})['’]s[ \t]+(?:just[ \t]+|already[ \t]+)?(?:approved|signed|"
                              r"sent|called|asked|agreed|e-?mailed|left|gone|booked|confirmed)\b")
@@ -393,6 +393,10 @@ _WEAK_NAME = re.compile(rf"{_CAP}(?:{NAME_GAP}(?:[A-Z]\.?{NAME_GAP})?(?:{_PARTIC
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
                        r"what|where|when|why|how)\b", re.MULTILINE)
+# ... or opening a sentence inside a line ("That's Jerry and Anita. Sully, you owe Tanisha $20"), where an adverb
+# stands as often ("Overall, you"): a given name of the lists or a word no dictionary holds
+_SENTENCE_VOCATIVE = re.compile(rf"(?<=[.!?][ \t])[\"“]?({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|"
+                                r"is|have|I|you|we|what|where|when|why|how)\b")
 # ... or without the comma when it is an English given name before "I" or "you" ("Lily I love your videos",
 # "Kay you were right"); never a verb that opens such a line ("Hope you are well", "Will you", "May I")
 _BARE_VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP})[ \t]+(?:I|you|u|ur|your|you're|you’re|youre)\b", re.MULTILINE)
@@ -402,7 +406,7 @@ _NOT_BARE_VOCATIVE = frozenset("hope love will may miss wish trust bless thank p
 # (after a comma only before "!", "?" or the line's end: "in Paris, Jordan, Victoria" is a list of places)
 _ADDRESSING = (
     ("", "hi hey hello hiya thanks", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
-    ("", "miss", r"[ \t]+you"), ("", "congrats congratulations", ""),
+    ("", "miss", r"[ \t]+you"), ("", "congrats congratulations", r"(?:[ \t]+to)?"),
     ("", "happy", r"[ \t]+(?:birthday|new[ \t]+year)"), ("", "merry", r"[ \t]+christmas"), ("", "good", r"[ \t]+luck"),
     ("", "bye goodnight", ""), ("", "good", r"[ \t]+night"), ("", "welcome sorry dear go", ""),
 )
@@ -423,6 +427,10 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
             spans.append((n.start(), n.end()))
     spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
               if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS]
+    spans += [(m.start(1), m.end(1)) for m in _SENTENCE_VOCATIVE.finditer(text)
+              if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS
+              and (m.group(1) in given_names() or not in_vocabulary(m.group(1), vocabulary))
+              and not NEVER_A_NAME.match(m.group(1)) and m.group(1) not in country_names()]
     spans += [(m.start(1), m.end(1)) for m in _BARE_VOCATIVE.finditer(text)
               if m.group(1).lower() not in _NOT_BARE_VOCATIVE and m.group(1) in given_names(ENGLISH_LOCALES)]
     spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in NAME_STOPS]
@@ -1080,9 +1088,9 @@ PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[C
 # a list's bullet or an opening quote or bracket the NER ran into an entity ("* Angela Price", "“Hutch")
 _ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][ \t]*)")
 def _with_last_lines(doc):
-    """The doc's entities, and of one the NER ran over a line break, its last line's words as an entity of the
-    same label too: a heading above a paragraph's first word ("2.  Budget\n    Pinaki reported", ORG), whose
-    first line alone stands for the entity below."""
+    """The doc's entities, and of an organisation's or a place's that the NER ran over a line break, its last
+    line's words as an entity of the same label too: a heading above a paragraph's first word ("2.  Budget\n
+    Pinaki reported", ORG), whose first line alone stands for the entity below."""
     for ent in doc.ents:
         yield ent
         cut = ent.text.rfind("\n")
@@ -1313,8 +1321,8 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         s, e = m.span()
         before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
         if w == "Will" and (_PERSON_BEFORE.search(before) and not _CAPITALISED_AFTER.match(text, e)
-                            or _AND_I.match(text, e)):
-            out.append((s, e))  # a modal takes no object, nor a partner: "tell Will the tickets", "Will and I can"
+                            or _AND_I.match(text, e) and not _DETERMINER_BEFORE.search(before)):  # "The Will is"
+            out.append((s, e))  # a modal takes no object, partner or verb: "tell Will the", "Will and I", "Will is out"
             continue
         if w not in names and w not in family or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS \
                 or w.lower() in STOP_WORDS or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
@@ -1346,7 +1354,7 @@ _CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|a
                                re.MULTILINE)
 _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
                                 r"in|of|at|near)\Z")
-_AND_I = re.compile(r"[ \t]+(?:and|&)[ \t]+(?:I|me)\b")
+_AND_I = re.compile(r"[ \t]+(?:(?:and|&)[ \t]+(?:I|me)|is|was|has|had)\b|['’]s[ \t]+(?:out|off|in|back|on|not)\b")
 _CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’\-]){_CAP}\Z")
 _CAPITALISED_AFTER = re.compile(rf"[ \t]+{_CAP}")
 

@@ -194,7 +194,7 @@ PARTY_NOISE = frozenset("""case of in the see and judgment application no cf als
 # abbreviations of court documents ("Ors", "Anr", "Advs"); measured on the dev splits of the panel's corpora.
 NEVER_A_NAME = re.compile(
     r"(?i)^(?:l+o+l+z?|l+m+f*a+o+|r+o+f+l+|o+m+g+|w+t+f+|h+a+(?:h+a+)+h*|h+e+h+e+|h+m+|u+g+h+|e+w+|y+e+a+h*|y+e+p+|"
-    r"y+a+y+|w+o+w+|w+o+h+o+o+|a+w+h*|a+h+|o+h+|u+h+|h+u+h+|h+e+y+|o+o+p+s+|y+i+k+e+s+|h+u+r+r+a+y+|y+e+s+|n+o+p+e+|"
+    r"y+a+y+|w+o+w+|w+o+h+o+o+|a+w+h*|a+h+|o+h+|u+h+|u+m+|e+r+m+|h+u+h+|h+e+y+|o+o+p+s+|y+i+k+e+s+|h+u+r+r+a+y+|y+e+s+|n+o+p+e+|"
     r"mr|mrs|ms|miss|mx|dr|prof|sir|madam|sri|shri|smt|adv|advs|advocate|hon'?ble|honourable|honorable|justice|"
     r"judge|secretary|president|speaker|senator|senators|emperor|prince|princess|king|queen|chief|minister|"
     r"ors|anr|nos|no|etc|coram|annexure|writ|petitioner|respondent|appellant|appellants|respondents|others|"

@@ -1318,3 +1318,19 @@ def test_storm_is_a_given_name_before_a_surname(pii):
 def test_will_and_i(pii):
     r = pii("Sure - Will and I can cover the 8am shift.")
     assert not _leaks(r, "Will"), r.text
+
+
+def test_will_as_the_subject_of_is_and_a_word_addressed_mid_line(pii):
+    r = pii("Will is out sick again today (flu, he says). Can someone cover?")
+    assert not _leaks(r, "Will"), r.text
+    text = "The Will is valid. Sales will rise."
+    assert pii(text).text == text, pii(text).text
+    r = pii("The pool pays out to Jerry and Anita. Tamsin, you owe Dario $20 from the Super Bowl one.")
+    assert not _leaks(r, "Tamsin"), r.text
+    text = "It works. Overall, you did well. Seriously, can you stop?"
+    assert pii(text).text == text, pii(text).text
+
+
+def test_congratulations_to_a_name_and_who_joined(pii):
+    r = pii("Congratulations to FAITH on her promotion! Faith joined us in 1995 as a receptionist.")
+    assert not _leaks(r, "FAITH", "Faith"), r.text
