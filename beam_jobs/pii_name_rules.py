@@ -23,7 +23,8 @@ from beam_jobs.pii_rules_news import (batting_names, football_scoring_names, hea
                                       pairing_names, pitcher_names, role_bracketed_names, scorer_names,
                                       statistics_names, surname_word_names)
 from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
-                                       on_shift_names, role_in_brackets_names, title_names_any_case)
+                                       on_shift_names, patient_or_therapist_names, role_in_brackets_names,
+                                       title_names_any_case)
 from beam_jobs.pii_rules_chat import (chat_speakers, contacted_names, field_names, handle_owner_names, nickname_names,
                                       table_column_names, with_me_names)
 
@@ -190,6 +191,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Jordan called on Israel to stop.", "The bank called.", "Will called it off", "so called.",
                      "I look forward to june.", "let me know", "ask will he come",
                      "Tell the truth.", "talk to sales about it", "pass it to legal")),
+    NameRule("patient_or_therapist", "a given name after 'PT' (the therapist) or 'Pt' (the patient) in notes",
+             patient_or_therapist_names,
+             finds=(("Walked 50 ft w/ PT Summer and walker.", ["Summer"]), ("Pt Frank states last drink 3 days ago.",
+                                                                             ["Frank"])),
+             leaves=("PT Monday, OT Tuesday.", "Pt Tylenol given.", "PT eval today.", "Pt A&O x3.")),
     NameRule("care_role", "a name after a ward team member's role letters in notes", care_role_names,
              finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),
                     ("Sitter (Maribel) at bedside.", ["Maribel"]), ("sw beverly to call family", ["beverly"]),

@@ -1065,15 +1065,21 @@ _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-
 def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """The parts of `text` where no candidate of the model or the backstops is a name: a dateline's place, a
     numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result,
-    the sides of a league table (three rows or more, in a text that says "standings")."""
+    the sides of a league table (three rows or more, in a text that says "standings"), and those sides wherever
+    the text names them again."""
     parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
     parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
         (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
         for w in _LETTER_WORD.findall(m.group(2)))]
+    sides = [m.group(g) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]
     if _STANDINGS.search(text):
         rows = list(_STANDINGS_ROW.finditer(text))
-        parts += [(m.start(1), m.end(1)) for m in rows] if len(rows) >= 3 else []
-    return parts + [(m.start(g), m.end(g)) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]
+        sides += [m.group(1) for m in rows] if len(rows) >= 3 else []
+    # a side is a team wherever the text names it ("Panathinaikos 2 Olympiakos 1" ... "Panathinaikos coach")
+    return parts + [m.span() for side in set(sides)
+                    for m in re.finditer(rf"(?<![\w'’\-]){re.escape(side)}(?![\w\-])", text)]
+
+
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
 ROLE_CUE = re.compile(r"(?i:\b(?:role[ \t]+of|persona[ \t]+of|pretend[ \t]+(?:yourself[ \t]+)?(?:to[ \t]+be|you[ \t]+are)|"
                        r"act[ \t]+(?:as|like)|imagine[ \t]+(?:yourself[ \t]+as|you[ \t]+are)|you[ \t]+are[ \t]+now|"
@@ -1087,6 +1093,8 @@ PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[C
                           r"Queen|Prince|Princess|Emperor|Empress|Sultan|Sheikh|Justice|General|Admiral)[ \t]*,?[ \t]*)\Z")
 # a list's bullet or an opening quote or bracket the NER ran into an entity ("* Angela Price", "“Hutch")
 _ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][ \t]*)")
+
+
 def _with_last_lines(doc):
     """The doc's entities, and of an organisation's or a place's that the NER ran over a line break, its last
     line's words as an entity of the same label too: a heading above a paragraph's first word ("2.  Budget\n

@@ -288,3 +288,17 @@ def aged_names(text: str, is_word) -> list[tuple[int, int]]:
                 and all(in_name_lists(w.capitalize() if w.isupper() else w) or not is_word(w) for w in words):
             out.append((m.start(g), m.end(g)))
     return out
+
+
+# "PT" is the physical therapist and "Pt" the patient: both before a given name in notes ("walked 50 ft w/ PT
+# Summer", "Pt Frank states last drink 3 days ago"); not in CARE_ROLES, whose rule reads any capitalised word,
+# since "pt" opens every other sentence of a note ("Pt Tylenol given", "PT Monday")
+_PT_GIVEN = re.compile(rf"(?<![\w/])(?:PT|Pt|pt)[ \t]+({CAPWORD})(?=[ \t]+[a-z]|[ \t]*[,.;:)]|[ \t]*$)", re.MULTILINE)
+
+
+def patient_or_therapist_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A given name of the lists after "PT" or "Pt" (_PT_GIVEN); never a month, a weekday, a place or a word
+    that is no given name."""
+    return [m.span(1) for m in _PT_GIVEN.finditer(text)
+            if m.group(1) in given_names() and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS
+            and m.group(1) not in place_names() and m.group(1).lower() not in STOP_WORDS]

@@ -1334,3 +1334,10 @@ def test_will_as_the_subject_of_is_and_a_word_addressed_mid_line(pii):
 def test_congratulations_to_a_name_and_who_joined(pii):
     r = pii("Congratulations to FAITH on her promotion! Faith joined us in 1995 as a receptionist.")
     assert not _leaks(r, "FAITH", "Faith"), r.text
+
+
+def test_a_result_lines_side_is_a_team_wherever_the_text_names_it(pii):
+    r = pii("SOCCER - LEAGUE RESULTS\nKARDITSA 1996-09-08\nTrikalaikos 2 Larisaikos 1\nKozaniakos 0 Veroiakos 0\n"
+            "Trikalaikos coach Dimitrios Papadakis said his side deserved it. Larisaikos had chances.")
+    assert r.text.count("Trikalaikos") == 2 and "Larisaikos had" in r.text, r.text
+    assert not _leaks(r, "Dimitrios", "Papadakis"), r.text
