@@ -450,11 +450,14 @@ def from_department_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # Whose view, approval or desk a message asks for: a given name's possessive before what a colleague has ("Need
 # Grant's view on Mirant", "get Hope's sign-off"); a kin word after it is pii_names' _KIN_POSSESSOR
-_WHOSE = re.compile(rf"(?<![\w'’\-])({CAPWORD})['’]s[ \t]+(view|views|approval|sign-?off|ok|okay|input|comments|"
+_WHOSE = re.compile(rf"(?<![\w'’\-])({CAPWORD})['’]s[ \t]+(?:(?:\d{{1,2}}(?:st|nd|rd|th)|first|last|big|new)[ \t]+)?"
+                    r"(view|views|approval|sign-?off|ok|okay|input|comments|"
                     r"feedback|call|e-?mail|note|notes|memo|desk|office|team|group|book|numbers|model|deal|deals|trades|"
                     r"position|positions|assistant|secretary|boss|number|cell|extension|birthday|wedding|retirement|"
                     r"leaving|farewell|promotion|request|idea|question|questions|concerns|decision|signature|opinion|"
-                    r"thoughts|take|vm|voicemail|voice[ \t]+mail|schedule|calendar)\b")
+                    r"thoughts|take|vm|voicemail|voice[ \t]+mail|schedule|calendar|"
+                    # (and a family's occasions, as personal mail names them: "Lily's recital", "Maya's 7th birthday")
+                    r"recital|lesson|game|party|shower|graduation|funeral|surgery|baby|kids|son|daughter|house)\b")
 
 
 def whose_names(text: str, is_word) -> list[tuple[int, int]]:

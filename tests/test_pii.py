@@ -1341,3 +1341,8 @@ def test_a_result_lines_side_is_a_team_wherever_the_text_names_it(pii):
             "Trikalaikos coach Dimitrios Papadakis said his side deserved it. Larisaikos had chances.")
     assert r.text.count("Trikalaikos") == 2 and "Larisaikos had" in r.text, r.text
     assert not _leaks(r, "Dimitrios", "Papadakis"), r.text
+
+
+def test_given_name_lists_hold_names_of_east_and_west_africa_pakistan_and_thailand():
+    from beam_jobs.pii_words import given_names
+    assert {"Achieng", "Chiamaka", "Aliyu", "Aadil", "Chaiwut"} <= given_names()
