@@ -667,7 +667,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     words, sure_words = set(), set()
     sure_index = SpanIndex(sure)
     for s, e in known:
-        from_sure = sure_index.overlaps(s, e) or _given_and_listed_surname(text[s:e])
+        from_sure = sure_index.overlaps(s, e) or _given_and_listed_surname(text[s:e]) \
+            or _given_and_unknown_word(text[s:e], vocabulary)
         for m in re.finditer(r"[^\W\d_][\w'’\-]{2,}", text[s:e]):
             w = re.sub(r"['’]s\Z", "", m.group(0))
             if re.fullmatch(_GLUED_PARTICLE, w):  # "al-Zarqawi" repeats as "Zarqawi" too
@@ -851,6 +852,16 @@ def _given_and_listed_surname(span: str) -> bool:
     word that is no surname ("Rose Garden") is not."""
     words = span.split()
     return len(words) == 2 and words[0] in given_names() and _POSSESSIVE_END.sub("", words[1]) in surnames()
+
+
+def _given_and_unknown_word(span: str, vocabulary: frozenset[str]) -> bool:
+    """'Faith Oyelowo': an English given name, then a capitalised word no dictionary holds. Such a name is sure
+    enough for its given name to spread ("- Faith\nFaith Oyelowo, Office Coordinator"); "Rose Garden" is not."""
+    words = span.split()
+    if len(words) != 2 or words[0] not in given_names(ENGLISH_LOCALES):
+        return False
+    surname = _POSSESSIVE_END.sub("", words[1])
+    return bool(re.fullmatch(rf"{_CAP}", surname)) and not in_vocabulary(surname, vocabulary)  # not "Rogers@Ect"
 
 
 _POSSESSIVE_END = re.compile(r"['’]s?\Z")

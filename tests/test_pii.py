@@ -1346,3 +1346,10 @@ def test_a_result_lines_side_is_a_team_wherever_the_text_names_it(pii):
 def test_given_name_lists_hold_names_of_east_and_west_africa_pakistan_and_thailand():
     from beam_jobs.pii_words import given_names
     assert {"Achieng", "Chiamaka", "Aliyu", "Aadil", "Chaiwut"} <= given_names()
+
+
+def test_a_given_name_spreads_from_its_full_name_with_a_surname_no_dictionary_holds(pii):
+    r = pii("Questions to me.\n- Faith\nFaith Adebanjo-Oyelowo, Office Coordinator")
+    assert not _leaks(r, "Faith", "Adebanjo"), r.text
+    text = "Benjamin Rogers@ECT\n10/20/2000 09:41 AM\nTo: Mark Dobler/HOU/ECT@ECT\nSubject: Re: project summary"
+    assert "ECT@ECT" in pii(text).text, pii(text).text
