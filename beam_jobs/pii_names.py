@@ -1053,6 +1053,11 @@ _RESULT_LINE = re.compile(rf"(?m)^[ \t]*({_SIDE})[ \t]+\d{{1,2}}(?:[ \t]*\([^)\n
                           r"(?:[ \t]*\([^)\n]*\))?[ \t]*$")
 
 
+# A club before the role of its staff or players ("Chelsea boss Jose Mourinho", "Aston Villa striker")
+_CLUB_ROLE = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?<!['’]s)(?<!['’])[ \t]+(?:boss|manager|coach|"
+                        r"striker|midfielder|defender|goalkeeper|winger|full-back|centre-back|playmaker|squad)\b")
+
+
 # A league table's row: a side's name, then its games played, won, drawn, lost, goals and points ("Chelsea 3 2 1 0
 # 5 2 7", "Philadelphia 45 23 14 104 240 198"), six counts or more. Players' tables hold as many (a season's
 # batting, a golf card with its total), so the rows count only in a text that calls itself standings
@@ -1086,6 +1091,10 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     if _STANDINGS.search(text):
         rows = list(_STANDINGS_ROW.finditer(text))
         sides += [m.group(1) for m in rows] if len(rows) >= 3 else []
+    # ... and so is a club a team's staff or players are named by ("Chelsea boss", "Atletico Madrid midfielder";
+    # not "Mourinho's side", "the Chelsea boss": there the club's words are someone's or the sentence's)
+    sides += [m.group(1) for m in _CLUB_ROLE.finditer(text) if m.group(1).split()[0].lower() not in NAME_STOPS
+              and not _DETERMINER_BEFORE.search(text, max(0, m.start(1) - 8), m.start(1))]
     # a side is a team wherever the text names it ("Panathinaikos 2 Olympiakos 1" ... "Panathinaikos coach")
     return parts + [m.span() for side in set(sides)
                     for m in re.finditer(rf"(?<![\w'’\-]){re.escape(side)}(?![\w\-])", text)]

@@ -1353,3 +1353,12 @@ def test_a_given_name_spreads_from_its_full_name_with_a_surname_no_dictionary_ho
     assert not _leaks(r, "Faith", "Adebanjo"), r.text
     text = "Benjamin Rogers@ECT\n10/20/2000 09:41 AM\nTo: Mark Dobler/HOU/ECT@ECT\nSubject: Re: project summary"
     assert "ECT@ECT" in pii(text).text, pii(text).text
+
+
+def test_a_club_before_its_staffs_role_is_a_team_wherever_the_text_names_it(pii):
+    r = pii("Kingsmere boss Dario Velluti is planning a swoop for Oldcastle Rovers midfielder Teodor Brankov. "
+            "Kingsmere could offer 20 million, and Oldcastle Rovers may listen.")
+    assert r.text.count("Kingsmere") == 2 and r.text.count("Oldcastle Rovers") == 2, r.text
+    assert not _leaks(r, "Velluti", "Brankov"), r.text
+    r = pii("Velluti's side won again; the Kingsmere boss said little.")
+    assert not _leaks(r, "Velluti"), r.text
