@@ -349,7 +349,7 @@ GIVEN_NAME_LOCALES = ("en_US", "en_GB", "en_IE", "en_NZ", "en_IN", "hi_IN", "ta_
                       # (in Latin letters, the given names of Pakistan, Kenya, Nigeria's Igbo and Hausa, Thailand,
                       # Ireland's Irish, Swahili, Uzbek, Colombian, Chilean and Argentine Spanish: "Faisal",
                       # "Achieng", "Chiamaka", "Aliyu")
-                      "en_PK", "en_KE", "en_NG", "ig_NG", "ha_NG", "en_TH", "ga_IE", "sw", "uz_UZ", "es_CO", "es_CL",
+                      "en_PK", "en_KE", "ig_NG", "ha_NG", "en_TH", "ga_IE", "sw", "uz_UZ", "es_CO", "es_CL",
                       "es_AR")
 
 
@@ -404,6 +404,14 @@ def census_given_names() -> frozenset[str]:
     return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
 
 
+# Words some of Faker's lists hold as given names (virtue names and words of the Kenyan, Pakistani and Irish
+# lists) that text uses as words far more often: a finder that trusts a given name alone would redact them
+# ("Peace out.", "Patience is needed", "a Muslim family")
+WORDS_NOT_GIVEN_NAMES = frozenset("""Anon Danish Darling Ever Fancy Lady Loot Mad Man Muslim Nail Raid Sad Safari
+Charity Innocent Immaculate Purity Patience Mercy Peace Blessing Duke Lavender Magnolia Scarlet Basel Sabah Kaiser
+Eider Elver Levis Javan Mac Hermes Dona Goma Duma Amon Anasa Marly Peris Qadi""".split())
+
+
 # one entry per locale tuple the finders ask for (all, English, US+GB): a smaller cache evicted and re-read
 @lru_cache(maxsize=None)
 def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
@@ -412,6 +420,7 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
     (census_given_names). Many are also places or words ("Paris", "Grace", "Will"): a finder uses them only
     where a name's place is already likely."""
     names = _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
+    names -= WORDS_NOT_GIVEN_NAMES
     if set(locales) & set(ENGLISH_LOCALES):
         return names | ENGLISH_NICKNAMES | census_given_names()
     return names
