@@ -1298,24 +1298,14 @@ def _lower_given() -> frozenset[str]:
 _CODE_NEIGHBOUR = frozenset("#@_./\\=(:<>[{$")
 
 
-# a lower-case English given name that is also a word, after a verb that takes a person ("tell rusty we need the
-# desk", "tell grant thx", "ping sunny"); never a modal, a month or a function word ("call will be at 3")
-_LOWER_ADDRESSEE = re.compile(r"(?<![\w'’\-])(?:tell|ask|ping|cc|thank|thanks|thx|call|email|e-mail|text|page|remind)"
-                              r"[ \t]+([a-z][a-z'’\-]{2,})(?![\w'’\-])")
-
-
 def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """Given names written in lower case ("that moment when casey has", "when does lana get back"): a known
     given name of 4+ letters that no English dictionary holds (not "will", "rose", "mark") and that is no
-    part of code, a handle, a hashtag or an address; and an English given name the dictionary holds, after a
-    verb that takes a person (_LOWER_ADDRESSEE)."""
+    part of code, a handle, a hashtag or an address (one the dictionary holds after a verb that takes a person
+    is pii_rules_chat's _reached_names)."""
     if not vocabulary:
         return []
     names, text, out = _lower_given(), doc.text, []
-    english = given_names(ENGLISH_LOCALES)
-    out += [(m.start(1), m.end(1)) for m in _LOWER_ADDRESSEE.finditer(text)
-            if m.group(1).capitalize() in english and m.group(1) not in STOP_WORDS and m.group(1) not in MODALS
-            and m.group(1) not in MONTHS]
     for m in _LOWER_WORD.finditer(text):  # a scan of the text: iterating spaCy's tokens cost 0.1 ms a prompt
         w = m.group(0)
         if w not in names or w in STOP_WORDS or in_vocabulary(w, vocabulary):

@@ -46,10 +46,19 @@ _REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remin
                                   r"at|in|on|by|for|re)\b))")
 
 
+# ... and, the clause going on, after a verb that takes only a person ("tell rusty we need the desk", "thanks grant
+# for", "ping sunny about")
+_ADDRESSED_LOWER = re.compile(r"(?<![\w'’\-])(?:tell|ask|ping|cc|thank|thanks|thx|call|email|e-mail|text|page|remind)"
+                              r"[ \t]+([a-z][a-z'’\-]{2,})(?![\w'’\-])")
+
+
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
     """The lower-case given names of the English lists that a message asks to reach or says it reached
-    (_REACHED), dictionary words too ("mark", "bill", "frank"); never a modal or a month ("forward to june")."""
+    (_REACHED, _ADDRESSED_LOWER), dictionary words too ("mark", "bill", "frank"); never a modal, a month or a
+    function word ("forward to june", "call will be at 3")."""
     names, out = given_names(ENGLISH_LOCALES), []
+    out += [m.span(1) for m in _ADDRESSED_LOWER.finditer(text) if m.group(1).capitalize() in names
+            and m.group(1) not in STOP_WORDS and m.group(1) not in MODALS and m.group(1) not in MONTHS]
     for m in _REACHED.finditer(text):
         for g in (1, 2):
             w = m.group(g)
