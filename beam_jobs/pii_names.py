@@ -492,8 +492,9 @@ def cue_names(text: str) -> list[tuple[int, int]]:
 _INITIALLED = re.compile(rf"(?<![\w.])({_CAP}[ \t]+[A-Z]\.?[ \t]+{_CAP})(?![\w])")  # "Ravil G Yefimov"
 _LINE_NAME = re.compile(rf"^[ \t>?*\-]*((?:{_CAP}|[A-Z]\.?)(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CAP}|[A-Z]\.?)){{1,3}})[ \t]*$",
                         re.MULTILINE)
-_NAME_OVER_PHONE = re.compile(rf"^[ \t>\-]*({_CAP})[ \t]*\n[ \t>]*(?:[A-Za-z.]{{1,6}}:?[ \t]*)?\+?\(?\d{{2,4}}\)?[ .\-]?\d{{3}}[ .\-]?\d{{3,4}}",
-                              re.MULTILINE)
+# (a name alone on its line; the line under it opens with a contact detail, maybe after a label: "Tel: ")
+_NAME_ALONE_LINE = re.compile(rf"[ \t>\-]*({_CAP})[ \t]*\Z")
+_CONTACT_LABEL = re.compile(r"[ \t>]*(?:[A-Za-z.]{1,6}:?[ \t]*)?\Z")
 # "Nicole: Remember me, Mary?": a speaker, then a line of speech (3+ words ending a sentence)
 _SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\n]*[.!?\"”][ \t]*$", re.MULTILINE)
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
@@ -570,8 +571,9 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                   if not any(w.lower() in LINE_LABELS for w in m.group(1).split())]
         # ... and a given name alone on the line right above a phone number, as a short signature gives it
         # ("Stay dry.\n\nHoward\n(281) 555-0134 home")
-        spans += [(m.start(1), m.end(1)) for m in _NAME_OVER_PHONE.finditer(text)
-                  if m.group(1) in given_names(ENGLISH_LOCALES) and m.group(1).lower() not in STOP_WORDS]
+        spans += [span for a, _ in contact_details for span in [_name_above(text, a)]
+                  if span and text[span[0]:span[1]] in given_names(ENGLISH_LOCALES)
+                  and text[span[0]:span[1]].lower() not in STOP_WORDS]
         spans += _contact_line_names(text, contact_details, vocabulary)
     speakers = [m for m in _SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS
                 and m.group(1).lower() not in NOTE_LABELS] if ":" in text else []  # a note's "Resp:", "GU:"
@@ -701,6 +703,17 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
 # O'HARE 918 555 0122", "credit - d. wojcik (918) 555-0130")
 _CONTACT_LINE = re.compile(r"(?:\A|\n)[ \t>*•\-]*[A-Za-z][A-Za-z /&]{0,30}?[ \t]+(?:[-–][ \t]+|:[ \t]*)"
                            r"((?:[A-Za-z][\w.'’\-]*[ \t]+){0,2}[A-Za-z][\w'’\-]*)[ \t,:]*\Z")
+
+
+def _name_above(text: str, a: int) -> tuple[int, int] | None:
+    """The capitalised word alone on the line above the one where a contact detail starts at `a` (only a label
+    before it on its line), or None."""
+    line_start = text.rfind("\n", 0, a) + 1
+    if line_start == 0 or not _CONTACT_LABEL.match(text, line_start, a):
+        return None
+    above = text.rfind("\n", 0, line_start - 1) + 1
+    m = _NAME_ALONE_LINE.search(text, above, line_start - 1)
+    return m.span(1) if m and m.start() == above else None
 
 
 def _contact_line_names(text: str, contact_details: list[tuple[int, int]],
