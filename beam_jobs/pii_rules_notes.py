@@ -119,7 +119,7 @@ _CARE_ROLE = re.compile(rf"(?<![\w/])(?:{_CARE_ROLE_WORDS})(?:[ \t]+(?:{_CARE_RO
                         rf"(?:[ \t]+((?:(?:de|van|der|den|dela|del|da|dos|du|le|la|al|el)[ \t]+)*{CAPWORD}))?|"
                         # a physical therapist's in brackets only: "pt" is the patient too ("pt tolerated diet")
                         rf"(?<![\w/])(?:PT|Pt)[ \t]*\([ \t]*({CAPWORD})(?=[ \t]*\))")
-_CLOSES_BRACKET = re.compile(r"[ \t]*\)")
+_CLOSES_BRACKET = re.compile(r"[ \t]*(?:[A-Z]\.[ \t]*)?\)")  # (an initial may follow: "Lactation (Carol B.)")
 
 
 _CARE_ROLE_SET = frozenset(CARE_ROLES)
@@ -228,7 +228,7 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _CREDENTIALED.finditer(text):
         words = [w for w in re.split(r"[ \t.]+", m.group(1)) if len(w) >= 2]
-        if not words or any(w.lower() in STOP_WORDS for w in words):
+        if not words or any(w.lower() in STOP_WORDS and w != "Will" for w in words):  # ("-- Will, RN": no modal)
             continue
         if all(in_name_lists(w.capitalize()) or not is_word(w) for w in words) \
                 or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \

@@ -1362,3 +1362,8 @@ def test_a_club_before_its_staffs_role_is_a_team_wherever_the_text_names_it(pii)
     assert not _leaks(r, "Velluti", "Brankov"), r.text
     r = pii("Velluti's side won again; the Kingsmere boss said little.")
     assert not _leaks(r, "Velluti"), r.text
+
+
+def test_a_judgments_domestic_law_heading_stays(pii):
+    text = "RELEVANT DOMESTIC LAW AND PRACTICE\n\n15. Article 176 of the Code of Criminal Procedure provides:"
+    assert pii(text).text == text, pii(text).text
