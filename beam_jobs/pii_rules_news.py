@@ -281,3 +281,27 @@ def pairing_names(text: str, is_word) -> list[tuple[int, int]]:
     """Both players of each pairing line (_PAIRING), unless a side is a country ("Georgia - China 1/2")."""
     return [(m.start(g), m.end(g)) for m in _PAIRING.finditer(text)
             if m.group(1) not in country_names() and m.group(2) not in country_names() for g in (1, 2)]
+
+
+# An ice hockey scoring summary: each goal's number, side, scorer with his season's goals, the assists in brackets
+# and the time ("1, Philadelphia, Kekkonen 5 (Dupuis, Brennan), 6:14"), and each penalty's player, side and
+# offence ("Penalties - Banks, Chi (hooking) 9:40; Hakala, Det (roughing)")
+_HOCKEY_GOAL = re.compile(rf"(?<![\w:])\d{{1,2}},[ \t]+[A-Z][\w.]*(?:[ \t]+[A-Z][\w.]*){{0,2}},[ \t]+({_STAT_NAME})[ \t]+"
+                          r"\d{1,2}(?:[ \t]*\(([^)\n]*)\))?(?:[ \t]*\((?:pp|sh|en|ps)\))?,?[ \t]+\d{1,2}:\d{2}")
+_HOCKEY_PENALTY = re.compile(rf"(?<![\w'’\-])({_STAT_NAME}),[ \t]+[A-Z][A-Za-z]{{1,3}}\.?[ \t]+\([a-z][a-z \-]*\)"
+                             r"(?:,)?[ \t]+\d{1,2}:\d{2}")
+_ASSIST = re.compile(rf"{_STAT_NAME}")
+
+
+def hockey_scoring_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The scorer and assists of each goal of an ice hockey summary (_HOCKEY_GOAL) and each penalised player
+    (_HOCKEY_PENALTY), where two goals or penalties are so written ("unassisted" is none)."""
+    goals, penalties = list(_HOCKEY_GOAL.finditer(text)), list(_HOCKEY_PENALTY.finditer(text))
+    if len(goals) + len(penalties) < 2:
+        return []
+    out = [m.span(1) for m in goals + penalties]
+    for m in goals:
+        if m.group(2):
+            out += [(m.start(2) + a.start(), m.start(2) + a.end()) for a in _ASSIST.finditer(m.group(2))
+                    if a.group(0).lower() not in ("unassisted", "pp", "sh", "en")]
+    return out
