@@ -404,12 +404,11 @@ def census_given_names() -> frozenset[str]:
     return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
 
 
-# Words some of Faker's lists hold as given names (virtue names and words of the Kenyan, Pakistani and Irish
-# lists) that text uses as words far more often: a finder that trusts a given name alone would redact them
-# ("Peace out.", "Patience is needed", "a Muslim family")
-WORDS_NOT_GIVEN_NAMES = frozenset("""Anon Danish Darling Ever Fancy Lady Loot Mad Man Muslim Nail Raid Sad Safari
-Charity Innocent Immaculate Purity Patience Mercy Peace Blessing Duke Lavender Magnolia Scarlet Basel Sabah Kaiser
-Eider Elver Levis Javan Mac Hermes Dona Goma Duma Amon Anasa Marly Peris Qadi""".split())
+# Words some of Faker's lists hold as given names (of the Kenyan, Pakistani and Irish lists) that text uses as words
+# or for no person far more often: a finder that trusts a given name alone would redact them ("Peace out.", "a
+# Muslim family", "the Danish side"). The virtue names stay names ("SN Patience", "Mercy at bedside"): recall first
+WORDS_NOT_GIVEN_NAMES = frozenset("""Anon Danish Ever Fancy Lady Loot Mad Man Muslim Nail Raid Sad Safari Peace Basel
+Sabah Kaiser Eider Elver Levis Javan Mac Hermes Dona Goma Duma Amon Anasa Marly Peris Qadi""".split())
 
 
 # one entry per locale tuple the finders ask for (all, English, US+GB): a smaller cache evicted and re-read
