@@ -1280,10 +1280,11 @@ def test_a_greeting_name_the_model_ran_into_a_full_name_over_a_dash(pii):
 
 def test_will_is_a_name_where_a_modal_cannot_stand(pii):
     for text in ("Subject: SOX\n\ntell Will the tickets came!! 3rd base side.", "lunch with Will on Friday?",
-                 "Rose called about Sat. Will said he'd still come."):
+                 "Rose called about Sat. Will said he'd still come.", "Sure - Will and I can cover the 8am shift.",
+                 "Will is out sick again today (flu, he says). Can someone cover?"):
         assert not _leaks(pii(text), "Will"), pii(text).text
-    text = "Sales will rise. Will you come? We will see."
-    assert pii(text).text == text, pii(text).text
+    for text in ("Sales will rise. Will you come? We will see.", "The Will is valid. Sales will rise."):
+        assert pii(text).text == text, pii(text).text
 
 
 def test_who_a_contact_lists_line_names_before_the_number(pii):
@@ -1298,7 +1299,10 @@ def test_who_a_contact_lists_line_names_before_the_number(pii):
 def test_a_word_addressed_after_you_and_a_comma(pii):
     r = pii("Whoever took my chair: Somebody took the stapler. It was you, Hardy. Bring it back.")
     assert not _leaks(r, "Hardy"), r.text
-    for text in ("Thank you, Everyone.", "See you, Sir."):
+    # ... and opening a sentence inside a line, a given name or no dictionary word
+    r = pii("The pool pays out to Jerry and Anita. Tamsin, you owe Dario $20 from the Super Bowl one.")
+    assert not _leaks(r, "Tamsin"), r.text
+    for text in ("Thank you, Everyone.", "See you, Sir.", "It works. Overall, you did well. Seriously, can you stop?"):
         assert pii(text).text == text, pii(text).text
 
 
@@ -1312,22 +1316,6 @@ def test_storm_is_a_given_name_before_a_surname(pii):
     r = pii("2:00   Storm Haldorsen from Treasury - will try again tomorrow")
     assert not _leaks(r, "Storm", "Haldorsen"), r.text
     text = "Storm Ciara hit Wales on Sunday."
-    assert pii(text).text == text, pii(text).text
-
-
-def test_will_and_i(pii):
-    r = pii("Sure - Will and I can cover the 8am shift.")
-    assert not _leaks(r, "Will"), r.text
-
-
-def test_will_as_the_subject_of_is_and_a_word_addressed_mid_line(pii):
-    r = pii("Will is out sick again today (flu, he says). Can someone cover?")
-    assert not _leaks(r, "Will"), r.text
-    text = "The Will is valid. Sales will rise."
-    assert pii(text).text == text, pii(text).text
-    r = pii("The pool pays out to Jerry and Anita. Tamsin, you owe Dario $20 from the Super Bowl one.")
-    assert not _leaks(r, "Tamsin"), r.text
-    text = "It works. Overall, you did well. Seriously, can you stop?"
     assert pii(text).text == text, pii(text).text
 
 
