@@ -415,6 +415,13 @@ _ADDRESSED = re.compile(r"(?i:\b" + cue_alternation(_ADDRESSING) + r"),?[ \t]+"
                         r",[ \t]*([A-Z][a-z'’\-]+|[A-Z]{2,})(?=[ \t]*(?:[!?]|$))", re.MULTILINE)
 
 
+def _may_be_addressed(word: str) -> bool:
+    """A capitalised word a sentence addresses that may be a name: no function word, sentence adverb ("Overall"),
+    interjection, title or country."""
+    return word.lower() not in NAME_STOPS and word.lower() not in NOT_VOCATIVE and not NEVER_A_NAME.match(word) \
+        and word not in country_names()
+
+
 def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
     """Capitalised words after a speech or naming verb or a salutation, a capitalised word addressed at a
     line start, and the subject of a verb only people do."""
@@ -427,16 +434,13 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
             spans.append((n.start(), n.end()))
     spans += [(m.start(1), m.end(1)) for m in _VOCATIVE.finditer(text)
               if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS]
-    spans += [(m.start(1), m.end(1)) for m in _SENTENCE_VOCATIVE.finditer(text)
-              if m.group(1).lower() not in NOT_VOCATIVE and m.group(1).lower() not in NAME_STOPS
-              and (m.group(1) in given_names() or not in_vocabulary(m.group(1), vocabulary))
-              and not NEVER_A_NAME.match(m.group(1)) and m.group(1) not in country_names()]
+    spans += [m.span(1) for m in _SENTENCE_VOCATIVE.finditer(text) if _may_be_addressed(m.group(1))
+              and (m.group(1) in given_names() or not in_vocabulary(m.group(1), vocabulary))]
     spans += [(m.start(1), m.end(1)) for m in _BARE_VOCATIVE.finditer(text)
               if m.group(1).lower() not in _NOT_BARE_VOCATIVE and m.group(1) in given_names(ENGLISH_LOCALES)]
     spans += [(m.start(1), m.end(1)) for m in _SAID_NAME.finditer(text) if m.group(1).lower() not in NAME_STOPS]
-    spans += [(m.start(1), m.end(1)) for m in _YOU_VOCATIVE.finditer(text) if m.group(1).lower() not in NAME_STOPS
-              and m.group(1).lower() not in NOT_VOCATIVE and not NEVER_A_NAME.match(m.group(1))
-              and not _acronym(m.group(1)) and m.group(1) not in country_names()]
+    spans += [m.span(1) for m in _YOU_VOCATIVE.finditer(text)
+              if _may_be_addressed(m.group(1)) and not _acronym(m.group(1))]
     names = given_names()
     english = given_names(ENGLISH_LOCALES)
     for m in _ADDRESSED.finditer(text):
@@ -767,9 +771,11 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
             cells.append((-1, -1))
             continue
         end = n.end()
-        lf = _LAST_FIRST_CELL.match(line, end)  # "Ng, Wai-Lun": a given name after the comma, or any word that
+        # "Ng, Wai-Lun": a given name after the comma, or any word that ends the cell after one surname ("Obi,
+        # Tolu"; not "Lotus Notes, TAGG")
+        lf = _LAST_FIRST_CELL.match(line, end)
         if lf and (lf.group(1) in given_names() or _CELL_END.match(line, lf.end()) and " " not in line[a:end]
-                   and not _acronym(lf.group(1))):  # ends the cell after one surname ("Obi, Tolu"; not "Lotus Notes, TAGG")
+                   and not _acronym(lf.group(1))):
             end = lf.end()
         cells.append((a, end))
     return cells
@@ -802,10 +808,11 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
     """The cells of one block of rows (_rows_of_people) that hold a name by their column's count."""
     def may_be_name(a, b):
         words = re.findall(r"[^\W\d_][\w'’\-]*", text[a:b])
-        last_first = len(words) >= 2 and bool(_LAST_FIRST_CELL.search(text, a, b))
+        # (a month or a weekday is a given name after a roster's comma: "Frost, April")
+        given_after_comma = words[1:] if len(words) >= 2 and _LAST_FIRST_CELL.search(text, a, b) else []
         return words and not (len(words) == 1 and words[0].lower() in _TABLE_WORDS) and not any(
             w in country_names() or w in place_names() and not in_name_lists(w) or w.lower() in NAME_STOPS
-            or (w.lower() in MONTHS or w.lower() in WEEKDAYS) and not (last_first and w is not words[0])  # "Frost, April"
+            or (w.lower() in MONTHS or w.lower() in WEEKDAYS) and w not in given_after_comma
             or _NOT_A_NAME_WORD.match(w) and not (len(words) >= 2 and w in surnames()) for w in words)  # "Ji-hoon Park"
     out = []
     heading_end = text.find("\n", block[0][0])  # where the block's first line ends
@@ -1067,8 +1074,9 @@ _RESULT_LINE = re.compile(rf"(?m)^[ \t]*({_SIDE})[ \t]+\d{{1,2}}(?:[ \t]*\([^)\n
 
 
 # A club before the role of its staff or players ("Chelsea boss Jose Mourinho", "Aston Villa striker")
-_CLUB_ROLE = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?<!['’]s)(?<!['’])[ \t]+(?:boss|manager|coach|"
-                        r"striker|midfielder|defender|goalkeeper|winger|full-back|centre-back|playmaker|squad)\b")
+_CLUB_ROLE = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?<!['’]s)(?<!['’])[ \t]+"
+                        r"(?:boss|manager|coach|striker|midfielder|defender|goalkeeper|winger|full-back|centre-back|"
+                        r"playmaker|squad)\b")
 
 
 # A league table's row: a side's name, then its games played, won, drawn, lost, goals and points ("Chelsea 3 2 1 0

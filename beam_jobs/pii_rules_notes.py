@@ -270,12 +270,12 @@ def role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
 # A name with an age, and maybe a sex, in brackets or after it, as notes, reports and judgments give a person ("pt
 # (Grant, 19M)", "(Okafor, 45)", "Hope (7F)", "two children, Will (now 11) and Poppy (now 4)")
 _AGED_NAME = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]*\d{{1,3}}[ \t]*(?:[MFmf]|y/?o|yo|yrs?)?[ \t]*\)|"
-                               rf"(?<![\w'’\-])({CAPWORD})[ \t]*\([ \t]*(?:\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)|"
-                               rf"(?:now|then)[ \t]+(?:aged[ \t]+)?\d{{1,2}}|aged[ \t]+\d{{1,2}})[ \t]*\)|"
-                               # (or after a comma or a table's gap, with the sex or "yo": "Bed 8 - Young, 72F",
-                               # "Pt: WHITAKER, HOPE M.  63F")
-                               rf"(?<![\w'’\-])({CAPWORD}(?:,?[ \t]+{CAPWORD})?(?:[ \t]+[A-Z]\.?)?)(?:,[ \t]*|[ \t]{{2,}})"
-                               rf"\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)(?![\w])")
+                        rf"(?<![\w'’\-])({CAPWORD})[ \t]*\([ \t]*(?:\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)|"
+                        rf"(?:now|then)[ \t]+(?:aged[ \t]+)?\d{{1,2}}|aged[ \t]+\d{{1,2}})[ \t]*\)|"
+                        # (or after a comma or a table's gap, with the sex or "yo": "Bed 8 - Young, 72F",
+                        # "Pt: WHITAKER, HOPE M.  63F")
+                        rf"(?<![\w'’\-])({CAPWORD}(?:,?[ \t]+{CAPWORD})?(?:[ \t]+[A-Z]\.?)?)(?:,[ \t]*|[ \t]{{2,}})"
+                        rf"\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)(?![\w])")
 
 
 def aged_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -284,7 +284,8 @@ def aged_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in _AGED_NAME.finditer(text):
         g = next(k for k in (1, 2, 3) if m.group(k))
         words = [w for w in re.split(r"[ \t,]+", m.group(g)) if not re.fullmatch(r"[A-Z]\.?", w)]
-        if words and words[0].lower() not in STOP_WORDS and m.group(g) not in country_names() and m.group(g) not in place_names() \
+        if words and words[0].lower() not in STOP_WORDS and m.group(g) not in country_names() \
+                and m.group(g) not in place_names() \
                 and all(in_name_lists(w.capitalize() if w.isupper() else w) or not is_word(w) for w in words):
             out.append((m.start(g), m.end(g)))
     return out
