@@ -176,7 +176,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("Steps:\n- Mix\n- Bake", "Options:\n-- none --", "Pros and cons:\n- cheap\n- fast",
                      "Add the flour. -- Optional")),
     NameRule("contacted", "a given name in lower case after a verb of getting in touch", contacted_names,
-             finds=(("Pt seen, then called anna about discharge.", ["anna"]),
+             finds=(("Pt seen, then called anna about discharge.", ["anna"]), ("gave report to hazel. pts stable.", ["hazel"]),
                     ("texted lena and paged rose twice", ["lena", "rose"]),
                     ("FYI - Marguerite called. She wants the ISDA.", ["Marguerite"]),
                     ("ANSELM PHONED TWICE, anna rang back", ["ANSELM", "anna"]),

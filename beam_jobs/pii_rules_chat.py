@@ -30,7 +30,8 @@ _REACHED = re.compile(
     r"\b(?i:(?:ask(?:[ \t]+for)?|tell|call|e-?mail|text|ping|page|remind|cc|copy|let)|"
     r"(?:talk(?:ed|ing)?|spoke|speak(?:ing)?|meet(?:ing)?|met|check(?:ed|ing)?|chat(?:ted)?|sync(?:ed)?|"
     r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with)|"
-    r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)(?:[ \t]+(?:it|this|that|them|these|those))?"
+    r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)"
+    r"(?:[ \t]+(?:it|this|that|them|these|those|report|handover|handoff|over))?"  # ("gave report to grace")
     r"[ \t]+to)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
     r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:about|re|on|if|whether|know|for|tomorrow|today|tonight|when|before|after|asap|"
     r"first|too|also|directly|or|and|this|again|back|yet|yesterday|i|to)\b))")
