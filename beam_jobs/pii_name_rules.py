@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials, dash_signature_names, email_owner_names,
                                       family_names, from_department_names, greeting_names, header_names, last_first_lines,
-                                      message_ends, opening_names, signature_block_names, signature_names, signed_initials,
-                                      whose_names)
+                                      message_ends, opening_names, quoted_sender_names, signature_block_names,
+                                      signature_names, signed_initials, whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
                                        party_line_names, role_initials, witness_names)
@@ -68,6 +68,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("X-Folder: \\tvasiles\\Sent Items", ["tvasiles"])),
              leaves=("X-Folder: \\Inbox\\Drafts", "X-Origin: 10.0.0.1", "X-Mailer: Microsoft Outlook",
                      "X-FileName: report.pdf", "X-Folder: \\Sent Items")),
+    NameRule("quoted_sender", "the sender of a reply's quoted header between '>>>' and the date", quoted_sender_names,
+             finds=(('ok. will do.\n\n>>> "Hale, Rusty" 06/12/01 08:14AM >>>\nDo we have the curves?', ["Hale, Rusty"]),
+                    (">>> Grace Okoro <gokoro@example.com> 04/19/01 10:12AM >>>\nTee at noon.", ["Grace Okoro"])),
+             leaves=('>>> "Help Desk" 06/12/01 08:14AM >>>', ">>> Payroll <pay@example.com> 04/19/01 10:12AM >>>",
+                     ">>> 12 rows loaded 04/19/01")),
     NameRule("greeting", "a first name alone as a greeting or signature", greeting_names,
              finds=(("Siobhan,\n\nThe files are attached.\n\nThanks,\nDariusz", ["Siobhan", "Dariusz"]),
                     ("See you soon.\n\nYours,\n\nBill", ["Bill"]),

@@ -526,3 +526,22 @@ def family_names(text: str, is_word) -> list[tuple[int, int]]:
                 or stem in given_names(ENGLISH_LOCALES) and _FAMILY_DOES.match(text, m.end()):
             out.append(m.span(1))
     return out
+
+
+# A reply's quoted header as GroupWise and its kin write it: the sender between ">>>" and the date, quoted or before
+# an address (">>> "Grant, Rusty" 06/12/01 08:14AM >>>", ">>> Hope Baker <hb@example.com> 04/19/01 10:12AM >>>")
+_QUOTED_SENDER = re.compile(r'(?m)^[ \t>]*>{2,}[ \t]*(?:"([^"\n]{2,60})"|([^<>"\n]{2,60}?))[ \t]*(?:<[^>\n]*>[ \t]*)?'
+                            r"\d{1,2}/\d{1,2}/\d{2,4}\b")
+
+
+def quoted_sender_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The sender of a reply's quoted header (_QUOTED_SENDER): one to four capitalised words, none a mailbox's or
+    a department's ("Help Desk", "Payroll")."""
+    out = []
+    for m in _QUOTED_SENDER.finditer(text):
+        g = 1 if m.group(1) else 2
+        words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(g))
+        if 1 <= len(words) <= 4 and all(w[:1].isupper() for w in words) \
+                and not any(w.lower() in MAILBOX_WORDS or w.lower() in DEPARTMENTS for w in words):
+            out.append(m.span(g))
+    return out
