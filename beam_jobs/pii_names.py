@@ -1117,8 +1117,7 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     sides += [m.group(1) for m in _CLUB_ROLE.finditer(text) if m.group(1).split()[0].lower() not in NAME_STOPS
               and not _DETERMINER_BEFORE.search(text, max(0, m.start(1) - 8), m.start(1))]
     # a side is a team wherever the text names it ("Panathinaikos 2 Olympiakos 1" ... "Panathinaikos coach")
-    return parts + [m.span() for side in set(sides)
-                    for m in re.finditer(rf"(?<![\w'’\-]){re.escape(side)}(?![\w\-])", text)]
+    return parts + _occurrences(text, set(sides))
 
 
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
@@ -1360,7 +1359,7 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         s, e = m.span()
         before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
         if w == "Will" and (_PERSON_BEFORE.search(before) and not _CAPITALISED_AFTER.match(text, e)
-                            or _AND_I.match(text, e) and not _DETERMINER_BEFORE.search(before)):  # "The Will is"
+                            or _NO_MODAL_AFTER.match(text, e) and not _DETERMINER_BEFORE.search(before)):  # "The Will is"
             out.append((s, e))  # a modal takes no object, partner or verb: "tell Will the", "Will and I", "Will is out"
             continue
         if w not in names and w not in family or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS \
@@ -1393,7 +1392,8 @@ _CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|a
                                re.MULTILINE)
 _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
                                 r"in|of|at|near)\Z")
-_AND_I = re.compile(r"[ \t]+(?:(?:and|&)[ \t]+(?:I|me)|is|was|has|had)\b|['’]s[ \t]+(?:out|off|in|back|on|not)\b")
+# what no modal "will" stands before: a partner ("and I"), a verb, "'s out"
+_NO_MODAL_AFTER = re.compile(r"[ \t]+(?:(?:and|&)[ \t]+(?:I|me)|is|was|has|had)\b|['’]s[ \t]+(?:out|off|in|back|on|not)\b")
 _CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’\-]){_CAP}\Z")
 _CAPITALISED_AFTER = re.compile(rf"[ \t]+{_CAP}")
 

@@ -117,7 +117,8 @@ _CARE_ROLE_WORDS = "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper()
 _CARE_ROLE = re.compile(rf"(?<![\w/])(?:{_CARE_ROLE_WORDS})(?:[ \t]+(?:{_CARE_ROLE_WORDS}))?"
                         rf"(?:[ \t]+|[ \t]*\([ \t]*|[ \t]+[-–][ \t]+)({CAPWORD}|[a-z][\w'’\-]+)"
                         rf"(?:[ \t]+((?:(?:de|van|der|den|dela|del|da|dos|du|le|la|al|el)[ \t]+)*{CAPWORD}))?|"
-                        # a physical therapist's in brackets only: "pt" is the patient too ("pt tolerated diet")
+                        # a physical therapist's in brackets, any name: "pt" is the patient too ("pt tolerated
+                        # diet"); outside brackets only a given name of the lists (patient_or_therapist_names)
                         rf"(?<![\w/])(?:PT|Pt)[ \t]*\([ \t]*({CAPWORD})(?=[ \t]*\))")
 _CLOSES_BRACKET = re.compile(r"[ \t]*(?:[A-Z]\.[ \t]*)?\)")  # (an initial may follow: "Lactation (Carol B.)")
 
