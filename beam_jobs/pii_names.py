@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, MODALS, NAME_GAP, WORD_START
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC, MODALS, NAME_GAP, WORD_START
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -38,7 +38,7 @@ _spacy = import_spacy()
 STOP_WORDS = _spacy.lang.en.stop_words.STOP_WORDS
 Span = _spacy.tokens.Span
 
-TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra)"
+TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd)"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
 # Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
@@ -474,7 +474,7 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
 def title_names(text: str) -> list[tuple[int, int]]:
     """Names after a title ("Mrs. Meagan Wallace", "Dr. Berta Szöllössy")."""
     return [(m.start(1), m.end(1) - (2 if m.group(1)[-2:] in ("'s", "’s") else 0)) for m in _TITLE_NAME.finditer(text)
-            if m.group(1).split()[0].lower() not in NAME_STOPS]
+            if m.group(1).split()[0].lower() not in NAME_STOPS or m.group(1).split()[0] in SHORT_SURNAMES]  # "Rev. Oh"
 
 
 def cue_names(text: str) -> list[tuple[int, int]]:
@@ -502,9 +502,11 @@ _CONTACT_LABEL = re.compile(r"[ \t>]*(?:[A-Za-z.]{1,6}:?[ \t]*)?\Z")
 # "Nicole: Remember me, Mary?": a speaker, then a line of speech (3+ words ending a sentence)
 _SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\n]*[.!?\"”][ \t]*$", re.MULTILINE)
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
-# a list without "and", as team sheets and line-ups write it ("Kowalski , Brzeczek , Jaroszewicz ;")
+# a list without "and", as team sheets and line-ups write it ("Kowalski , Brzeczek , Jaroszewicz ;"), a golf
+# pairing or a seating plan with slashes or bars ("Ng / Okafor / Lindström", "Garza | Whitlock | Oduya"), an office
+# pool's entries with their counts ("Abernathy x2, Mendoza, Ng")
 _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
-_BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}[ \t]*[,;][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
+_BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}(?:[ \t]+x\d)?[ \t]*[,;/|][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
 _SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
@@ -620,16 +622,17 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
             spans += [(m.start() + w.start(), m.start() + w.end()) for w in items if w.group(0).lower() not in NAME_STOPS]
     # a list without "and": its members no dictionary holds go when two of them are known names and none is
     # a country (a list of places with one misread, "Bhutan, India, Maldives", must not spread)
-    for m in _BARE_LIST.finditer(text) if text.count(",") + text.count(";") >= 2 else ():
+    for m in _BARE_LIST.finditer(text) if sum(map(text.count, ",;/|")) >= 2 else ():
         items = [(m.start() + i.start(), m.start() + i.end()) for i in re.finditer(_BARE_ITEM, m.group(0))]
         named = sum(any(s < b and a < e for s, e in known) for a, b in items)
         if named >= 2 and not any(text[a:b] in country_names() for a, b in items):
             # "Date, Open, High" are no names; a dictionary word is, in a list of three or more names that are at
             # least half of it, or when it is a surname ("St Helens: Prescott; Arnold, Haigh, Martyn")
-            line_up = named >= 3 and 2 * named >= len(items)
+            # (a pairing's or a seating plan's slashes and bars hold people or nothing: there two will do)
+            line_up = (named >= 3 or named >= 2 and ("/" in m.group(0) or "|" in m.group(0))) and 2 * named >= len(items)
             spans += [(a, b) for a, b in items if text[a:b].split()[0].lower() not in NAME_STOPS
                       and (line_up or not any(in_vocabulary(w, vocabulary) and w not in surnames()
-                                              for w in text[a:b].split()))]
+                                              and w not in SHORT_SURNAMES for w in text[a:b].split()))]
     # a score list ("Inzamam 148, Akram 45; Mullally 4-78"): its names go with any one of them known, or
     # when none is a dictionary word, a country or a known product
     for m in _SCORE_LIST.finditer(text):
@@ -675,12 +678,13 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     for s, e in known:
         from_sure = sure_index.overlaps(s, e) or _given_and_listed_surname(text[s:e]) \
             or _given_and_unknown_word(text[s:e], vocabulary)
-        for m in re.finditer(r"[^\W\d_][\w'’\-]{2,}", text[s:e]):
+        for m in _SPREADING_WORD.finditer(text[s:e]):
             w = re.sub(r"['’]s\Z", "", m.group(0))
             if re.fullmatch(_GLUED_PARTICLE, w):  # "al-Zarqawi" repeats as "Zarqawi" too
                 w = re.split(r"[-'’]", w, maxsplit=1)[1]
             if w[0].isupper() and w.lower() not in NAME_STOPS and not NEVER_A_NAME.match(w) \
-                    and (from_sure and w not in country_names() or not in_vocabulary(w, vocabulary)):
+                    and (from_sure and w not in country_names() or not in_vocabulary(w, vocabulary)
+                         or w in SHORT_SURNAMES):
                 words.add(w)
                 if from_sure and (not w.isupper() or len(text[s:e].split()) >= 2):
                     sure_words.add(w.capitalize() if w.isupper() else w)  # a whole name in capitals, not "ESSEX v"
@@ -779,6 +783,12 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
             end = lf.end()
         cells.append((a, end))
     return cells
+
+
+# the words of a found name that spread to their repeats: three letters or more, or a surname of two that is
+# no English word ("Mark Ng" ... "the weather desk (Ng / Okafor)")
+SHORT_SURNAMES = frozenset("Ng Wu Li Xu Yu Oh Ho Ko Lo Hu Ly Vo Yi Ye".split())
+_SPREADING_WORD = re.compile(r"[^\W\d_][\w'’\-]{2,}|(?<![\w'’\-])(?:" + "|".join(sorted(SHORT_SURNAMES)) + r")(?![\w'’\-])")
 
 
 def _rows_of_people(text: str, known: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
@@ -889,8 +899,9 @@ _POSSESSIVE_END = re.compile(r"['’]s?\Z")
 
 def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
     """Where each of `words` stands in `text` as a whole word: no letter, digit, "_", "-" or apostrophe
-    before it, no letter, digit, "_" or "-" after it ("Smith" in "Smith's", not in "Smithson"). A scan per
-    word, not one regex of them all: a pattern built per text would push the constant ones out of re's cache."""
+    before it, no letter, digit, "_" or "-" after it ("Smith" in "Smith's", not in "Smithson") but an honorific
+    ("Hashimoto-san"). A scan per word, not one regex of them all: a pattern built per text would push the
+    constant ones out of re's cache."""
     out = []
     for w in words:
         i = text.find(w)
@@ -898,7 +909,8 @@ def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
             j = i + len(w)
             before = text[i - 1] if i else " "
             after = text[j] if j < len(text) else " "
-            if not (before.isalnum() or before in "_-'’") and not (after.isalnum() or after in "_-"):
+            if not (before.isalnum() or before in "_-'’") and (
+                    not (after.isalnum() or after in "_-") or after == "-" and HONORIFIC.match(text, j)):
                 out.append((i, j))
             i = text.find(w, i + 1)
     return out
@@ -1412,8 +1424,8 @@ def _never_a_name(span: str, titled: bool = False, cued: bool = False) -> bool:
     one of them is a name ("Dr. King", "Ms Judge"); where a rule's cue stands, a capitalised note's word is one
     ("lbw b Swan": a "swan" in a note is its catheter)."""
     words = re.findall(r"[^\W\d_][\w'’]*", span)
-    if titled and words and all(w.capitalize() in surnames() for w in words):
-        return False
+    if titled and words and all(w.capitalize() in surnames() or w in SHORT_SURNAMES for w in words):
+        return False  # ... and a short one that is an interjection too ("Rev. Oh")
     return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND
                                and not (cued and w[:1].isupper() and w[1:].islower()) for w in words)
 
@@ -1781,8 +1793,10 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
     words = [t for t in ent if not t.is_punct]
     for i in range(max(1, len(words) - 3), len(words)):
         head, tail = words[:i], words[i:]
-        # an initial ends no tail ("Frenchman J. Ravoire" keeps "J." out)
-        if all(not _acronym(t.text) and _unknown_name_word(t.text, vocabulary) for t in tail) and (all(
+        # an initial ends no tail ("Frenchman J. Ravoire" keeps "J." out); a given name may open it ("PS - Mark Ng")
+        if (all(not _acronym(t.text) and _unknown_name_word(t.text, vocabulary) for t in tail)
+                or len(tail) == 2 and tail[0].text in given_names() and not _acronym(tail[1].text)
+                and (_unknown_name_word(tail[1].text, vocabulary) or tail[1].text in SHORT_SURNAMES)) and (all(
                 _ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
                 or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head))
                 or _SLOT_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])  # "Call Anselma Quillfeather" ORG

@@ -11,8 +11,8 @@ from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_N
                                  NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, POSSESSIVE,
-                                        STOP_WORDS, is_function_word)
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC, INITIAL, KIN_SET, MODALS,
+                                        POSSESSIVE, STOP_WORDS, WORD_START, is_function_word)
 
 # "then called anna about it": a verb of getting in touch, then a given name written in lower case
 _CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
@@ -106,21 +106,27 @@ def contacted_names(text: str, is_word) -> list[tuple[int, int]]:
 _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)"
                         rf"[ \t]+)*{CAPWORD})")
-# ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers')
-_NICKNAME_SURNAME = re.compile(rf"(?:^|(?<=[,;:(])|(?<=\band))[ \t]*[\"“]([A-Z][\w'’\-]*(?:[ \t][A-Z][\w'’\-]*)?)[\"”][ \t]+"
+# ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers', a
+# pairing's '/ "Doc" Abernethy /', a line-up's '5. "Tank" Pulaski C')
+_NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<=\band))[ \t]*[\"“]([A-Z][\w'’\-]*(?:[ \t][A-Z][\w'’\-]*)?)[\"”][ \t]+"
                                rf"({CAPWORD})(?![\w'’\-])",
                                re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
+_SURNAME_NEXT = re.compile(rf"[ \t]+({CAPWORD})(?![\w'’\-])")
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
                      rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|prefers|"
                      rf"gave[ \t]+(?:the[ \t]+|her[ \t]+|his[ \t]+)?name(?:[ \t]+as)?|"
-                     rf"(?:identified|introduced)[ \t]+(?:him|her)self[ \t]+as|"
+                     rf"(?:identified|introduced)[ \t]+(?:him|her)self[ \t]+as|nam(?:ed|ing)[ \t]+(?:him|her|the[ \t]+baby)|"
                      rf"(?:we|I)(?:[ \t]+(?:will|shall|have)|['’]ll)[ \t]+(?:call(?:ed)?|refer(?:red)?[ \t]+to)"
                      rf"(?:[ \t]+(?:him|her|them))?(?:[ \t]+as)?|"
                      rf"alias|(?:man|woman|person|boy|girl|guy|lady|someone|somebody|individual|male|female|suspect)"
                      rf"[ \t]+(?:named|called)))[ \t]+{_QUOTED}")
+# ... or, in chat and notes, without quotes: a capitalised word after "calls me", "call him", "goes by" ("everyone
+# calls me Inky", "pls call him Angel")
+_CALLED_BARE = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:me|him|her)|goes[ \t]+by|nicknamed|my[ \t]+nickname[ \t]+is))"
+                          rf"[ \t]+({CAPWORD})(?![\w'’\-])")
 # ... and a person a judgment names in quotes after "one" ('together with one "Baba Ijebu"'), or after a name and
 # a comma ('Mr Costel Bălan, known as "Ţiganu"', 'Quintero Salcedo, 46, known as "El Flaco"': _KNOWN_AS)
 _ONE_QUOTED = re.compile(rf"\b(?:[Oo]ne|a[ \t]+certain)[ \t]+[\"“]({CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})[\"”]")
@@ -145,8 +151,10 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     and the surname whole ('Darnell "Bam" Fowler'; 'Operation "Desert Storm" Begins' is no name); a nickname in
     brackets after a given name of the lists, itself a name or no dictionary word; and the nickname somebody goes
     by."""
-    out = []
-    if '"' not in text and "'" not in text and "“" not in text and "‘" not in text:
+    out = [(m.start(1), m.end(1)) for m in _CALLED_BARE.finditer(text) if not is_function_word(m.group(1))
+           and not NEVER_A_NAME.match(m.group(1)) and m.group(1).lower() not in WEEKDAYS
+           and m.group(1).lower() not in MONTHS and m.group(1).lower() not in NOT_ADDRESSED]
+    if '"' not in text and "'" not in text and "“" not in text and "‘" not in text and "(" not in text:
         return out
     for m in _NICKNAMED.finditer(text):
         first = m.group(1)
@@ -161,7 +169,13 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
             continue  # a defined term: 'Mr Vitalie Rusu ("the applicant")'; a day: "Osei (Thurs)"
         named = before.capitalize() in given_names() or before[:1].isupper() and (
             before in surnames() or not is_word(before))
-        if cue or named and (not is_word(nick) or nick.capitalize() in given_names()) and (
+        # between a given name and a surname any capitalised word in brackets is what the person goes by
+        # ("Rajesh (Raj) Menon")
+        after = _SURNAME_NEXT.match(text, m.end())
+        inside = after is not None and (before in given_names() or before[:1].isupper() and not is_word(before)) \
+            and (after.group(1) in surnames() or not is_word(after.group(1))) and not nick.isupper() \
+            and nick not in country_names() and nick not in place_names()
+        if cue or inside or named and (not is_word(nick) or nick.capitalize() in given_names()) and (
                 m.group(3) or nick in given_names()):  # 'Society of Jesus ("Jesuits")', "Apple (Pie)"
             out.append((m.start(g), m.end(g)))
             if before.capitalize() in given_names():
@@ -182,6 +196,19 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out += [(m.start(1), m.end(2)) for m in _NICKNAME_SURNAME.finditer(text)
             if (not is_word(m.group(2)) or m.group(2) in surnames()) and m.group(2) not in place_names()]
     return out
+
+
+# A name with an honorific glued to it by a hyphen ("Will discuss with Hashimoto-san", "Mehta-ji called"): the
+# honorific is said to a person only
+_HONORED = re.compile(rf"{WORD_START}({CAPWORD})(?=-)")
+
+
+def honorific_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A capitalised word with an honorific glued to it (HONORIFIC), never a place or a country ("Tokyo-san")."""
+    if "-" not in text:
+        return []
+    return [(m.start(1), m.end(1)) for m in _HONORED.finditer(text) if HONORIFIC.match(text, m.end(1))
+            and m.group(1) not in place_names() and m.group(1) not in country_names()]
 
 
 # The speakers of a chat log: a time, maybe a date, then "Name:" at each line's start ("[19:03] Kwame: im in",

@@ -23,6 +23,10 @@ NAME_GAP = r"(?:[ ]{1,2}|\t)(?![ \t])"
 # of a long word (a run of 10,000 letters took 11 s)
 WORD_START = r"(?<![\w\-])(?<!\w['’])"
 
+# the honorifics glued to a name by a hyphen in Japanese, Korean, Indian and Chinese English ("Tanaka-san",
+# "Gandhi-ji", "Kim-ssi")
+HONORIFIC = re.compile(r"-(?:san|sama|kun|chan|sensei|senpai|sempai|dono|ssi|nim|ji|saab|sahib)(?![\w'’\-])")
+
 MODALS = frozenset("will may can must might shall should would could".split())  # given names too: Will, May
 
 POSSESSIVE = re.compile(r"['’]s\Z")

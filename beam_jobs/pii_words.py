@@ -45,7 +45,8 @@ ex-husband ex-girlfriend ex-boyfriend ex-partner""".split())
 
 # The roles of a ward's, a clinic's or a police team's members that notes write before a name ("HCA Tomasz",
 # "PC Hughes", "aide Precious", "AMHP (Siobhan Kearney)"): letters and words. Not "PT" (a US note's patient)
-CARE_ROLES = tuple("""sw msw cm lpn cna pca hca amhp cpn enp anp pta ota slt salt ot rn np rt rrt hcp gp sho fy1 fy2 pc dc
+CARE_ROLES = tuple("""sw msw cm lpn lvn cna pca hca amhp cpn enp anp nnp aprn crna cnm pta ota slt salt ot rn np rt rrt
+hcp gp sho fy1 fy2 pc dc
 ds di dci wpc psw sitter carer aide interpreter translator liaison midwife mw physio physiotherapist chaplain porter
 keyworker key-worker doula paramedic matron registrar houseman dietitian dietician pharmacist therapist
 counsellor counselor advocate lactation psych psychologist psychiatrist social-worker s/n e/n sn mgr

@@ -1355,3 +1355,27 @@ def test_a_club_before_its_staffs_role_is_a_team_wherever_the_text_names_it(pii)
 def test_a_judgments_domestic_law_heading_stays(pii):
     text = "RELEVANT DOMESTIC LAW AND PRACTICE\n\n15. Article 176 of the Code of Criminal Procedure provides:"
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_slashed_or_barred_list_of_people_goes_whole(pii):
+    # a golf pairing, a seating plan and an office pool's entries: two known names make the rest names too
+    r = pii("Pairings:\n  1A   Delacroix / Okonkwo-Reyes / Hart / Brightwater\n\nRow B (East): Szymanowski | Achebe | "
+            "Young | Lindqvist\n\nEntries so far: Abernathy x2, Okwuosa, Fenwick, Obradović x2, Tanaka")
+    assert not _leaks(r, "Delacroix", "Okonkwo", "Hart", "Brightwater", "Szymanowski", "Young", "Lindqvist",
+                      "Abernathy", "Fenwick", "Tanaka"), r.text
+    for text in ("Flights: Houston / Denver / Chicago", "Options: Red | Green | Blue", "AND/OR/NOT gates"):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_two_letter_surname_after_a_title_and_in_its_repeats(pii):
+    r = pii("Family at bedside, Rev. Oh from the church prayed with them. Dr. Ng aware.")
+    assert not _leaks(r, "Oh", "Ng"), r.text
+    r = pii("From the weather desk (Ng / Okafor / Lindström): cold front Tuesday.\n\nPS - Mark Ng is out today.")
+    assert not _leaks(r, "Ng", "Mark"), r.text
+    for text in ("Oh, I see.", "Rev 2 of the document is attached", "Oh no, the build broke again"):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_name_with_an_honorific_repeats_with_it(pii):
+    r = pii("Cc: Hashimura, Kenta\n\nWill discuss the trigger with Hashimura-san tomorrow.")
+    assert not _leaks(r, "Hashimura", "Kenta"), r.text
