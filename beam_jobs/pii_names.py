@@ -506,7 +506,8 @@ _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_C
 # pairing or a seating plan with slashes or bars ("Ng / Okafor / Lindström", "Garza | Whitlock | Oduya"), an office
 # pool's entries with their counts ("Abernathy x2, Mendoza, Ng")
 _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
-_BARE_LIST = re.compile(rf"(?<![\w'’\-])(?:{_BARE_ITEM}(?:[ \t]+x\d)?[ \t]*[,;/|][ \t]*){{2,}}{_BARE_ITEM}(?![\w'’\-])")
+_BARE_LIST = re.compile(rf"(?<![\w'’\-/])(?:{_BARE_ITEM}(?:[ \t]+x\d)?(?:[ \t]*[,;|][ \t]*|[ \t]+/[ \t]+)){{2,}}{_BARE_ITEM}"
+                        r"(?![\w'’\-/@])")  # (a slash between spaces: "Anna Lee/HOU/ECT@ECT" is a mail address)
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
 _SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
@@ -1420,11 +1421,12 @@ def _capitalised_before(text: str, s: int, before: str) -> bool:
 
 
 def _never_a_name(span: str, titled: bool = False, cued: bool = False) -> bool:
-    """Words that are never a name alone ("lol", "Secretary", "Pt"); after a title, a surname of the lists that is
-    one of them is a name ("Dr. King", "Ms Judge"); where a rule's cue stands, a capitalised note's word is one
+    """Words that are never a name alone ("lol", "Secretary", "Pt"); after a title or a rule's cue, a surname of the
+    lists that is one of them is a name ("Dr. King", "Ms Judge", "dr. king"); where a rule's cue stands, a
+    capitalised note's word is one
     ("lbw b Swan": a "swan" in a note is its catheter)."""
     words = re.findall(r"[^\W\d_][\w'’]*", span)
-    if titled and words and all(w.capitalize() in surnames() or w in SHORT_SURNAMES for w in words):
+    if (titled or cued) and words and all(w.capitalize() in surnames() or w in SHORT_SURNAMES for w in words):
         return False  # ... and a short one that is an interjection too ("Rev. Oh")
     return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND
                                and not (cued and w[:1].isupper() and w[1:].islower()) for w in words)

@@ -113,7 +113,7 @@ _NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<
                                re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
-_SURNAME_NEXT = re.compile(rf"[ \t]+({CAPWORD})(?![\w'’\-])")
+_SURNAME_NEXT = re.compile(rf"[ \t]+({CAPWORD})(?![\w'’\-]|\.[ \t]?\d)")  # not a number's "No." ("Slp (Civil) Nos.2033")
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
                      rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|prefers|"
@@ -237,14 +237,23 @@ def _chat_speakers_untimed(text: str) -> list[tuple[int, int]]:
             or in_name_lists(m.group(1).split()[-1])]
 
 
+# who speaks in a chat log without being a person
+_CHAT_ROLES = frozenset("""system admin administrator bot moderator mod agent customer support you me host guest user
+visitor operator server auto automated assistant chatbot team staff note info notice""".split())
+
+
 def chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
     """Who speaks in a chat log with times (_CHAT_LINE, _CHAT_HEADER): every speaker, when two lines are so
     written."""
     out = []
     lines = list(_CHAT_LINE.finditer(text))
     if len(lines) >= 2:
-        out += [(m.start(2), m.end(2)) for m in lines if m.group(2).lower() not in STOP_WORDS
-                and not all(is_word(w) and w.capitalize() not in given_names() for w in m.group(2).split())]
+        named = [m for m in lines if m.group(2).lower() not in STOP_WORDS
+                 and not all(is_word(w) and w.capitalize() not in given_names() for w in m.group(2).split())]
+        if len({m.group(2) for m in named}) >= 2:  # among people, a speaker a dictionary holds is one ("Hind:")
+            named += [m for m in lines if m not in named and m.group(2)[:1].isupper()
+                      and m.group(2).lower() not in STOP_WORDS and m.group(2).lower() not in _CHAT_ROLES]
+        out += [(m.start(2), m.end(2)) for m in named]
     if ":" in text:
         out += _chat_speakers_untimed(text)
     headers = list(_CHAT_HEADER.finditer(text))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, GREETINGS,
-                                 MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
+from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, ENGLISH_NICKNAMES,
+                                 GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, WORD_START,
@@ -72,7 +72,15 @@ def message_ends(text: str) -> list[int]:
             ends.add(end)  # (a quoted reply ends where its quote does: no end between two quoted lines)
         if len(ends) > MAX_MESSAGES:
             break  # a digest of hundreds: the first messages' signatures are read, and the text's end
+    # a signature's phone or extension lines under its name ("Derrick\nx3-4471"): the message ends above them
+    number_lines = _NUMBER_LINES.search(text, max(0, len(text) - 80))
+    if number_lines and number_lines.start() > 0:
+        ends.add(number_lines.start())
     return sorted(ends)
+
+
+_NUMBER_LINES = re.compile(r"(?:\n[ \t]*(?:(?i:x|ext\.?|tel\.?|ph\.?|phone|cell|mobile|office)[: \t]*)?"
+                           r"\+?[\d(][\d() .\-/]{2,}\d[ \t]*(?:\((?i:o|c|h|w|m|cell|office|home|work|mobile)\))?[ \t]*)+\s*\Z")
 
 
 MAX_MESSAGES = 50
@@ -273,8 +281,8 @@ def dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or CONTRACTION.search(first):
         return []
     if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES) \
-            or first[:1].isupper() and first in given_names():  # "- Raj": a given name of any list, as written
-        return [(m.start(name), m.end(name))]
+            or first[:1].isupper() and (first in given_names() or first in ENGLISH_NICKNAMES):
+        return [(m.start(name), m.end(name))]  # "- Raj": a given name of any list, as written; "-Kat B."
     return []
 
 

@@ -103,6 +103,18 @@ def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(m.lastindex), m.end(m.lastindex)) for m in found if m.group(2) or len(before) >= 2]
 
 
+# A batting order: numbered lines of a player and a fielding position ("4. Kingston 1B", "7 Harper LF"), as box
+# scores and a team's own mail print them; three such lines make one
+_BATTING_ORDER_LINE = re.compile(rf"(?m)^[ \t]*\d{{1,2}}[.)]?[ \t]+((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t,-]+"
+                                 r"(?:P|C|1B|2B|3B|SS|LF|CF|RF|DH|OF|IF|PH|PR|UT)[ \t]*$")
+
+
+def batting_order_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The players of a batting order (_BATTING_ORDER_LINE), where three or more lines are so written."""
+    lines = list(_BATTING_ORDER_LINE.finditer(text)) if "\n" in text else []
+    return [m.span(1) for m in lines] if len(lines) >= 3 else []
+
+
 # A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),
 # Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
 # its dash is no name ("Scorers: Rovers - Hirst (80th pen)")

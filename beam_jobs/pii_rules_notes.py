@@ -36,8 +36,9 @@ def title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
     for m in _TITLE_ANY_CASE.finditer(text):
         word = m.group(1).split()[-1]
         if word.lower() in NOT_ADDRESSED or word.lower() in ("and", "or", "the", "of", "to", "is", "was") \
-                or word.lower().rstrip(".") in OFFICE_WORDS:  # a second rank or office: "Brigadier General"
-            continue
+                or word.lower().rstrip(".") in OFFICE_WORDS and not (
+                    _HONORIFIC.match(m.group(0)) and word.rstrip(".").capitalize() in surnames()):
+            continue  # a second rank or office: "Brigadier General"; after "Dr" a surname ("dr. bishop saw")
         if is_function_word(word) and word.capitalize() not in given_names() or CONTRACTION.search(word):
             continue  # "Justice. It is", "Madam Speaker"'s "It"; "Will" stays (a given name)
         if _NOT_A_TITLE.match(m.group(0)) or word.islower() and _SLASH_TITLE.match(m.group(0)):

@@ -367,7 +367,8 @@ Mikey Mitch Molly Nan Nat Nate Ned Nick Nicky Nikki Ollie Pam Pat Patsy Patty Pe
 Rob Robbie Ron Ronnie Rosie Russ Sal Sally Sam Sammy Sandy Steph Steve Stevie Stu Sue Suzy Tad Ted Teddy Terry Tim
 Timmy Tom Tommy Toni Tony Trish Trudy Val Vic Vicky Vince Walt Wes Will Willy Zach Zack Zeke Rich Marty Bert Benny
 Jess Vinnie Kev Sid Dom Jules Gabby Manny Rod Sunny Rusty Skip Sully Buck Herb Mo Moe Bubba Butch Sonny Smitty Chuy
-Kip Chet Biff Buzz Scooter Lefty Boomer Tubby Precious""".split())
+Kip Chet Biff Buzz Scooter Lefty Boomer Tubby Precious Kat Cass Liv Lexi Izzy Bex Tash Soph Mags Kaz Babs Millie Maddie
+Tilly Lottie""".split())
 
 
 def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset[str]:
