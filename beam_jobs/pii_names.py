@@ -710,7 +710,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
 
 # A contact list's line: a role, a spaced dash or a colon, and who to reach right before the number ("confirms - PATTY
 # O'HARE 918 555 0122", "credit - d. wojcik (918) 555-0130")
-_CONTACT_LINE = re.compile(r"(?:\A|\n)[ \t>*•\-]*[A-Za-z][A-Za-z /&]{0,30}?[ \t]+(?:[-–][ \t]+|:[ \t]*)"
+_CONTACT_LINE = re.compile(r"(?:\A|\n)[ \t>*•\-]*[A-Za-z][A-Za-z /&]{0,30}?(?:[ \t]+[-–][ \t]+|[ \t]*:[ \t]*)"
                            r"((?:[A-Za-z][\w.'’\-]*[ \t]+){0,2}[A-Za-z][\w'’\-]*)[ \t,:]*\Z")
 
 
@@ -1149,11 +1149,20 @@ _ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][
 
 
 def _with_last_lines(doc):
-    """The doc's entities, and of an organisation's or a place's that the NER ran over a line break, its last
-    line's words as an entity of the same label too: a heading above a paragraph's first word ("2.  Budget\n
+    """The doc's entities, a person's words after a number in it, and of an organisation's or a place's that the
+    NER ran over a line break, its last line's words as an entity of the same label too: a heading above a paragraph's first word ("2.  Budget\n
     Pinaki reported", ORG), whose first line alone stands for the entity below."""
     for ent in doc.ents:
         yield ent
+        if ent.label_ in ("PERSON", "PER"):
+            # a person the model ran on from a heading, a date or a number ("Rice University - Oct 3 - Jae"): the
+            # words after the last number too (find_names keeps those before the first)
+            digits = [i for i, t in enumerate(ent) if any(c.isdigit() for c in t.text)]
+            k = digits[-1] + 1 if digits else len(ent)
+            while k < len(ent) and ent[k].is_punct:
+                k += 1
+            if k < len(ent) and ent[k].text[:1].isupper():
+                yield Span(doc, ent.start + k, ent.end, label=ent.label)
         cut = ent.text.rfind("\n")
         if cut >= 0:
             start = ent.start_char + cut + 1
@@ -1372,9 +1381,10 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         s, e = m.span()
         before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
         if w == "Will" and (_PERSON_BEFORE.search(before) and not _CAPITALISED_AFTER.match(text, e)
-                            or _NO_MODAL_AFTER.match(text, e) and not _DETERMINER_BEFORE.search(before)):  # "The Will is"
-            out.append((s, e))  # a modal takes no object, partner or verb: "tell Will the", "Will and I", "Will is out"
-            continue
+                            or (_NO_MODAL_AFTER.match(text, e) or _inflected_verb_after(text, e, vocabulary))
+                            and not _DETERMINER_BEFORE.search(before)):  # "The Will is"
+            out.append((s, e))  # a modal takes no object, partner or verb: "tell Will the", "Will and I", "Will is out",
+            continue  # "Will disagrees", "Will called"
         if w not in names and w not in family or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS \
                 or w.lower() in STOP_WORDS or w in country_names() or w in place_names() or w.lower() in NAME_STOPS:
             continue
@@ -1407,6 +1417,20 @@ _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these
                                 r"in|of|at|near)\Z")
 # what no modal "will" stands before: a partner ("and I"), a verb, "'s out"
 _NO_MODAL_AFTER = re.compile(r"[ \t]+(?:(?:and|&)[ \t]+(?:I|me)|is|was|has|had)\b|['’]s[ \t]+(?:out|off|in|back|on|not)\b")
+_INFLECTED_AFTER = re.compile(r"[ \t]+([a-z]{3,}(?:s|ed))\b([^.!?\n]*)([.!?\n]|\Z)")
+
+
+def _inflected_verb_after(text: str, e: int, vocabulary: frozenset[str]) -> bool:
+    """A verb's third person or past form after the word ending at `e`, in a sentence that asks nothing: no
+    modal stands before one ("Will disagrees, wants to wait", "Will called"; "Will prices rise?" asks)."""
+    m = _INFLECTED_AFTER.match(text, e)
+    if not m or m.group(3) == "?" or m.group(1) in STOP_WORDS:
+        return False
+    w = m.group(1)
+    stems = (w[:-1], w[:-2]) if w.endswith("s") else (w[:-2], w[:-1])  # "wants", "disagrees"; "called", "used"
+    return any(len(x) >= 3 and x in vocabulary for x in stems)
+
+
 _CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’\-]){_CAP}\Z")
 _CAPITALISED_AFTER = re.compile(rf"[ \t]+{_CAP}")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, MONTHS, NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS, WEEKDAYS,
-                                 country_names, given_names, in_name_lists, place_names, surnames, trie_alternation)
+from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, MONTHS, NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS,
+                                 WEEKDAYS, country_names, given_names, in_name_lists, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, WORD_START
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
@@ -70,6 +70,12 @@ _CARE_ROLE_BRACKETED = re.compile(r"(?<![\w/])" + trie_alternation([r.upper() fo
                                                    ).replace("(?:", "(?-i:", 1) + rf"[ \t]*\([ \t]*({CAPWORD})[ \t]*\)")
 
 
+# ... and a given name in brackets after a department, as mail and notes say who of it acted ("Security (Earl) says",
+# "Dietary (Hector) searched", "Employee Health (Carol) called")
+_DEPARTMENT_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(sorted(DEPARTMENTS | {"health", "it", "i.t."}))
+                                   + rf"[ \t]*\([ \t]*((?-i:{CAPWORD}))[ \t]*\)")
+
+
 def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
     """The name in brackets after a role (_ROLE_BRACKETED): a word of the name lists or no dictionary's, never
     a country, a place or an acronym ("the director (CEO)", "the striker (Brazil)"); after a ward's role in
@@ -78,6 +84,9 @@ def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
            if not m.group(1).isupper() and m.group(1).lower() not in NOTE_LABELS and m.group(1).lower() not in WEEKDAYS
            and m.group(1).lower() not in MONTHS and m.group(1) not in country_names() and m.group(1) not in place_names()
            and m.group(1).lower() not in NOTE_SHORTHAND and m.group(1).lower() not in STOP_WORDS]
+    out += [(m.start(1), m.end(1)) for m in _DEPARTMENT_BRACKETED.finditer(text) if m.group(1) in given_names()
+            and m.group(1) not in place_names() and m.group(1) not in country_names()
+            and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
     for m in _ROLE_BRACKETED.finditer(text):
         words = m.group(1).split()
         if any(w in country_names() or w in place_names() or w.isupper() for w in words):

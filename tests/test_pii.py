@@ -1379,3 +1379,25 @@ def test_a_two_letter_surname_after_a_title_and_in_its_repeats(pii):
 def test_a_name_with_an_honorific_repeats_with_it(pii):
     r = pii("Cc: Hashimura, Kenta\n\nWill discuss the trigger with Hashimura-san tomorrow.")
     assert not _leaks(r, "Hashimura", "Kenta"), r.text
+
+
+def test_will_before_an_inflected_verb_is_a_name(pii):
+    r = pii("Dmitri thinks we should buy more gas. Will disagrees, wants to wait on the weather. Will called at 9.")
+    assert not _leaks(r, "Will"), r.text
+    for text in ("Will prices rise next year?", "Will this work? I doubt it.", "Will always be there for you."):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_contact_lines_name_after_a_label_and_a_colon(pii):
+    r = pii("Contacts from 11/1:\nNominations / Scheduling:     Bo-ra Seo           (713) 555-0131\n"
+            "Capacity Release / EBB:       Min-jun Ha          (713) 555-0140")
+    assert not _leaks(r, "Bo-ra", "Seo", "Min-jun", "Ha"), r.text
+
+
+def test_a_person_the_model_ran_on_from_a_number_keeps_the_words_after_it():
+    from spacy.tokens import Span
+    from beam_jobs.pii_names import _with_last_lines
+    from beam_jobs.presidio_loader import import_spacy
+    doc = import_spacy().blank("en")("Rice University - Oct 3 - Jae Park (lead)")
+    doc.ents = [Span(doc, 0, 7, label="PERSON")]  # as the model read it: "Rice University - Oct 3 - Jae"
+    assert [e.text for e in _with_last_lines(doc)] == ["Rice University - Oct 3 - Jae", "Jae"]
