@@ -877,6 +877,28 @@ def _containment(spans: list[tuple[int, int]]):
     return is_inside
 
 
+_DATE_NUMBER_BEFORE = re.compile(r"\d{1,2}\.?[ \t]*\Z")
+
+
+_GIVEN_THEN_CAPITALISED = re.compile(rf"{WORD_START}({_CAP})((?:[ \t]+{_CAP}){{0,2}})")
+
+
+def _listed_given_names(text: str, a: int, b: int, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """In text[a:b], a passage in another language: each given name of the lists that no English dictionary
+    holds, with the capitalised words after it ("Adjuntos los horarios de Cristina y Beatriz", "den Einsatz von
+    Nicolai Müller"); no brand ("Mercedes Benz"), no month after a date's number ("am 27. Mai")."""
+    out = []
+    for m in _GIVEN_THEN_CAPITALISED.finditer(text, a, b):
+        first = m.group(1)
+        if first in given_names() and not in_vocabulary(first, vocabulary) and first.lower() not in KNOWN_PRODUCTS \
+                and not _DATE_NUMBER_BEFORE.search(text, 0, m.start()):
+            rest = m.group(2).split()
+            keep = len(rest) if not any(w.lower() in KNOWN_PRODUCTS for w in rest) else 0
+            end = m.end(1) + (len(m.group(2)) if keep else 0)
+            out.append((m.start(1), end))
+    return out
+
+
 def _given_and_listed_surname(span: str) -> bool:
     """'Carl Hope', 'Dean Wing': a given name, then a surname of the lists that is also a word. Found by any
     rule, such a name is sure enough for its surname to spread ("Hope's lawyer said"); a given name before a
@@ -1196,6 +1218,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                 if ent is None or _shouted_words(ent, shouted, vocabulary) or all(
                         _drawn_out_word(w, vocabulary) for w in _LETTER_WORD.findall(ent.text)):
                     continue  # ... or chat's words drawn out ("HOLIDAY ROOOOAAADDD"; "SUAREZZZZ" stays a name)
+            elif ent.label_ in _OTHER_LABELS and d is doc:
+                ent = _without_shorthand_lead(ent)  # "w/ Ignacio" ORG: the note's shorthand is no part of it
             if company_reporting(text, ent.start_char, ent.end_char):
                 continue  # "Japanese carmaker Toyota said", "Italian insurer Generali said": a company speaks
             # an entity may run over a line break ("Maika van de Noort\nEmployment manager"): its first line;
@@ -1277,7 +1301,10 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         foreign = non_english_ranges(text, langid, people + cased_people)
         # (a bout's result line stands in any language: "Konishimaru (yokozuna) beat Takatoriyama (komusubi)")
         bouts = SpanIndex([m.span(g) for m in _RESULT.finditer(view) for g in (1, 2)]) if foreign else None
+        # ... and there a name of the given-name lists that no English dictionary holds stands too ("Adjuntos los
+        # horarios de Cristina y Beatriz" in an English thread)
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in foreign) or bouts.overlaps(s, e)]
+        ner += [span for a, b in foreign for span in _listed_given_names(text, a, b, vocabulary)]
     # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)
@@ -1618,6 +1645,21 @@ def _words_of_longer_entities(doc) -> frozenset[str]:
 
 
 _IN_A_PLACE = re.compile(r"(?i)\b(?:at|near|across|throughout|outside|inside|within)[ \t]+\Z")
+
+
+_SHORTHAND_LEAD = frozenset("w/ c/o s/p f/u d/w w/o per via re re: cc fyi".split())  # in lower case only ("Via Rail")
+
+
+def _without_shorthand_lead(ent):
+    """The entity without a shorthand the NER ran into it ("w/ Ignacio", "per Anneliese", "c/o Obuya"), as a
+    Span of the same label (the entity itself when none opens it)."""
+    k = 0
+    while k < len(ent) - 1 and (ent[k].text in _SHORTHAND_LEAD or ent[k].text == "/" and k == 1
+                                and ent[0].lower_ in ("w", "c", "s", "f", "d")):
+        k += 1
+    if k and ent[k].text == "/" and k < len(ent) - 1:
+        k += 1
+    return Span(ent.doc, ent.start + k, ent.end, label=ent.label) if k else ent
 
 
 def _before_digits(ent):

@@ -73,7 +73,7 @@ _CARE_ROLE_BRACKETED = re.compile(r"(?<![\w/])" + trie_alternation([r.upper() fo
 # ... and a given name in brackets after a department, as mail and notes say who of it acted ("Security (Earl) says",
 # "Dietary (Hector) searched", "Employee Health (Carol) called")
 _DEPARTMENT_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(sorted(DEPARTMENTS | {"health", "it", "i.t."}))
-                                   + rf"[ \t]*\([ \t]*((?-i:{CAPWORD}))[ \t]*\)")
+                                   + rf"[ \t]*\([ \t]*((?-i:{CAPWORD}(?:[ \t]+{CAPWORD})?))[ \t]*\??[ \t]*\)")
 
 
 def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -84,9 +84,10 @@ def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
            if not m.group(1).isupper() and m.group(1).lower() not in NOTE_LABELS and m.group(1).lower() not in WEEKDAYS
            and m.group(1).lower() not in MONTHS and m.group(1) not in country_names() and m.group(1) not in place_names()
            and m.group(1).lower() not in NOTE_SHORTHAND and m.group(1).lower() not in STOP_WORDS]
-    out += [(m.start(1), m.end(1)) for m in _DEPARTMENT_BRACKETED.finditer(text) if m.group(1) in given_names()
-            and m.group(1) not in place_names() and m.group(1) not in country_names()
-            and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
+    out += [(m.start(1), m.end(1)) for m in _DEPARTMENT_BRACKETED.finditer(text)
+            for first in [m.group(1).split()[0]] if first in given_names()
+            and first not in place_names() and first not in country_names()
+            and first.lower() not in MONTHS and first.lower() not in WEEKDAYS]  # "ask Credit (Ana Lucía?) to"
     for m in _ROLE_BRACKETED.finditer(text):
         words = m.group(1).split()
         if any(w in country_names() or w in place_names() or w.isupper() for w in words):

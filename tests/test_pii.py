@@ -1401,3 +1401,18 @@ def test_a_person_the_model_ran_on_from_a_number_keeps_the_words_after_it():
     doc = import_spacy().blank("en")("Rice University - Oct 3 - Jae Park (lead)")
     doc.ents = [Span(doc, 0, 7, label="PERSON")]  # as the model read it: "Rice University - Oct 3 - Jae"
     assert [e.text for e in _with_last_lines(doc)] == ["Rice University - Oct 3 - Jae", "Jae"]
+
+
+def test_a_name_after_a_notes_shorthand_the_model_ran_into_an_organisation(pii):
+    r = pii("- Texas variance due to the curve shift; Rebecca is reviewing w/ Ignacio.\n- VaR limit not exceeded.")
+    assert not _leaks(r, "Rebecca", "Ignacio"), r.text
+    for text in ("Flights via Frankfurt are cheaper.", "The samples went to Via Christi hospital."):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_given_names_inside_a_passage_in_another_language(pii):
+    r = pii("Tomás,\nAdjuntos los horarios de Marisol y Encarnación para la semana del 9 de julio... sorry, "
+            "wrong window. Ignore that.\n\nDerek")
+    assert not _leaks(r, "Marisol", "Encarnación"), r.text
+    text = "Translate German to English: Er wurde am 27. Mai mit seinem Mercedes Benz in Braintree gestoppt ."
+    assert pii(text).text == text, pii(text).text
