@@ -1880,6 +1880,8 @@ _NUMERIC_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "Q
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _INITIALS_ONLY = re.compile(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*")
 _DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
+# ... but a surname's prefix is written so too ("MacAllister", "McAllister", "DiMaggio", "LaToya", "FitzGerald")
+_CAMEL_SURNAME = re.compile(r"(?:Mc|Mac|Fitz|De|Di|Da|Du|La|Le|Van|Von)[A-Z][a-z]{2,}")
 _NOT_WORDLIKE = re.compile(r"[^\w'’\-]")
 _DRAWN_OUT = re.compile(r"([^\W\d_])\1\1+")
 
@@ -1911,6 +1913,15 @@ def _shouted_lines(text: str) -> list[tuple[int, int]]:
 _LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
+def _before_spaced_dash(ent) -> int:
+    """How many of the entity's tokens stand before a dash set off by spaces in it: the NER runs an entity over
+    one ("last night - Emre" TIME, "Nadia - Marchand" ORG), and what follows the dash is read on its own."""
+    for i, t in enumerate(ent):
+        if 0 < i < len(ent) - 1 and t.text in ("-", "–", "—", "--") and t.whitespace_ and ent[i - 1].whitespace_:
+            return i
+    return len(ent)
+
+
 def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False,
                   shouted: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Capitalised words (any words of 4+ letters in a text written all in lower case: `lower`; on a line
@@ -1925,8 +1936,8 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False,
     shouted = _shouted_lines(text) if shouted is None else shouted  # find_names passes the lines it found
     # in a text written all in lower case, or a line all in capitals, the NER's labels say little ("bertram"
     # ORG, "SOCCER - KLINSMANN" ORG): only its numbers, dates and amounts hold there
-    inside = {t.i for e in doc.ents for t in e if e.label_ in _NUMERIC_LABELS or not lower and not any(
-        a <= e.start_char < b for a, b in shouted)}
+    inside = {t.i for e in doc.ents for t in e[:_before_spaced_dash(e)] if e.label_ in _NUMERIC_LABELS or not lower
+              and not any(a <= e.start_char < b for a, b in shouted)}
     for t in doc:
         w, s = t.text, t.idx
         e = s + len(w)
@@ -1935,7 +1946,8 @@ def unknown_words(doc, vocabulary: frozenset[str], lower: bool = False,
         caps_word = len(w) >= 4 and w.isalpha() and any(a <= s < b for a, b in shouted)
         if t.i in inside or not (w[:1].isupper() or lower and len(w) >= 4 and w.isalpha()) or len(w) < 3 \
                 or _acronym(w) and not caps_word \
-                or _DIGIT_OR_CAMEL.search(w) or _NOT_WORDLIKE.search(w) or _drawn_out_word(w, vocabulary) \
+                or _DIGIT_OR_CAMEL.search(w) and not _CAMEL_SURNAME.fullmatch(w) or _NOT_WORDLIKE.search(w) \
+                or _drawn_out_word(w, vocabulary) \
                 or w.lower() in STOP_WORDS or _NOT_A_NAME_WORD.match(w) or in_vocabulary(w, vocabulary) \
                 or in_vocabulary(w.strip("-'’"), vocabulary) \
                 or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND or _WORD_SHAPED.search(w):
