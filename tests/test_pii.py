@@ -1426,6 +1426,12 @@ def test_a_word_no_dictionary_holds_after_a_spaced_dash_in_an_entity(pii):
     assert not _leaks(r, "Marchetti"), r.text
 
 
-def test_a_surname_with_a_capitalised_prefix_is_no_brand(pii):
-    r = pii("Rooms are booked for the offsite. McAllister and DiNapoli arrive Thursday.")
-    assert not _leaks(r, "McAllister", "DiNapoli"), r.text
+def test_a_surname_with_a_capitalised_prefix_is_no_brand():
+    # the dictionary rule alone (the model finds most such names anyway): a prefix's capital is no CamelCase brand
+    from beam_jobs.pii import PiiConfig, PiiFilter
+    from beam_jobs.pii_names import unknown_words
+    f = PiiFilter(PiiConfig())
+    text = "Rooms are booked for the offsite; McAllister and DiNapoli arrive Thursday, after the PowerPoint review."
+    doc = f.analyzer.nlp_engine.nlp["en"].make_doc(text)
+    found = [text[s:e] for s, e in unknown_words(doc, f.vocabulary)]
+    assert "McAllister" in found and "DiNapoli" in found and "PowerPoint" not in found, found
