@@ -674,11 +674,13 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # possessive); a dictionary word only from a sure name (the model's PERSON of two or more words, a titled
     # or cued one: "Gordon Brown ... Brown said"), since one misread span ("The Tower") must not spread, and
     # never a country ("Sanaa, Yemen" read as a name spread over a whole article)
-    words, sure_words = set(), set()
+    words, sure_words, initials = set(), set(), set()
     sure_index = SpanIndex(sure)
     for s, e in known:
         from_sure = sure_index.overlaps(s, e) or _given_and_listed_surname(text[s:e]) \
             or _given_and_unknown_word(text[s:e], vocabulary)
+        if from_sure and (mark := _initials_of(text[s:e])):
+            initials.add(mark)
         for m in _SPREADING_WORD.finditer(text[s:e]):
             w = re.sub(r"['’]s\Z", "", m.group(0))
             if re.fullmatch(_GLUED_PARTICLE, w):  # "al-Zarqawi" repeats as "Zarqawi" too
@@ -705,6 +707,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     words |= {w + "s" for w in sure_words if len(w) >= 3 and not w.endswith("s")
               and (w + "s'" in text or w + "s’" in text)}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
+    # ... and so do its initials, as minutes and notes write the person ("Nadia Rahman" ... "ACTION: NR to confirm")
+    words |= {m for m in initials if m.lower() not in NOT_INITIALS}
     return spans + _occurrences(text, words)
 
 
@@ -892,11 +896,18 @@ def _listed_given_names(text: str, a: int, b: int, vocabulary: frozenset[str]) -
         first = m.group(1)
         if first in given_names() and not in_vocabulary(first, vocabulary) and first.lower() not in KNOWN_PRODUCTS \
                 and not _DATE_NUMBER_BEFORE.search(text, 0, m.start()):
-            rest = m.group(2).split()
-            keep = len(rest) if not any(w.lower() in KNOWN_PRODUCTS for w in rest) else 0
-            end = m.end(1) + (len(m.group(2)) if keep else 0)
-            out.append((m.start(1), end))
+            if not any(w.lower() in KNOWN_PRODUCTS for w in m.group(2).split()):  # "Mercedes Benz"
+                out.append((m.start(1), m.end(2)))
     return out
+
+
+def _initials_of(span: str) -> str | None:
+    """The initials of a name of two or three capitalised words, a particle left out ("Nadia Rahman": "NR",
+    "Jan van der Berg": "JB"), or None."""
+    words = [w for w in span.split() if not re.fullmatch(_PARTICLE, w)]
+    if not 2 <= len(words) <= 3 or not all(re.fullmatch(r"[A-Z][a-z'’\-]+|[A-Z]\.?", w) for w in words):
+        return None
+    return "".join(w[0] for w in words)
 
 
 def _given_and_listed_surname(span: str) -> bool:

@@ -301,8 +301,7 @@ pinterest tumblr photoshop javascript typescript github gitlab bitcoin ethereum 
 samsung huawei skype slack chatgpt openai ebay paypal covid coronavirus wifi bluetooth linux ubuntu kubernetes
 docker tensorflow pytorch numpy pandas matlab excel powerpoint hashtag emoji selfie podcast vlog blogger
 wordpress shopify etsy twitch discord minecraft fortnite pokemon wiki wikis wikinews wikimedia wiktionary
-zotero wrestlemania smackdown nikkei nasdaq sony nvidia mercedes benz porsche audi volkswagen toyota honda""".split()) \
-    | NEWS_AGENCIES
+zotero wrestlemania smackdown nikkei nasdaq sony nvidia benz volkswagen toyota""".split()) | NEWS_AGENCIES
 
 
 # The English name of every region `phonenumbers` knows, as its geocoder gives them (written out here: reading

@@ -1435,3 +1435,9 @@ def test_a_surname_with_a_capitalised_prefix_is_no_brand():
     doc = f.analyzer.nlp_engine.nlp["en"].make_doc(text)
     found = [text[s:e] for s, e in unknown_words(doc, f.vocabulary)]
     assert "McAllister" in found and "DiNapoli" in found and "PowerPoint" not in found, found
+
+
+def test_a_found_names_initials_repeat_as_the_name(pii):
+    r = pii("Attendees: Nadia Rahman, Kofi Owusu, Paul Gregory\n\nACTIONS\n- NR to confirm the storage numbers by Fri\n"
+            "- KO and PG to draft the memo\n- TBD: the lease")
+    assert not _leaks(r, "NR", "KO", "PG") and "TBD: the lease" in r.text, r.text
