@@ -1278,7 +1278,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             # (... nor a name of the lists that no dictionary holds: "Ashok ... good luck ashok")
     ner += lower_given_names(doc, vocabulary)
     if cased_doc is None:
-        ner += lone_given_names(doc, vocabulary)
+        ner += lone_given_names(doc, vocabulary) + listed_full_names(text)
     if ner and (short_forms := _organisation_short_forms(doc, SpanIndex(ner))):
         ner = [(s, e) for s, e in ner if text[s:e].strip() not in short_forms]
     no_names = no_name_parts(text, vocabulary) if ner else []
@@ -1397,6 +1397,32 @@ def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
             continue
         out.append((s, e))
     return out
+
+
+# A given name and a surname of the English lists, both maybe words too ("- Grant Young's group is asking", "Hope
+# Baker called"): such a pair is a person's name wherever it stands, unless a place or a body's word follows
+_GIVEN_SURNAME = re.compile(rf"{WORD_START}([A-Z][a-z]+)[ \t]+([A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?:['’]s)?(?![\w\-])(?![ \t]+[A-Z])")
+_NOT_A_SURNAME_HERE = frozenset("""church chapel street lane road park hill hall house court gate field fields green wood
+woods ford bridge cross square garden gardens place row way mill mills ridge grove heath moor bank banks""".split())
+
+
+def listed_full_names(text: str) -> list[tuple[int, int]]:
+    """A given name and a surname of the English lists (_GIVEN_SURNAME), neither a month, a weekday, a place or a
+    country, the surname no place's or institution's word ("Grace Church", "Rose Hill"), not after an article or a
+    place's first word ("the Saint Thomas Christian families")."""
+    out = []
+    for m in _GIVEN_SURNAME.finditer(text):
+        first, last = m.group(1), m.group(2)
+        if first not in given_names(ENGLISH_LOCALES) or last not in surnames() or first.lower() in MONTHS \
+                or first.lower() in WEEKDAYS or last.lower() in _NOT_A_SURNAME_HERE or first in place_names() \
+                or last in place_names() or first in country_names() or last in country_names() \
+                or _ARTICLE_BEFORE.search(text, max(0, m.start() - 8), m.start()):
+            continue
+        out.append((m.start(1), m.end(2)))
+    return out
+
+
+_ARTICLE_BEFORE = re.compile(r"(?i)\b(?:the|a|an|saint|st\.?|san|santa|fort|mount|mt\.?|lake|port|cape)[ \t]+\Z")
 
 
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{4,}(?![^\W\d_])")

@@ -1441,3 +1441,10 @@ def test_a_found_names_initials_repeat_as_the_name(pii):
     r = pii("Attendees: Nadia Rahman, Kofi Owusu, Paul Gregory\n\nACTIONS\n- NR to confirm the storage numbers by Fri\n"
             "- KO and PG to draft the memo\n- TBD: the lease")
     assert not _leaks(r, "NR", "KO", "PG") and "TBD: the lease" in r.text, r.text
+
+
+def test_a_given_name_and_a_surname_of_the_lists_both_words_too(pii):
+    r = pii("Thanks - Grant Young's group is asking for the curve files again. FYI Hope Baker called, she will dial in.")
+    assert not _leaks(r, "Grant", "Young", "Hope", "Baker"), r.text
+    for text in ("Meet at Grace Church at 10.", "In May Young plants need water."):
+        assert pii(text).text == text, pii(text).text
