@@ -25,8 +25,9 @@ from beam_jobs.pii_rules_news import (batting_names, batting_order_names, footba
 from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
                                        on_shift_names, patient_or_therapist_names, role_in_brackets_names,
                                        title_names_any_case)
-from beam_jobs.pii_rules_chat import (chat_speakers, contacted_names, field_names, handle_owner_names, honorific_names,
-                                      nickname_names, table_column_names, with_me_names)
+from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
+                                      handle_owner_names, honorific_names, nickname_names, table_column_names,
+                                      with_me_names)
 
 
 @dataclass(frozen=True)
@@ -364,6 +365,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                      'a national, Mr Ilie Vrabie ("the applicant")',
                      "pt's 'baseline' (per wife)", "(Arising Out Of Slp (Civil) No.8304 Of 2019)", "Slp (Civil) Nos.2033-2034 Of 2020", "call me Monday",
                      "Paris (France) Office")),
+    NameRule("bracketed_given", "an English given name opening a bracket, asked or doing something",
+             bracketed_given_names,
+             finds=(("We still need volunteers for:\n  - face painting (Summer? you were great last year)", ["Summer"]),
+                    ("7:15  car picks you up at home (Otis driving)", ["Otis"]), ("(Grace has the keys)", ["Grace"])),
+             leaves=("(May is busy)", "(Hope this helps)", "(Will be late)", "(Monday is a holiday)")),
     NameRule("honorific", "a name with an honorific glued to it by a hyphen", honorific_names,
              finds=(("Will discuss with Hashimoto-san tomorrow.", ["Hashimoto"]), ("Please ask Mehta-ji to sign", ["Mehta"]),
                     ("Thank you Park-nim", ["Park"])),
@@ -494,6 +500,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("signature", "a message's signature on its last line", signature_names, message_end=True,
              finds=(("The contract is attached.\n\nVaclav", ["Vaclav"]), ("Send it to Paolo for approval.\n\nDieter", ["Dieter"]),
                     ("Pot is at $200 - pay me by Friday.\n\nGerald\nx3-4417", ["Gerald"]),
+                    ("Call me tonight after 9.\nGracias por todo,\nMaricruz", ["Maricruz"]),
                     ("I talked to her about the offsite. Please call me.\n\nKaren", ["Karen"]),
                     ("I have added her comments. Let me know if you need more.\nCarol", ["Carol"]),
                     ("i have added her comments. let me know if you need more.\n\ncarol", ["carol"]),

@@ -395,8 +395,8 @@ _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|ple
                        r"what|where|when|why|how)\b", re.MULTILINE)
 # ... or opening a sentence inside a line ("That's Jerry and Anita. Sully, you owe Tanisha $20"), where an adverb
 # stands as often ("Overall, you"): a given name of the lists or a word no dictionary holds
-_SENTENCE_VOCATIVE = re.compile(rf"(?<=[.!?][ \t])[\"“]?({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|"
-                                r"is|have|I|you|we|what|where|when|why|how)\b")
+_SENTENCE_VOCATIVE = re.compile(rf"(?:(?<=[.!?][ \t])|(?<=[ \t][-–][ \t]))[\"“]?({_CAP}),[ \t]+(?:can|could|would|will|"
+                                r"please|pls|do|did|are|is|have|I|you|we|what|where|when|why|how)\b")  # or after a dash
 # ... or without the comma when it is an English given name before "I" or "you" ("Lily I love your videos",
 # "Kay you were right"); never a verb that opens such a line ("Hope you are well", "Will you", "May I")
 _BARE_VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP})[ \t]+(?:I|you|u|ur|your|you're|you’re|youre)\b", re.MULTILINE)

@@ -198,6 +198,21 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# An English given name opening a bracket, asked or doing something ("face painting (Amber? you were great last
+# year)", "car picks you up (Milo driving)", "(Rose has the keys)")
+_BRACKETED_GIVEN = re.compile(rf"\([ \t]*({CAPWORD})(?:[ \t]*\?|[ \t]+(?:[a-z]+ing|is|was|has|had|will|can|says|said|"
+                              r"to|and|&)\b)")
+
+
+def bracketed_given_names(text: str, is_word) -> list[tuple[int, int]]:
+    """An English given name that opens a bracket and is asked or does something (_BRACKETED_GIVEN); never a month
+    or a weekday ("(May is busy)")."""
+    if "(" not in text:
+        return []
+    return [m.span(1) for m in _BRACKETED_GIVEN.finditer(text) if m.group(1) in given_names(ENGLISH_LOCALES)
+            and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
+
+
 # A name with an honorific glued to it by a hyphen ("Will discuss with Hashimoto-san", "Mehta-ji called"): the
 # honorific is said to a person only
 _HONORED = re.compile(rf"{WORD_START}({CAPWORD})(?=-)")

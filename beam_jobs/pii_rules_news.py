@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, MONTHS, NOTE_LABELS, NOTE_SHORTHAND, OFFICE_WORDS,
-                                 WEEKDAYS, country_names, given_names, in_name_lists, place_names, surnames, trie_alternation)
+from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOTE_LABELS,
+                                 NOTE_SHORTHAND, OFFICE_WORDS, WEEKDAYS, country_names, given_names, in_name_lists,
+                                 place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, WORD_START
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
@@ -86,7 +87,7 @@ def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
            and m.group(1).lower() not in NOTE_SHORTHAND and m.group(1).lower() not in STOP_WORDS]
     out += [(m.start(1), m.end(1)) for m in _DEPARTMENT_BRACKETED.finditer(text)
             for first in [m.group(1).split()[0]] if first in given_names()
-            and first not in place_names() and first not in country_names()
+            and (first not in place_names() or first in given_names(ENGLISH_LOCALES)) and first not in country_names()
             and first.lower() not in MONTHS and first.lower() not in WEEKDAYS]  # "ask Credit (Ana Lucía?) to"
     for m in _ROLE_BRACKETED.finditer(text):
         words = m.group(1).split()

@@ -16,7 +16,9 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot|in[ \t]+advance)|"
              r"thank[ \t]+you[ \t]+(?:again|so[ \t]+much|in[ \t]+advance)|many[ \t]+thanks[ \t]+in[ \t]+advance|tia|"
              # (and the closings of other languages in English mail: "besos,\nMari", "Saludos,\nBurak")
-             r"besos|abrazos|un[ \t]+abrazo|saludos|gracias|ciao|bisous|cordialement|gr[üu](?:ß|ss)e|mfg")
+             r"besos|abrazos|un[ \t]+abrazo|saludos|saludos[ \t]+cordiales|gracias|gracias[ \t]+por[ \t]+todo|"
+             r"muchas[ \t]+gracias|atentamente|cordialmente|ciao|grazie|bisous|cordialement|bien[ \t]+[àa][ \t]+vous|"
+             r"gr[üu](?:ß|ss)e|viele[ \t]+gr[üu](?:ß|ss)e|mfg|obrigad[oa]|abra[çc]os|beijos")
 # The folders of a mail client's mailbox ("\\Inbox", "\\Sent Items", "\\Notes Folders\\All documents"): no
 # mailbox owner's name
 MAIL_FOLDER_WORDS = frozenset("""inbox outbox sent items deleted drafts draft junk spam notes folders folder documents
