@@ -1392,8 +1392,9 @@ def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
             continue
         s, e = m.span()
         after = text[e:e + 1]
-        if text[s - 1:s] in _CODE_NEIGHBOUR or after and after in _CODE_NEIGHBOUR and not (
-                after == "." and not text[e + 1:e + 2].strip()):  # "not ronaldo." ends a sentence; "lana.py" is code
+        bracketed = text[s - 2:s] in (" (", "\t(") and after == ")"  # "daughter in atlanta (keisha) not answering"
+        if not bracketed and (text[s - 1:s] in _CODE_NEIGHBOUR or after and after in _CODE_NEIGHBOUR and not (
+                after == "." and not text[e + 1:e + 2].strip())):  # "not ronaldo." ends a sentence; "lana.py" is code
             continue
         out.append((s, e))
     return out

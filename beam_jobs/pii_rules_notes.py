@@ -234,9 +234,16 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
             continue
         if all(in_name_lists(w.capitalize()) or not is_word(w) for w in words) \
                 or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \
-                or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper():  # "R. Ng RN": "ng" is a unit
+                or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper() \
+                or len(words) == 1 and re.fullmatch(r"[A-Z]{2,3}", words[0]) and words[0] not in _WARDS \
+                and words[0].lower() not in NOT_INITIALS:  # "R. Ng RN": "ng" is a unit; "--MV RN": initials
             out.append((m.start(1), m.end(1)))
     return out
+
+
+# the units and services a credential follows as a role, not a signature ("ICU RN", "ED RN", "OR RN")
+_WARDS = frozenset("""ICU CCU MICU SICU NICU PICU CVICU CTICU PACU ED ER OR OB LD ENT GI IR PT OT ST SW CM ICN NSY
+TCU LTC SNF ECU CDU MED SUR ONC NEU HEM""".split())
 
 
 # A name and the role it stands in, in brackets, as notes and minutes write it ("Drew (charge RN) aware",

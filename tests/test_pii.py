@@ -1457,3 +1457,12 @@ def test_a_name_addressed_after_a_dash_inside_a_line(pii):
     assert not _leaks(r, "Dolores"), r.text
     text = "Agenda - Budget, please review before Friday."
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_lower_case_given_name_alone_in_brackets():
+    from beam_jobs.pii import PiiConfig, PiiFilter
+    from beam_jobs.pii_names import lower_given_names
+    f = PiiFilter(PiiConfig())
+    text = "son aware & agreeable, daughter in atlanta (keisha) not answering; print(keisha) in the code"
+    doc = f.analyzer.nlp_engine.nlp["en"].make_doc(text)
+    assert [text[s:e] for s, e in lower_given_names(doc, f.vocabulary)] == ["keisha"]
