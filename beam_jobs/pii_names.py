@@ -1447,7 +1447,7 @@ def lone_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
         before = text[max(0, s - 80):s].rstrip(" \t")  # a window: the patterns below look at its end only
         if w == "Will" and (_PERSON_BEFORE.search(before) and not _CAPITALISED_AFTER.match(text, e)
                             or (_NO_MODAL_AFTER.match(text, e) or _inflected_verb_after(text, e, vocabulary))
-                            and not _DETERMINER_BEFORE.search(before)):  # "The Will is"
+                            and not _DOCUMENT_BEFORE.search(before)):  # "The Will is", "his last Will was"
             out.append((s, e))  # a modal takes no object, partner or verb: "tell Will the", "Will and I", "Will is out",
             continue  # "Will disagrees", "Will called"
         if w not in names and w not in family or not in_vocabulary(w, vocabulary) or w.lower() in MONTHS \
@@ -1480,8 +1480,13 @@ _CLAUSE_END_AFTER = re.compile(r"['’]s\b|[ \t]*(?:[,.;:!?)]|$|[ \t](?:and|or|a
                                re.MULTILINE)
 _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these|those|each|every|its|our|your|their|"
                                 r"in|of|at|near)\Z")
-# what no modal "will" stands before: a partner ("and I"), a verb, "'s out"
-_NO_MODAL_AFTER = re.compile(r"[ \t]+(?:(?:and|&)[ \t]+(?:I|me)|is|was|has|had)\b|['’]s[ \t]+(?:out|off|in|back|on|not)\b")
+# what no modal "will" stands before: a partner ("and I"), a verb, a negation, a possessive ("Will's account")
+_NO_MODAL_AFTER = re.compile(r"[ \t]+(?:(?:and|&)[ \t]+(?:I|me)|is|was|has|had|(?:is|was|has|had|does|did)n['’]t)\b|"
+                             r"['’]s[ \t]+(?:out|off|in|back|on|not|[a-z]+)\b")
+# ... and before a will as a document: an article, a possessive or "said", "last", "new" ("that Will had been" is
+# the person: "that" opens the clause)
+_DOCUMENT_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|these|those|each|every|its|our|your|their|his|her|"
+                              r"my|in|of|at|near|said|last|new|original|valid|written)\Z")
 _INFLECTED_AFTER = re.compile(r"[ \t]+([a-z]{3,}(?:s|ed))\b([^.!?\n]*)([.!?\n]|\Z)")
 
 

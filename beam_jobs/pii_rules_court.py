@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS,
+from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, MONTHS,
                                  PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, STOP_WORDS, WORD_START
@@ -195,11 +195,22 @@ def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
 _PARTY_APPOSITION = re.compile(rf"\b{_PARTY_ROLE},[ \t]+({CAPWORD}),")
 
 
+# ... and a relative so introduced, whatever the name's word ("the youngest child, Prince, suffered from", "his wife,
+# Joy, said")
+_KIN_NOUNS = "|".join(sorted(set(KIN_WORDS) | {"child", "baby", "infant", "grandchild", "stepchild"}, key=len, reverse=True))
+_KIN_APPOSITION = re.compile(rf"(?i:\b(?:his|her|their|the|my|our|its)[ \t]+(?:[a-z\-]+[ \t]+)?(?:{_KIN_NOUNS})),"
+                             rf"[ \t]+({CAPWORD}),")
+
+
 def party_apposition_names(text: str, is_word) -> list[tuple[int, int]]:
-    """A party's name between commas after its role (_PARTY_APPOSITION): a name of the lists or no dictionary word."""
-    return [(m.start(1), m.end(1)) for m in _PARTY_APPOSITION.finditer(text) if m.group(1).lower() not in STOP_WORDS
-            and m.group(1) not in country_names() and m.group(1) not in place_names()
-            and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
+    """A party's name between commas after its role (_PARTY_APPOSITION): a name of the lists or no dictionary word;
+    a relative's after its kin word (_KIN_APPOSITION): any capitalised word but a place's or a function word."""
+    out = [(m.start(1), m.end(1)) for m in _PARTY_APPOSITION.finditer(text) if m.group(1).lower() not in STOP_WORDS
+           and m.group(1) not in country_names() and m.group(1) not in place_names()
+           and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
+    return out + [(m.start(1), m.end(1)) for m in _KIN_APPOSITION.finditer(text) if "," in text
+                  and m.group(1).lower() not in STOP_WORDS and m.group(1) not in country_names()
+                  and m.group(1) not in place_names() and m.group(1).lower() not in MONTHS]
 
 
 # A name with its surname in capitals, as the Strasbourg court's judgments and appendices write applicants

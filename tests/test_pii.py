@@ -1466,3 +1466,11 @@ def test_a_lower_case_given_name_alone_in_brackets():
     text = "son aware & agreeable, daughter in atlanta (keisha) not answering; print(keisha) in the code"
     doc = f.analyzer.nlp_engine.nlp["en"].make_doc(text)
     assert [text[s:e] for s, e in lower_given_names(doc, f.vocabulary)] == ["keisha"]
+
+
+def test_will_as_a_person_after_that_in_a_possessive_and_before_a_negation(pii):
+    r = pii("The mother's explanation was that Will had been play fighting. The judge gave no reasons for rejecting "
+            "Will's account. His wife said that Will hasn't been right since.")
+    assert not _leaks(r, "Will"), r.text
+    for text in ("The Will is valid.", "He set out his last Will's provisions clearly."):
+        assert pii(text).text == text, pii(text).text
