@@ -254,6 +254,7 @@ _ROLE_IN_BRACKETS = re.compile(
     r"fellow|intern|surgeon|physician|interpreter|translator|chaplain|sw|social[ \t]+worker|case[ \t]+manager|cm|"
     r"pt|ot|slp|pharmacist|dietitian|sitter|driver|hcp|health[ \t]+care[ \t]+proxy|proxy|guardian|"
     r"son|daughter|wife|husband|mother|father|sister|brother|niece|nephew|friend|neighbou?r|"
+    r"(?:mother|father|son|daughter|brother|sister)-in-law|grand(?:mother|father|son|daughter)|uncle|aunt|cousin|"
     r"chair|chairman|chairwoman|chairperson|co-chair|vice-chair|secretary|treasurer|staff|host|moderator|"
     r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain|"
     r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse)"
