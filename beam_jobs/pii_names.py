@@ -509,7 +509,8 @@ _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
 _BARE_LIST = re.compile(rf"(?<![\w'’\-/])(?:{_BARE_ITEM}(?:[ \t]+x\d)?(?:[ \t]*[,;|][ \t]*|[ \t]+/[ \t]+)){{2,}}{_BARE_ITEM}"
                         r"(?![\w'’\-/@])")  # (a slash between spaces: "Anna Lee/HOU/ECT@ECT" is a mail address)
 # "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
-_SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})(?:[ \t]*\*)?")
+_SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:(?:pen|og)[ \t]+)?(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})"
+                         r"(?:[ \t]*\*)?")  # (a penalty's or an own goal's mark before the minute: "Wise pen 90")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
 # ... and after the person it says who ("the driver, Milo Hope, 41, had been", "his wife, Ada Lamb, 38,"),
 # where the comma before the name keeps _AGED off (a list's items stand so too), whatever the words are
@@ -1278,7 +1279,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             # (... nor a name of the lists that no dictionary holds: "Ashok ... good luck ashok")
     ner += lower_given_names(doc, vocabulary)
     if cased_doc is None:
-        ner += lone_given_names(doc, vocabulary) + listed_full_names(text)
+        ner += lone_given_names(doc, vocabulary) + listed_full_names(text, vocabulary)
     if ner and (short_forms := _organisation_short_forms(doc, SpanIndex(ner))):
         ner = [(s, e) for s, e in ner if text[s:e].strip() not in short_forms]
     no_names = no_name_parts(text, vocabulary) if ner else []
@@ -1407,14 +1408,19 @@ _NOT_A_SURNAME_HERE = frozenset("""church chapel street lane road park hill hall
 woods ford bridge cross square garden gardens place row way mill mills ridge grove heath moor bank banks""".split())
 
 
-def listed_full_names(text: str) -> list[tuple[int, int]]:
-    """A given name and a surname of the English lists (_GIVEN_SURNAME), neither a month, a weekday, a place or a
-    country, the surname no place's or institution's word ("Grace Church", "Rose Hill"), not after an article or a
-    place's first word ("the Saint Thomas Christian families")."""
+def listed_full_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """A given name of the English lists and a surname of the lists or a word no dictionary (`vocabulary`) holds
+    (_GIVEN_SURNAME; "Alan Leung"), neither a month, a weekday, a place or a country, the surname no place's or
+    institution's word ("Grace Church", "Rose Hill"), not after an article or a place's first word ("the Saint
+    Thomas Christian families")."""
     out = []
     for m in _GIVEN_SURNAME.finditer(text):
         first, last = m.group(1), m.group(2)
-        if first not in given_names(ENGLISH_LOCALES) or last not in surnames() or first.lower() in MONTHS \
+        # (a word no dictionary holds only of 4+ letters, not an abbreviation, and not where a place stands:
+        # "Via Christi St. Francis", "won at Roland Garros")
+        surname = last in surnames() or bool(vocabulary) and len(last) >= 4 and not in_vocabulary(last, vocabulary) \
+            and text[m.end(2):m.end(2) + 1] != "." and not _AT_A_PLACE.search(text, max(0, m.start() - 6), m.start())
+        if first not in given_names(ENGLISH_LOCALES) or not surname or first.lower() in MONTHS \
                 or first.lower() in WEEKDAYS or last.lower() in _NOT_A_SURNAME_HERE or first in place_names() \
                 or last in place_names() or first in country_names() or last in country_names() \
                 or _ARTICLE_BEFORE.search(text, max(0, m.start() - 8), m.start()):
@@ -1424,6 +1430,7 @@ def listed_full_names(text: str) -> list[tuple[int, int]]:
 
 
 _ARTICLE_BEFORE = re.compile(r"(?i)\b(?:the|a|an|saint|st\.?|san|santa|fort|mount|mt\.?|lake|port|cape)[ \t]+\Z")
+_AT_A_PLACE = re.compile(r"(?i)\b(?:at|in|into|near|from|to|on)[ \t]+\Z")
 
 
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[a-z]{4,}(?![^\W\d_])")

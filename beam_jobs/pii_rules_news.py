@@ -287,7 +287,11 @@ _REPORTS = re.compile(r"(?:['’]s)?[ \t]+(?:said|says|told|reported|announced|e
 def company_reporting(text: str, s: int, e: int) -> bool:
     """The name at text[s:e] has a company word before it and reports ("Japanese carmaker Toyota said", "the
     rating agency Moody's said", "Brokerage Nomura said": the NER may run the word in). In news a company speaks
-    there, never a person. Only before a reporting verb: "the company Smith founded" names a person."""
+    there, never a person. Only before a reporting verb: "the company Smith founded" names a person; nor a given
+    name and a surname ("broker Alan Leung says": a broker is a person too)."""
+    words = text[s:e].split()
+    if len(words) >= 2 and words[0] in given_names() and not _COMPANY_FIRST.match(text, s):
+        return False
     return bool(_REPORTS.match(text, e)) and bool(
         _COMPANY_BEFORE.search(text[max(0, s - 30):s]) or _COMPANY_FIRST.match(text, s))
 

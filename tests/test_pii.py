@@ -1474,3 +1474,13 @@ def test_will_as_a_person_after_that_in_a_possessive_and_before_a_negation(pii):
     assert not _leaks(r, "Will"), r.text
     for text in ("The Will is valid.", "He set out his last Will's provisions clearly."):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_person_after_a_company_word_and_a_scorer_with_a_penalty_mark(pii):
+    r = pii("Shares close higher as property stocks lead - broker Alan Leung says the index will hold.")
+    assert not _leaks(r, "Alan", "Leung"), r.text
+    r = pii("Everton 3 (Kanchelskis 4, Speed 40, Wise pen 90) Derby 1 (Sturridge 76). Halftime 2-0.")
+    assert not _leaks(r, "Kanchelskis", "Wise", "Sturridge"), r.text
+    for text in ("Japanese carmaker Toyota said on Monday it would recall 10,000 cars.",
+                 "He lost in straight sets at Roland Garros.", "patients at Via Christi St. Francis hospital"):
+        assert pii(text).text == text, pii(text).text
