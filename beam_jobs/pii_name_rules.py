@@ -19,9 +19,9 @@ from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials,
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
                                        party_line_names, role_initials, witness_names)
-from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names, headline_subjects, hockey_scoring_names,
-                                      leaderboard_names, pairing_names, pitcher_names, role_bracketed_names, scorer_names,
-                                      statistics_names, surname_word_names)
+from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names, headline_subjects,
+                                      hockey_scoring_names, leaderboard_names, pairing_names, pitcher_names,
+                                      role_bracketed_names, scorer_names, statistics_names, surname_word_names)
 from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
                                        on_shift_names, patient_or_therapist_names, role_in_brackets_names,
                                        title_names_any_case)
@@ -363,7 +363,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "an area of England dubbed ‘Britain’s Dallas’", 'worried re: cat ("Mr. Whiskers")',
                      'the word ("hello") is', 'the Channel River ("Fleuve Manche") passed',
                      'a national, Mr Ilie Vrabie ("the applicant")',
-                     "pt's 'baseline' (per wife)", "(Arising Out Of Slp (Civil) No.8304 Of 2019)", "Slp (Civil) Nos.2033-2034 Of 2020", "call me Monday",
+                     "pt's 'baseline' (per wife)", "(Arising Out Of Slp (Civil) No.8304 Of 2019)",
+                     "Slp (Civil) Nos.2033-2034 Of 2020", "call me Monday",
                      "Paris (France) Office")),
     NameRule("bracketed_given", "an English given name opening a bracket, asked or doing something",
              bracketed_given_names,

@@ -1184,8 +1184,9 @@ _ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][
 
 def _with_last_lines(doc):
     """The doc's entities, a person's words after a number in it, and of an organisation's or a place's that the
-    NER ran over a line break, its last line's words as an entity of the same label too: a heading above a paragraph's first word ("2.  Budget\n
-    Pinaki reported", ORG), whose first line alone stands for the entity below."""
+    NER ran over a line break, its last line's words as an entity of the same label too: a heading above a
+    paragraph's first word ("2.  Budget\n    Pinaki reported", ORG), whose first line alone stands for the entity
+    below."""
     for ent in doc.ents:
         yield ent
         if ent.label_ in ("PERSON", "PER"):
