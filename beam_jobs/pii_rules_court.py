@@ -208,9 +208,10 @@ def party_apposition_names(text: str, is_word) -> list[tuple[int, int]]:
     out = [(m.start(1), m.end(1)) for m in _PARTY_APPOSITION.finditer(text) if m.group(1).lower() not in STOP_WORDS
            and m.group(1) not in country_names() and m.group(1) not in place_names()
            and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
-    return out + [(m.start(1), m.end(1)) for m in _KIN_APPOSITION.finditer(text) if "," in text
-                  and m.group(1).lower() not in STOP_WORDS and m.group(1) not in country_names()
-                  and m.group(1) not in place_names() and m.group(1).lower() not in MONTHS]
+    kin = _KIN_APPOSITION.finditer(text) if text.count(",") >= 2 else ()
+    return out + [(m.start(1), m.end(1)) for m in kin if m.group(1).lower() not in STOP_WORDS
+                  and m.group(1) not in country_names() and m.group(1) not in place_names()
+                  and m.group(1).lower() not in MONTHS]
 
 
 # A name with its surname in capitals, as the Strasbourg court's judgments and appendices write applicants

@@ -81,6 +81,8 @@ def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
     """The name in brackets after a role (_ROLE_BRACKETED): a word of the name lists or no dictionary's, never
     a country, a place or an acronym ("the director (CEO)", "the striker (Brazil)"); after a ward's role in
     capitals any such word but a weekday, a month or a note's label ("RT (Obi)"; "OT (Mon)", "RN (Neuro)")."""
+    if "(" not in text:
+        return []
     out = [(m.start(1), m.end(1)) for m in _CARE_ROLE_BRACKETED.finditer(text)
            if not m.group(1).isupper() and m.group(1).lower() not in NOTE_LABELS and m.group(1).lower() not in WEEKDAYS
            and m.group(1).lower() not in MONTHS and m.group(1) not in country_names() and m.group(1) not in place_names()
