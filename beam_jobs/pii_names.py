@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC, MODALS, NAME_GAP, WORD_START
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, WORD_START
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -882,7 +882,16 @@ def _containment(spans: list[tuple[int, int]]):
     return is_inside
 
 
-_DATE_NUMBER_BEFORE = re.compile(r"\d{1,2}\.?[ \t]*\Z")
+_DATE_NUMBER_BEFORE = re.compile(r"\d{1,2}\.?\Z")
+
+
+def _date_number_before(text: str, i: int) -> bool:
+    """A day's number, maybe with its dot, right before text[i] but for spaces ("am 27. Mai"): read in the few
+    characters there, not by a search over all the text before."""
+    end = i
+    while end and text[end - 1] in " \t":
+        end -= 1
+    return _DATE_NUMBER_BEFORE.search(text, max(0, end - 3), end) is not None
 
 
 _GIVEN_THEN_CAPITALISED = re.compile(rf"{WORD_START}({_CAP})((?:[ \t]+{_CAP}){{0,2}})")
@@ -896,7 +905,7 @@ def _listed_given_names(text: str, a: int, b: int, vocabulary: frozenset[str]) -
     for m in _GIVEN_THEN_CAPITALISED.finditer(text, a, b):
         first = m.group(1)
         if first in given_names() and not in_vocabulary(first, vocabulary) and first.lower() not in KNOWN_PRODUCTS \
-                and not _DATE_NUMBER_BEFORE.search(text, 0, m.start()):
+                and not _date_number_before(text, m.start()):
             if not any(w.lower() in KNOWN_PRODUCTS for w in m.group(2).split()):  # "Mercedes Benz"
                 out.append((m.start(1), m.end(2)))
     return out
@@ -945,7 +954,7 @@ def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
             before = text[i - 1] if i else " "
             after = text[j] if j < len(text) else " "
             if not (before.isalnum() or before in "_-'’") and (
-                    not (after.isalnum() or after in "_-") or after == "-" and HONORIFIC.match(text, j)):
+                    not (after.isalnum() or after in "_-") or after == "-" and HONORIFIC_SUFFIX.match(text, j)):
                 out.append((i, j))
             i = text.find(w, i + 1)
     return out
@@ -1698,17 +1707,16 @@ def _words_of_longer_entities(doc) -> frozenset[str]:
 _IN_A_PLACE = re.compile(r"(?i)\b(?:at|near|across|throughout|outside|inside|within)[ \t]+\Z")
 
 
-_SHORTHAND_LEAD = frozenset("w/ c/o s/p f/u d/w w/o per via re re: cc fyi".split())  # in lower case only ("Via Rail")
+# (tokens as spaCy's tokenizer keeps them whole, in lower case only: "Via Rail" is a name's own word; "c/o", "s/p"
+# and "re:" it splits into letters and marks, so they are not among them)
+_SHORTHAND_LEAD = frozenset("w/ w/o per via re cc fyi".split())
 
 
 def _without_shorthand_lead(ent):
-    """The entity without a shorthand the NER ran into it ("w/ Ignacio", "per Anneliese", "c/o Obuya"), as a
-    Span of the same label (the entity itself when none opens it)."""
+    """The entity without a shorthand the NER ran into it ("w/ Ignacio", "per Anneliese"), as a Span of the same
+    label (the entity itself when none opens it)."""
     k = 0
-    while k < len(ent) - 1 and (ent[k].text in _SHORTHAND_LEAD or ent[k].text == "/" and k == 1
-                                and ent[0].lower_ in ("w", "c", "s", "f", "d")):
-        k += 1
-    if k and ent[k].text == "/" and k < len(ent) - 1:
+    while k < len(ent) - 1 and ent[k].text in _SHORTHAND_LEAD:
         k += 1
     return Span(ent.doc, ent.start + k, ent.end, label=ent.label) if k else ent
 

@@ -11,7 +11,7 @@ from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_N
                                  NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC, INITIAL, KIN_SET, MODALS,
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, KIN_SET, MODALS,
                                         POSSESSIVE, STOP_WORDS, WORD_START, is_function_word)
 
 # "then called anna about it": a verb of getting in touch, then a given name written in lower case
@@ -219,10 +219,10 @@ _HONORED = re.compile(rf"{WORD_START}({CAPWORD})(?=-)")
 
 
 def honorific_names(text: str, is_word) -> list[tuple[int, int]]:
-    """A capitalised word with an honorific glued to it (HONORIFIC), never a place or a country ("Tokyo-san")."""
+    """A capitalised word with an honorific glued to it (HONORIFIC_SUFFIX), never a place or a country ("Tokyo-san")."""
     if "-" not in text:
         return []
-    return [(m.start(1), m.end(1)) for m in _HONORED.finditer(text) if HONORIFIC.match(text, m.end(1))
+    return [(m.start(1), m.end(1)) for m in _HONORED.finditer(text) if HONORIFIC_SUFFIX.match(text, m.end(1))
             and m.group(1) not in place_names() and m.group(1) not in country_names()]
 
 

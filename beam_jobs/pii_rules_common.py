@@ -25,7 +25,7 @@ WORD_START = r"(?<![\w\-])(?<!\w['’])"
 
 # the honorifics glued to a name by a hyphen in Japanese, Korean, Indian and Chinese English ("Tanaka-san",
 # "Gandhi-ji", "Kim-ssi")
-HONORIFIC = re.compile(r"-(?:san|sama|kun|chan|sensei|senpai|sempai|dono|ssi|nim|ji|saab|sahib)(?![\w'’\-])")
+HONORIFIC_SUFFIX = re.compile(r"-(?:san|sama|kun|chan|sensei|senpai|sempai|dono|ssi|nim|ji|saab|sahib)(?![\w'’\-])")
 
 MODALS = frozenset("will may can must might shall should would could".split())  # given names too: Will, May
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, KIN_WORDS, MONTHS,
+from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS,
                                  PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, STOP_WORDS, WORD_START
+from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, STOP_WORDS, WORD_START
 
 # initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
 _INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:[A-Z]\.[ \t]?){{0,2}}|(?:[A-Z]\.[ \t]?){{1,3}})"
@@ -197,7 +197,7 @@ _PARTY_APPOSITION = re.compile(rf"\b{_PARTY_ROLE},[ \t]+({CAPWORD}),")
 
 # ... and a relative so introduced, whatever the name's word ("the youngest child, Prince, suffered from", "his wife,
 # Joy, said")
-_KIN_NOUNS = "|".join(sorted(set(KIN_WORDS) | {"child", "baby", "infant", "grandchild", "stepchild"}, key=len, reverse=True))
+_KIN_NOUNS = "|".join(sorted(KIN_SET | {"child", "baby", "infant", "grandchild", "stepchild"}, key=len, reverse=True))
 _KIN_APPOSITION = re.compile(rf"(?i:\b(?:his|her|their|the|my|our|its)[ \t]+(?:[a-z\-]+[ \t]+)?(?:{_KIN_NOUNS})),"
                              rf"[ \t]+({CAPWORD}),")
 

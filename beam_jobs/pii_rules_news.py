@@ -67,8 +67,10 @@ _ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_ROLE_WORDS) +
 
 # ... and after a ward's role in capitals, where a capitalised word in brackets is who fills it, dictionary word or
 # not ("RT (Obi) & Dr. Sandhu at bedside", "NNP (Hope) aware")
-_CARE_ROLE_BRACKETED = re.compile(r"(?<![\w/])" + trie_alternation([r.upper() for r in CARE_ROLES if r.isalpha() and len(r) <= 4]
-                                                   ).replace("(?:", "(?-i:", 1) + rf"[ \t]*\([ \t]*({CAPWORD})[ \t]*\)")
+# (case-sensitive: "salt (Himalayan)" is none)
+_CARE_ROLE_BRACKETED = re.compile(r"(?<![\w/])" + trie_alternation([r.upper() for r in CARE_ROLES
+                                                                     if r.isalpha() and len(r) <= 4])
+                                  + rf"[ \t]*\([ \t]*({CAPWORD})[ \t]*\)")
 
 
 # ... and a given name in brackets after a department, as mail and notes say who of it acted ("Security (Earl) says",
@@ -291,11 +293,12 @@ def company_reporting(text: str, s: int, e: int) -> bool:
     rating agency Moody's said", "Brokerage Nomura said": the NER may run the word in). In news a company speaks
     there, never a person. Only before a reporting verb: "the company Smith founded" names a person; nor a given
     name and a surname ("broker Alan Leung says": a broker is a person too)."""
-    words = text[s:e].split()
-    if len(words) >= 2 and words[0] in given_names() and not _COMPANY_FIRST.match(text, s):
+    if not _REPORTS.match(text, e):
         return False
-    return bool(_REPORTS.match(text, e)) and bool(
-        _COMPANY_BEFORE.search(text[max(0, s - 30):s]) or _COMPANY_FIRST.match(text, s))
+    if _COMPANY_FIRST.match(text, s):
+        return True
+    words = text[s:e].split()
+    return not (len(words) >= 2 and words[0] in given_names()) and bool(_COMPANY_BEFORE.search(text[max(0, s - 30):s]))
 
 
 def surname_word_names(text: str, is_word) -> list[tuple[int, int]]:
