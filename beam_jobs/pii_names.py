@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, WORD_START
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, UPPER, WORD_START
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -47,7 +47,7 @@ _PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
 _PARTICLE_WORD = re.compile(_PARTICLE)
 _GLUED_PARTICLE = rf"(?:{_PARTICLE}[-'’]|[dl]['’])[A-Z][\w'’\-]*"  # ... and "d'Aubigny", "l'Estrange"
-_TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:[A-Z]\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
+_TITLE_NAME = re.compile(rf"(?<![\w&]){TITLES}\.?[ \t]+((?:{UPPER}\.?[ \t]+)?{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*{_CAP}){{0,2}})")
 # Cues after which the next one to three words are a name in any case. Weak cues ("I'm", "called") are
 # left out: "I'm happy", "a process called osmosis".
 _NAME_CUES = (
@@ -110,6 +110,21 @@ class SpanIndex:
         return k > 0 and self._reach[k - 1] > s   # ... one of which ends after s
 
 
+def _intersections(spans, others) -> list[tuple[int, int]]:
+    """The parts of `spans` that lie inside some span of `others` (which do not overlap one another, as a doc's
+    entities do not): one bisection per span, not a test against every other."""
+    others = sorted(others)
+    ends = [b for _, b in others]  # sorted too: the spans do not overlap
+    out = []
+    for s, e in spans:
+        k = bisect.bisect_right(ends, s)
+        while k < len(others) and others[k][0] < e:
+            a, b = others[k]
+            out.append((max(s, a), min(e, b)))
+            k += 1
+    return out
+
+
 def union_spans(spans) -> list[tuple[int, int]]:
     """Sorted, merged (start, end) spans: overlapping or touching ones become one; empty ones are dropped."""
     out: list[list[int]] = []
@@ -123,8 +138,8 @@ def union_spans(spans) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
-_NEXT_NAME_WORD = re.compile(rf"{NAME_GAP}(?:(?:[A-Z]\.?|{_PARTICLE}(?:{NAME_GAP}{_PARTICLE})?){NAME_GAP})?({_CAP}|{_GLUED_PARTICLE})")
-_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({DIGRAPH_INITIAL}|{_CAP}|[A-Z]\.?){NAME_GAP}(?:{_PARTICLE}{NAME_GAP})*\Z")
+_NEXT_NAME_WORD = re.compile(rf"{NAME_GAP}(?:(?:{UPPER}\.?|{_PARTICLE}(?:{NAME_GAP}{_PARTICLE})?){NAME_GAP})?({_CAP}|{_GLUED_PARTICLE})")
+_PREVIOUS_NAME_WORD = re.compile(rf"(?:^|(?<=[\s(\"“]))({DIGRAPH_INITIAL}|{_CAP}|{UPPER}\.?){NAME_GAP}(?:{_PARTICLE}{NAME_GAP})*\Z")
 
 
 _HYPHENATED_REST = re.compile(r"[-‐][^\W\d_a-z][\w'’]+")
@@ -151,7 +166,7 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             # (in a name in capitals, the next word in capitals of the name lists: "SUMMER ROSE PETRAKIS")
             e += m.end()
             continue
-        m = re.match(r"[ \t]+[A-Z]\.(?![\w])", text[e:])  # trailing initial: "Smith J."
+        m = re.match(rf"[ \t]+{UPPER}\.(?![\w])", text[e:])  # trailing initial: "Smith J."
         if m:
             e += m.end()
         break
@@ -389,7 +404,7 @@ _GIVEN_WORD_HAS = re.compile(rf"(?<![\w'’\-])({_CAP})['’]s[ \t]+(?:just[ \t]
                              r"sent|called|asked|agreed|e-?mailed|left|gone|booked|confirmed)\b")
 # (a surname of the lists that is a word, before the verbs of saying and asking only: "Price has called Colleen
 # twice", "Wood said"; not "Bell rang", "Little knows")
-_WEAK_NAME = re.compile(rf"{_CAP}(?:{NAME_GAP}(?:[A-Z]\.?{NAME_GAP})?(?:{_PARTICLE}{NAME_GAP})*{_CAP}){{0,2}}")
+_WEAK_NAME = re.compile(rf"{_CAP}(?:{NAME_GAP}(?:{UPPER}\.?{NAME_GAP})?(?:{_PARTICLE}{NAME_GAP})*{_CAP}){{0,2}}")
 # "Danial, can I please speak to your boss?": a word addressed at the start of a line
 _VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP}),[ \t]+(?:can|could|would|will|please|do|did|are|is|have|I|you|we|"
                        r"what|where|when|why|how)\b", re.MULTILINE)
@@ -493,8 +508,8 @@ def cue_names(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-_INITIALLED = re.compile(rf"(?<![\w.])({_CAP}[ \t]+[A-Z]\.?[ \t]+{_CAP})(?![\w])")  # "Ravil G Yefimov"
-_LINE_NAME = re.compile(rf"^[ \t>?*\-]*((?:{_CAP}|[A-Z]\.?)(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CAP}|[A-Z]\.?)){{1,3}})[ \t]*$",
+_INITIALLED = re.compile(rf"(?<![\w.])({_CAP}[ \t]+{UPPER}\.?[ \t]+{_CAP})(?![\w])")  # "Ravil G Yefimov"
+_LINE_NAME = re.compile(rf"^[ \t>?*\-]*((?:{_CAP}|{UPPER}\.?)(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CAP}|{UPPER}\.?)){{1,3}})[ \t]*$",
                         re.MULTILINE)
 # (a name alone on its line; the line under it opens with a contact detail, maybe after a label: "Tel: ")
 _NAME_ALONE_LINE = re.compile(rf"[ \t>\-]*({_CAP})[ \t]*\Z")
@@ -678,11 +693,13 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     words, sure_words, initials = set(), set(), set()
     sure_index = SpanIndex(sure)
     for s, e in known:
-        from_sure = sure_index.overlaps(s, e) or _given_and_listed_surname(text[s:e]) \
-            or _given_and_unknown_word(text[s:e], vocabulary)
-        if from_sure and (mark := _initials_of(text[s:e])):
+        sure_name = _given_and_listed_surname(text[s:e]) or _given_and_unknown_word(text[s:e], vocabulary)
+        if (sure_name or sure_index.overlaps(s, e)) and (mark := _initials_of(text[s:e])):
             initials.add(mark)
         for m in _SPREADING_WORD.finditer(text[s:e]):
+            # a word is sure where the name it stands in is, not where the span grew beyond it: "Lemony Snicket"
+            # grown over "... of Unfortunate Events" must not spread "Unfortunate" through the text
+            from_sure = sure_name or sure_index.overlaps(s + m.start(), s + m.end())
             w = re.sub(r"['’]s\Z", "", m.group(0))
             if re.fullmatch(_GLUED_PARTICLE, w):  # "al-Zarqawi" repeats as "Zarqawi" too
                 w = re.split(r"[-'’]", w, maxsplit=1)[1]
@@ -754,7 +771,7 @@ _ROW_MARK = re.compile(r"[ \t]*(?:[-*•–]|\d{1,3}[.)]|\(?[a-z]\)|\d{1,3}(?=[ 
 _COLUMN_GAP = re.compile(r"[ ]{3,}|\t+|[ \t]*\|[ \t]*|[ ](?=[-–][ \t])|[ \t]*\.{4,}[ \t]*")
 _SLASH_GAP = re.compile(r"[ \t]+/[ \t]+")
 _SLASH_BEFORE = re.compile(r"[ \t]+/[ \t]+\Z")
-_ROW_NAME = re.compile(rf"(?:(?:[A-Z]\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:[A-Z]\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
+_ROW_NAME = re.compile(rf"(?:(?:{UPPER}\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:{UPPER}\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
 _LAST_FIRST_CELL = re.compile(rf",[ \t]*({_CAP})")
 _CELL_END = re.compile(r"[ \t]*(?:\Z|[ ]{2,}|\t|\()")  # (a bracket after it: "Park, Ji-hoon (JH)")
 
@@ -1311,8 +1328,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     cued += [after_office(text, s, e) for s, e in rule_names(
         text, lambda w: w.lower() in NAME_STOPS or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))]
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
-    people_index = SpanIndex(people)
-    sure = [(s, e) for s, e in ner if people_index.overlaps(s, e)] + titled + cued
+    # sure: the part of a candidate that the model called a person, not the neighbours it grew over
+    sure = _intersections(ner, people) + titled + cued
     ner += [_over_wrap(view, s, e, vocabulary) for s, e in
             structural_names(view, contact_details, ner + titled + cued, vocabulary, sure)]
     if cased_doc is not None:
@@ -1565,7 +1582,7 @@ def _signs_off(text: str, s: int, e: int) -> bool:
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
 _DIGIT = re.compile(r"\d")
-_PLAIN_WORD = re.compile(r"(?<![\w&])[^\W\d_]{2,}(?![\w&])|(?:[A-Z]\.[ \t]?){2,}")  # or dotted initials ("J.P.")
+_PLAIN_WORD = re.compile(rf"(?<![\w&])[^\W\d_]{{2,}}(?![\w&])|(?:{UPPER}\.[ \t]?){{2,}}")  # or dotted initials ("J.P.")
 
 
 _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['’](?:m|d|ll|ve|re|s)")
@@ -1573,7 +1590,7 @@ _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['
 
 # a title or a role before an initial, then maybe more initials of the same role ("officers B. and " before "D.")
 _INITIAL_CUE_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:{INITIAL_ROLES})s?))[ \t]+"
-                                 r"(?:[A-Z]\.,?[ \t]+(?:(?:and|&)[ \t]+)?)*\Z")
+                                 rf"(?:{UPPER}\.,?[ \t]+(?:(?:and|&)[ \t]+)?)*\Z")
 
 
 # ... or a verb after a lone initial, saying what the person it stands for did ("G. told the police")
@@ -1937,7 +1954,7 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
 _NUMERIC_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"}
 # constant patterns compiled once: the per-text patterns above would push them out of re's cache
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
-_INITIALS_ONLY = re.compile(r"[A-Z]\.?(?:[ \t]+[A-Z]\.?)*")
+_INITIALS_ONLY = re.compile(rf"{UPPER}\.?(?:[ \t]+{UPPER}\.?)*")
 _DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
 # ... but a surname's prefix is written so too ("MacAllister", "McAllister", "DiMaggio", "LaToya", "FitzGerald")
 _CAMEL_SURNAME = re.compile(r"(?:Mc|Mac|Fitz|De|Di|Da|Du|La|Le|Van|Von)[A-Z][a-z]{2,}")

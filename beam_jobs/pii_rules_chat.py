@@ -11,7 +11,7 @@ from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_N
                                  NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, KIN_SET, MODALS,
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, KIN_SET, MODALS, UPPER,
                                         POSSESSIVE, STOP_WORDS, WORD_START, is_function_word)
 
 # "then called anna about it": a verb of getting in touch, then a given name written in lower case
@@ -239,7 +239,7 @@ _CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \
 
 # ... and a group chat copied without times: "Name:" opening three or more lines, two or more of the names given
 # names of the lists ("Aoife: sorry babe paying now x", "Meg: can i pay half", "Greg W: Kowalski's lad did ours")
-_CHAT_NAME_LINE = re.compile(rf"(?m)^[ \t]*({CAPWORD}(?:[ \t]+(?:{CAPWORD}|[A-Z]\.?))?):[ \t]+\S")
+_CHAT_NAME_LINE = re.compile(rf"(?m)^[ \t]*({CAPWORD}(?:[ \t]+(?:{CAPWORD}|{UPPER}\.?))?):[ \t]+\S")
 
 
 def _chat_speakers_untimed(text: str) -> list[tuple[int, int]]:

@@ -12,7 +12,10 @@ STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
 
 CAPWORD = r"[^\W\d_a-z][\w'’\-]*"          # a capitalised word, any script
 ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
-INITIAL = r"[A-Z]\.?"
+# one capital letter of the Latin, Greek or Cyrillic alphabets, as an initial is written: "İ.K.", "Ş. Yılmaz",
+# "Ž. Novak", "Ю. Петров" (an ASCII-only class missed the initials of every Turkish or Czech applicant)
+UPPER = "[A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĲĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽƏȘȚΑ-ΩЀ-Я]"
+INITIAL = rf"{UPPER}\.?"
 # an initial of one sound in two letters, as names transliterated from Cyrillic and Hungarian, Serbian and Croatian
 # names write one ("Sh. Huseynov", "Zh. Ivanova", "Zs.K.", "Gy. Tóth", "Lj. Babić")
 DIGRAPH_INITIAL = r"(?:Zs|Sz|Cs|Gy|Ny|Ty|Dž|Dz|Lj|Nj|Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."

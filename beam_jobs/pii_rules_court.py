@@ -11,15 +11,15 @@ from functools import lru_cache
 from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS,
                                  PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, STOP_WORDS, WORD_START
+from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, STOP_WORDS, UPPER, WORD_START
 
 # initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
-_INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:[A-Z]\.[ \t]?){{0,2}}|(?:[A-Z]\.[ \t]?){{1,3}})"
+_INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:{UPPER}\.[ \t]?){{0,2}}|(?:{UPPER}\.[ \t]?){{1,3}})"
                                rf"[^\W\d_a-z][\w'’\-]+)(?![\w])")
 
-_INITIALS_AND_WORD = re.compile(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:[A-Z]\.[ \t]?)*)(.*)")  # a match's two parts
+_INITIALS_AND_WORD = re.compile(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:{UPPER}\.[ \t]?)*)(.*)")  # a match's two parts
 
-_DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:[A-Z]\.){{1,2}}|(?:[A-Z]\.){{2,3}}))(?=[\s,;:)]|['’]s\b|$)")
+_DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:{UPPER}\.){{1,2}}|(?:{UPPER}\.){{2,3}}))(?=[\s,;:)]|['’]s\b|$)")
 
 
 def initials_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -92,7 +92,7 @@ def role_initials(text: str, is_word) -> list[tuple[int, int]]:
     """Initials that stand for a person after a role, as judgments and reports anonymise ("investigator S.",
     "officers B. and D."): each initial is that person's name."""
     return [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
-            for i in re.finditer(r"[A-Z]\.", m.group(1))]
+            for i in re.finditer(rf"{UPPER}\.", m.group(1))]
 
 
 # An alias, as Indian and Kenyan judgments and police records join a person's names: "Munna @ Sunil Kumar Yadav",
@@ -221,7 +221,7 @@ def party_apposition_names(text: str, is_word) -> list[tuple[int, int]]:
 _CAPITALS_SURNAME = re.compile(rf"{WORD_START}([A-Z][^\W\d_A-Z][\w'’\-]*(?:[ \t]+[A-Z][^\W\d_A-Z][\w'’\-]*)?)[ \t]+"
                                r"([^\W\d_a-z][^\W\d_a-z'’\-]{2,}(?:[ \t]+[^\W\d_a-z][^\W\d_a-z'’\-]{2,})?)(?![\w'’\-])"
                                r"([ \t]*[,/|][ \t]*(?:born[ \t]+(?:in[ \t]+)?)?(?:19|20)\d\d\b)?")
-_SIGNED_JUDGE = re.compile(r"(?m)^[ \t]*((?:[A-Z]\.[ \t]?){1,3}[^\W\d_a-z][^\W\d_a-z'’\-]{2,}),[ \t]*(?:J|CJ|ACJ)\.?[ \t]*$")
+_SIGNED_JUDGE = re.compile(rf"(?m)^[ \t]*((?:{UPPER}\.[ \t]?){{1,3}}[^\W\d_a-z][^\W\d_a-z'’\-]{{2,}}),[ \t]*(?:J|CJ|ACJ)\.?[ \t]*$")
 
 
 def capitals_surname_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -263,7 +263,7 @@ def born_names(text: str, is_word) -> list[tuple[int, int]]:
             and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
 
 
-_INITIAL_SUBJECT = re.compile(rf"(?<![\w.])([A-Z]\.)(?=[ \t]+(?:{INITIAL_ACTOR_VERBS})\b)")
+_INITIAL_SUBJECT = re.compile(rf"(?<![\w.])({UPPER}\.)(?=[ \t]+(?:{INITIAL_ACTOR_VERBS})\b)")
 
 
 def initial_subjects(text: str, is_word) -> list[tuple[int, int]]:

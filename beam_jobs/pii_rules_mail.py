@@ -11,7 +11,7 @@ from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENT
                                  GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, WORD_START,
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, UPPER, WORD_START,
                                         is_function_word)
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
@@ -256,7 +256,7 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # a dash (or a slash, as notes sign: "... cluster care. /Renee"), then one or two words that end the text
-_DASH_SIGNED = (r"(?:[-–—~]{1,2}|/)[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+|[ \t]+[A-Z]\.?)?)"
+_DASH_SIGNED = (rf"(?:[-–—~]{{1,2}}|/)[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+|[ \t]+{UPPER}\.?)?)"
                 r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?|"
                 r"[ \t]*(?:&|and)[ \t]+(?:the[ \t]+)?(?i:gang|team|crew|co\.?|family|kids|everyone))?"
                 r"[ \t.!]*\s*\Z")  # "-Sheila in Payroll", "-Tina & the gang"

@@ -10,14 +10,14 @@ import re
 from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOTE_LABELS,
                                  NOTE_SHORTHAND, OFFICE_WORDS, WEEKDAYS, country_names, given_names, in_name_lists,
                                  place_names, surnames, trie_alternation)
-from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, WORD_START
+from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, UPPER, WORD_START
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
 # "White not out 33"), a line each or one after another ("Hussain c Ward b Fleming 44, Irani not out 67"), in
 # any case (a scoreboard in capitals reads "T. MOODY NOT OUT 56")
 _DISMISSAL = (r"(?i:(?:c|st)[ \t]+(?:&[ \t]+b[ \t]+)?\S+(?:[ \t]+b[ \t]+\S+)?|lbw[ \t]+b[ \t]+\S+|b[ \t]+\S+|"
               r"run[ \t]+out|not[ \t]+out|retired[ \t]+(?:hurt|out)|hit[ \t]+wicket)")
-_BATTING_LINE = re.compile(rf"(?m)(?:^|(?<=[,;:]))[ \t]*((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+"
+_BATTING_LINE = re.compile(rf"(?m)(?:^|(?<=[,;:]))[ \t]*((?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+"
                            rf"{_DISMISSAL}(?:[ \t]+\([^)\n]{{1,30}}\))?[ \t]+\d{{1,3}}\*?[ \t]*(?=[,;]|$)")
 _CARD_WORDS = frozenset("c st b lbw run out not retired hurt hit wicket".split())
 
@@ -27,7 +27,7 @@ def batting_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _BATTING_LINE.finditer(text):
         out.append((m.start(1), m.end(1)))
-        for w in re.finditer(rf"(?:[A-Z]\.[ \t]?)*{CAPWORD}", text[m.end(1):m.end()]):
+        for w in re.finditer(rf"(?:{UPPER}\.[ \t]?)*{CAPWORD}", text[m.end(1):m.end()]):
             if w.group(0).lower() not in _CARD_WORDS:
                 out.append((m.end(1) + w.start(), m.end(1) + w.end()))
     return out
@@ -105,9 +105,9 @@ def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
 # A baseball line score's pitchers: the decision before the name ("W - Smoltz (22-8)", "S - Wetteland (38)") or
 # in brackets after it ("Mesa (S, 30)", "Hershiser (W, 10-5)")
 _PITCHER = re.compile(
-    rf"(?<![\w-])(?:W|L|S|SV|Sv)[ \t]*[-:][ \t]*((?:[A-Z]\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]*"
+    rf"(?<![\w-])(?:W|L|S|SV|Sv)[ \t]*[-:][ \t]*((?:{UPPER}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]*"
     r"\(\d{1,2}(?:-\d{1,2})?\)|"
-    rf"((?:[A-Z]\.[ \t]?)?{CAPWORD})[ \t]*\((?:W|L|S|H|BS)[ \t]*,[ \t]*\d{{1,2}}(?:-\d{{1,2}})?\)")
+    rf"((?:{UPPER}\.[ \t]?)?{CAPWORD})[ \t]*\((?:W|L|S|H|BS)[ \t]*,[ \t]*\d{{1,2}}(?:-\d{{1,2}})?\)")
 
 
 def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -120,7 +120,7 @@ def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # A batting order: numbered lines of a player and a fielding position ("4. Kingston 1B", "7 Harper LF"), as box
 # scores and a team's own mail print them; three such lines make one
-_BATTING_ORDER_LINE = re.compile(rf"(?m)^[ \t]*\d{{1,2}}[.)]?[ \t]+((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t,-]+"
+_BATTING_ORDER_LINE = re.compile(rf"(?m)^[ \t]*\d{{1,2}}[.)]?[ \t]+((?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t,-]+"
                                  r"(?:P|C|1B|2B|3B|SS|LF|CF|RF|DH|OF|IF|PH|PR|UT)[ \t]*$")
 
 
@@ -134,7 +134,7 @@ def batting_order_names(text: str, is_word) -> list[tuple[int, int]]:
 # Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
 # its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
 _SCORERS_LINE = re.compile(r"(?im)\b(?:(?:goal)?scorers?|goals)[ \t]*:([^\n]*)")
-_SCORER = re.compile(rf"{WORD_START}((?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
+_SCORER = re.compile(rf"{WORD_START}((?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
                      r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
 
 
@@ -194,7 +194,7 @@ def leaderboard_names(text: str, is_word) -> list[tuple[int, int]]:
 # brackets after each name ("12 - Ravanelli ( Middlesbrough )", "10 - Shearer ( Newcastle ) , Wright ( Arsenal )").
 # The names may be words ("Wright", "Burks"): the line's form says they are players. (A list of leaders on one
 # line, "7 - Shearer (Newcastle); 6 - Fowler (Liverpool)", is pii_names' structural rule: it needs two on a line.)
-_STAT_NAME = rf"(?:[A-Z]\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}"
+_STAT_NAME = rf"(?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}"
 _BOX_LIST = re.compile(rf"(?<![\w-])(?:HR|HRs|RBI|SB|CS|SF|SH|2B|3B|DP|E)[ \t]*[-:][ \t]*"
                        rf"({_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\)"
                        rf"(?:[ \t]*[,;][ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))*)")

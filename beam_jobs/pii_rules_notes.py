@@ -10,7 +10,7 @@ import re
 from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
-from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE,
+from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE, UPPER,
                                         STOP_WORDS, is_function_word)
 
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
@@ -121,7 +121,7 @@ _CARE_ROLE = re.compile(rf"(?<![\w/])(?:{_CARE_ROLE_WORDS})(?:[ \t]+(?:{_CARE_RO
                         # a physical therapist's in brackets, any name: "pt" is the patient too ("pt tolerated
                         # diet"); outside brackets only a given name of the lists (patient_or_therapist_names)
                         rf"(?<![\w/])(?:PT|Pt)[ \t]*\([ \t]*({CAPWORD})(?=[ \t]*\))")
-_CLOSES_BRACKET = re.compile(r"[ \t]*(?:[A-Z]\.[ \t]*)?\)")  # (an initial may follow: "Lactation (Carol B.)")
+_CLOSES_BRACKET = re.compile(rf"[ \t]*(?:{UPPER}\.[ \t]*)?\)")  # (an initial may follow: "Lactation (Carol B.)")
 
 
 _CARE_ROLE_SET = frozenset(CARE_ROLES)
@@ -284,7 +284,7 @@ _AGED_NAME = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]*\d{{1,
                         rf"(?:now|then)[ \t]+(?:aged[ \t]+)?\d{{1,2}}|aged[ \t]+\d{{1,2}})[ \t]*\)|"
                         # (or after a comma or a table's gap, with the sex or "yo": "Bed 8 - Young, 72F",
                         # "Pt: WHITAKER, HOPE M.  63F")
-                        rf"(?<![\w'’\-])({CAPWORD}(?:,?[ \t]+{CAPWORD})?(?:[ \t]+[A-Z]\.?)?)(?:,[ \t]*|[ \t]{{2,}})"
+                        rf"(?<![\w'’\-])({CAPWORD}(?:,?[ \t]+{CAPWORD})?(?:[ \t]+{UPPER}\.?)?)(?:,[ \t]*|[ \t]{{2,}})"
                         rf"\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)(?![\w])")
 
 
@@ -293,7 +293,7 @@ def aged_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _AGED_NAME.finditer(text):
         g = next(k for k in (1, 2, 3) if m.group(k))
-        words = [w for w in re.split(r"[ \t,]+", m.group(g)) if not re.fullmatch(r"[A-Z]\.?", w)]
+        words = [w for w in re.split(r"[ \t,]+", m.group(g)) if not re.fullmatch(rf"{UPPER}\.?", w)]
         if words and words[0].lower() not in STOP_WORDS and m.group(g) not in country_names() \
                 and m.group(g) not in place_names() \
                 and all(in_name_lists(w.capitalize() if w.isupper() else w) or not is_word(w) for w in words):

@@ -78,6 +78,10 @@ def test_addresses_of_any_country_are_redacted(pii, text, values):
     ("Danial, can I please speak to your boss?", ["Danial"]),                                      # addressed
     ("Mrs. Barbara Yudina Apt. 675 62314 Mellemvej 32\nAalborg NO 9100", ["Barbara", "Yudina", "Mellemvej"]),
     ("Mr. Auðbjörnsson flew to Reguengos de Monsaraz on Tuesday morning.", ["Auðbjörnsson"]),      # title
+    # initials of letters outside ASCII, as judgments name Turkish, Czech or Polish parties
+    ("A third officer, known to the family only as Ö.Ş., did not attend.\n12.  Ö.Ş. was never found.", ["Ö.Ş."]),
+    ("The applicant's cousin, Ž. Dvořáková, was heard on 3 May 2004.", ["Ž.", "Dvořáková"]),
+    ("The statement was signed by Ł.W. and countersigned by Ç.A. the next day.", ["Ł.W.", "Ç.A."]),
 ])
 def test_names_in_any_case_with_diacritics_and_initials_are_redacted(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
@@ -250,6 +254,21 @@ def test_english_vocabulary_comes_from_the_loaded_pipeline(pii):
     assert in_vocabulary("Applying", vocabulary) and in_vocabulary("Oranges", vocabulary)
     assert in_vocabulary("Running", vocabulary) and in_vocabulary("happiness", vocabulary)
     assert not in_vocabulary("Tomomi", vocabulary) and not in_vocabulary("Walker", frozenset({"walk"}))
+
+
+def test_only_the_words_the_model_called_a_person_spread_as_dictionary_words():
+    # a name grown over the capitalised words before it ("... of Unfortunate Events" + "Lemony Snicket") is
+    # redacted whole, but only the words inside the model's person repeat: "Unfortunate" elsewhere is a word
+    from beam_jobs.pii_names import structural_names
+    text = "Unfortunate Events Lemony Snicket wrote it. Unfortunate events happen. Snicket smiled."
+    vocabulary = frozenset({"unfortunate", "event", "events", "write", "happen", "smile", "lemony"})
+    person = (text.index("Lemony"), text.index(" wrote"))
+    found = structural_names(text, [], [(0, person[1])], vocabulary, sure=[person])
+    spread = {text[s:e] for s, e in found}
+    assert "Snicket" in spread and "Unfortunate" not in spread and "Events" not in spread, spread
+    # a word of the person itself still spreads, dictionary word or not ("Lemony")
+    found = structural_names(text + " Lemony laughed.", [], [(0, person[1])], vocabulary, sure=[person])
+    assert "Lemony" in {(text + " Lemony laughed.")[s:e] for s, e in found}
 
 
 def test_without_a_dictionary_no_unknown_word_is_taken():
