@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
+from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, UPPER, WORD_START
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
@@ -43,7 +44,8 @@ _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCI
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
 # Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
 _PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
-             r"qizi|qızı|gizi|kizi|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap|ul|ud)")
+             r"qizi|qızı|gizi|kizi|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap|ul|ud|"
+             r"y|e)")  # Spanish, Filipino and Portuguese names join two surnames: "Ramos y Salazar", "Silva e Costa"
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
 _PARTICLE_WORD = re.compile(_PARTICLE)
 _GLUED_PARTICLE = rf"(?:{_PARTICLE}[-'’]|[dl]['’])[A-Z][\w'’\-]*"  # ... and "d'Aubigny", "l'Estrange"
@@ -523,8 +525,10 @@ _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_C
 _BARE_ITEM = rf"{_CAP}(?:[ \t]+{_CAP})?"
 _BARE_LIST = re.compile(rf"(?<![\w'’\-/])(?:{_BARE_ITEM}(?:[ \t]+x\d)?(?:[ \t]*[,;|][ \t]*|[ \t]+/[ \t]+)){{2,}}{_BARE_ITEM}"
                         r"(?![\w'’\-/@])")  # (a slash between spaces: "Anna Lee/HOU/ECT@ECT" is a mail address)
-# "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350"
+# "Akram 45", "Mullally 4-78", a bowling analysis "Cork 25-3-82-1", a batting average "Burks .350", a basketball
+# box score's shooting and points "Oakes 1-2 0-0 2"
 _SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:(?:pen|og)[ \t]+)?(?:\d{{1,3}}(?:-\d{{1,3}}){{0,3}}|\.\d{{3}})"
+                         r"(?:[ \t]+\d{1,3}-\d{1,3}){0,2}(?:[ \t]+\d{1,3}(?![\w-]))?"
                          r"(?:[ \t]*\*)?")  # (a penalty's or an own goal's mark before the minute: "Wise pen 90")
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
 # ... and after the person it says who ("the driver, Milo Hope, 41, had been", "his wife, Ada Lamb, 38,"),
@@ -541,7 +545,8 @@ _WHO = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+who[ \
 # A leaders' list: "7 - Shearer (Newcastle); 6 - Fowler (Liverpool), Yorke (Aston Villa)"
 _LEADER_ITEM = re.compile(rf"{WORD_START}(?:\d{{1,3}}[ \t]+-[ \t]+)?({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([^)\n]{{2,30}}\)")
 _LEADER_LIST = re.compile(rf"\d{{1,3}}[ \t]+-[ \t]+{_LEADER_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_LEADER_ITEM.pattern})+")
-_SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*{_SCORE_ITEM.pattern})+")
+# (a box score's list wraps after its comma: "Oakes 1-2 0-0 2,\nDumas 3-6 1-1 7")
+_SCORE_LIST = re.compile(rf"{_SCORE_ITEM.pattern}(?:[ \t]*[,;][ \t]*\n?[ \t]*{_SCORE_ITEM.pattern})+")
 _RESULT = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\))?[ \t]+(?:beat|beats|defeated|def\.|edged|"
                      rf"downed|ousted|overcame|outlasted|thrashed|upset)[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2}|[ \t]+\([^)\n]{2,30}\)[ \t]*$)", re.MULTILINE)
@@ -552,6 +557,9 @@ _SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1
 _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?)[ \t]+({_CAP})(?![\w'’\-])")
 _OR_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+or[ \t]+({_CAP})(?![\w'’\-])")
 _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+)(?![\w'’\-])")
+_ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duoderm applied"
+# a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
+_SURNAME_COMMA = re.compile(rf"(?<![\w'’\-])({UPPER}{{2,}}(?:-{UPPER}{{2,}})?),[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?![\w'’\-])")
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
 _PERSON_PREDICATE = re.compile(
     rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]+(?:is|was|seems|became|has[ \t]+been)[ \t]+"
@@ -575,6 +583,11 @@ _HOME_POSSESSOR = re.compile(
     rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)['’]s[ \t]+(?:house|home|flat|apartment|villa|cottage|bungalow|"
     r"farmhouse|bedroom|funeral|wedding|grave)\b(?![ \t]+(?:page|screen|button|team|office|secretary|"
     r"minister|affairs|improvement|loan|market|run)\b)")
+
+
+_OWN_SCRIPT_AFTER = re.compile(r"[ \t]*[(（][ \t]*([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]"
+                               r"(?:[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af・· ]{0,10}"
+                               r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af])?)[ \t]*[)）]")
 
 
 def structural_names(text: str, contact_details: list[tuple[int, int]], found: list[tuple[int, int]],
@@ -622,8 +635,14 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     english = given_names(ENGLISH_LOCALES)
     is_known = _containment(known)
     for pair, may_be_name in ((_PAIR, lambda w: w.lower() not in NAME_STOPS and not _acronym(w)),
-                              (_OR_PAIR, lambda w: in_name_lists(w) and not _place_not_name(w)),
-                              (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS)):
+                              (_OR_PAIR, lambda w: (in_name_lists(w) or not in_vocabulary(w, vocabulary)
+                                                    and w not in place_names() and w not in country_names())
+                                                   and not _place_not_name(w) and not _acronym(w)),
+                              (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS),
+                              (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
+                                  x.capitalize() in country_names() or x.capitalize() in place_names()
+                                  for x in w.split()) and not (w.isupper() and (
+                                      _ROMAN.fullmatch(w) or in_vocabulary(w, vocabulary) or w.lower() in NOT_INITIALS)))):
         for m in pair.finditer(text):
             for mine, other in ((1, 2), (2, 1)):
                 if is_known(m.start(other), m.end(other)) and may_be_name(m.group(mine)):
@@ -683,6 +702,10 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
             if side not in country_names() and (sets or not any(in_vocabulary(w, vocabulary) and not in_name_lists(w)
                                                     for w in side.split())):  # "beat Black"
                 spans.append((m.start(g), m.end(g)))
+    # a name written again in its own script in brackets after it, as Hong Kong and Taiwan judgments and
+    # Chinese, Japanese and Korean sources give a party ("Lam Ka-fai (林家輝)", "Kim Min-jun (김민준)")
+    if "(" in text or "（" in text:
+        spans += [m.span(1) for s, e in known + spans for m in [_OWN_SCRIPT_AFTER.match(text, e)] if m]
     rows = _rows_of_people(text, known + spans, vocabulary)
     spans += rows
     known += rows
@@ -1575,14 +1598,26 @@ def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False,
 
 
 def _signs_off(text: str, s: int, e: int) -> bool:
-    """One letter alone on a message's last line: its writer's initial ("Call me when you land.\nD")."""
-    return e - s == 1 and len(text) - e <= 20 and not text[e:].strip(" \t\n.") \
-        and text[max(0, s - 20):s].rstrip(" \t-–~").endswith("\n")
+    """One letter that ends a message, alone on its line or after a dash or a closing's comma: its writer's
+    initial ("Call me when you land.\nD", "call me if questions.  -d", "thx, s"), at the text's end or above the
+    next message of a thread (pii_rules_mail.message_ends)."""
+    if e - s != 1 or not _SIGN_OFF_BEFORE.search(text[max(0, s - 20):s]):
+        return False
+    if not text[e:].strip(" \t\n."):
+        return True
+    return "\n" in text[e:] and any(0 <= end - e <= 2 for end in message_ends(text))
+
+
+# what stands before a one-letter signature: a line break (maybe a dash after it), or a dash or a closing's comma
+# after the last sentence ("...questions.  -d", "thx, s")
+_SIGN_OFF_BEFORE = re.compile(r"\n[ \t]*(?:[-–~]{1,2}[ \t]*)?\Z|(?:[.!?,]|\A)[ \t]*[-–~]{1,2}[ \t]*\Z|"
+                              r"(?i:\b(?:thx|thanks|tks|tx|cheers|regards|rgds|best|ta))[ \t]*,[ \t]*\Z")
 
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand
 _DIGIT = re.compile(r"\d")
-_PLAIN_WORD = re.compile(rf"(?<![\w&])[^\W\d_]{{2,}}(?![\w&])|(?:{UPPER}\.[ \t]?){{2,}}")  # or dotted initials ("J.P.")
+_PLAIN_WORD = re.compile(rf"(?<![^\W_])(?<!&)[^\W\d_]{{2,}}(?![^\W_])(?!&)|(?:{UPPER}\.[ \t]?){{2,}}")  # or dotted initials
+# ("J.P."); an underscore parts words as a space does ("pasha_ural", a blogger's pseudonym)
 
 
 _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['’](?:m|d|ll|ve|re|s)")
@@ -1957,7 +1992,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _INITIALS_ONLY = re.compile(rf"{UPPER}\.?(?:[ \t]+{UPPER}\.?)*")
 _DIGIT_OR_CAMEL = re.compile(r"\d|[a-z][A-Z]")
 # ... but a surname's prefix is written so too ("MacAllister", "McAllister", "DiMaggio", "LaToya", "FitzGerald")
-_CAMEL_SURNAME = re.compile(r"(?:Mc|Mac|Fitz|De|Di|Da|Du|La|Le|Van|Von)[A-Z][a-z]{2,}")
+_CAMEL_SURNAME = re.compile(r"(?:Mc|Mac|Fitz|De|Di|Da|Du|La|Le|Van|Von)(?:[A-Z][a-z]{2,}|[A-Z]{3,})")  # "MacDONALD" in a note's header
 _NOT_WORDLIKE = re.compile(r"[^\w'’\-]")
 _DRAWN_OUT = re.compile(r"([^\W\d_])\1\1+")
 

@@ -29,7 +29,7 @@ _GOT_IN_TOUCH = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z'’\-]+|[A-Z]{3,})[ \t
 _REACHED = re.compile(
     r"\b(?i:(?:ask(?:[ \t]+for)?|tell|call|e-?mail|text|ping|page|remind|cc|copy|let)|"
     r"(?:talk(?:ed|ing)?|spoke|speak(?:ing)?|meet(?:ing)?|met|check(?:ed|ing)?|chat(?:ted)?|sync(?:ed)?|"
-    r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with)|"
+    r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with|w/)|(?:cover(?:s|ed|ing)?|fill(?:s|ed|ing)?[ \t]+in)[ \t]+for|"
     r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)"
     r"(?:[ \t]+(?:it|this|that|them|these|those|report|handover|handoff|over))?"  # ("gave report to grace")
     r"[ \t]+to)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
@@ -53,6 +53,17 @@ _ADDRESSED_LOWER = re.compile(r"(?<![\w'’\-])(?:tell|ask|ping|cc|thank|thanks|
                               r"[ \t]+([a-z][a-z'’\-]{2,})(?![\w'’\-])")
 
 
+# ... and the one whose words or wishes a message passes on, or who is away, a given name opening its clause in
+# lower case ("buck says we're long", "sandy wants the p&l by 5", "so moss said", "hope is out tomorrow"): a
+# sentence of cased text never opens in lower case, so only a message typed in lower case has such a clause
+_LOWER_SUBJECT = re.compile(r"(?:(?<=\A)|(?<=\n)|(?<=[.!?;:][ \t])|(?<=[.!?;:][ \t]{2})|(?<=[ \t][-–][ \t])|"
+                            r"(?<=\band[ \t])|(?<=\bbut[ \t])|(?<=\bso[ \t])|(?<=\balso[ \t])|(?<=\bthat[ \t])|"
+                            r"(?<=\bcause[ \t])|(?<=\bsince[ \t])|(?<=\bbecause[ \t])|(?<=\bunless[ \t]))"
+                            r"([a-z][a-z'’\-]+)[ \t]+(?:says|said|wants|wanted|thinks|thought|needs|needed|asked|asks|"
+                            r"told|tells|mentioned|confirmed|agreed|promised|emailed|is[ \t]+out|will[ \t]+be[ \t]+out|"
+                            r"is[ \t]+off|is[ \t]+covering|is[ \t]+on[ \t]+vacation|is[ \t]+back|signed[ \t]+off)\b")
+
+
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
     """The lower-case given names of the English lists that a message asks to reach or says it reached
     (_REACHED, _ADDRESSED_LOWER), dictionary words too ("mark", "bill", "frank"); never a modal, a month or a
@@ -70,6 +81,9 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
                     or is_function_word(bare) or bare in NOT_ADDRESSED or CONTRACTION.search(w):
                 break
             out.append((m.start(g), m.start(g) + len(bare)))
+    out += [m.span(1) for m in _LOWER_SUBJECT.finditer(text) if m.group(1).capitalize() in names
+            and m.group(1) not in STOP_WORDS and m.group(1) not in MODALS and m.group(1) not in MONTHS
+            and m.group(1) not in NOT_ADDRESSED and not CONTRACTION.search(m.group(1))]
     for m in _REACHED_CAPITALISED.finditer(text):
         w = POSSESSIVE.sub("", m.group(1))
         last = POSSESSIVE.sub("", m.group(2)) if m.group(2) else None
@@ -112,7 +126,7 @@ _NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<
                                rf"({CAPWORD})(?![\w'’\-])",
                                re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
-                             rf"known[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
+                             rf"known(?:[ \t]+to[ \t]+[\w'’]+(?:[ \t]+[\w'’]+)?)?[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
 _SURNAME_NEXT = re.compile(rf"[ \t]+({CAPWORD})(?![\w'’\-]|\.[ \t]?\d)")  # not a number's "No." ("Slp (Civil) Nos.2033")
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
@@ -135,11 +149,18 @@ _NAME_KNOWN_AS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:(?:also|bette
 # ... and what a person is known as or dubbed, with a person named or meant just before ('a man known as "Smiler"',
 # 'Cheung, 68, known in the local press as "Big Kei"', 'whom the press dubbed "Ivo the Terrible"')
 _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
-                       rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper)\b|\b\d{{1,3}},)[^.!?\n]{{0,40}}?"
+                       rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper|soldier|guard|warder|"
+                       rf"officer|inmate|prisoner|detainee|conscript|sergeant|informant|agent|smuggler|dealer|"
+                       rf"neighbou?r|cousin|friend|colleague|driver|brother|sister|son|daughter)s?\b|\b\d{{1,3}},)[^.!?\n]{{0,40}}?"
                        rf"\b(?:(?:known|referred[ \t]+to)(?:[ \t]+(?:on[ \t]+the[ \t]+street|locally|to[ \t]+\w+|in[ \t]+"
                        rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
                        rf"(?:[ \t]+[\w'’\-]+){{0,2}})[\"”'’])")
 
+# ... and whom somebody knew only by a name in quotes, or the name a person writes under ('one of whom he knew only
+# as "Bato"', 'a blog under the pseudonym "pasha_ural"')
+_KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+)?as|\bunder[ \t]+the[ \t]+"
+                      r"(?:pseudonym|nickname|alias|user[ \t]?name|screen[ \t]+name|handle|pen[ \t]+name|name))"
+                      r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2})[\"”'’]")
 
 # ... and a nickname in quotes made of a given name no dictionary holds and the words before it ('only "Big Joe"
 # from transport', '"Lil Dre" drove')
@@ -190,6 +211,7 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
             and m.group(2) not in place_names() and not is_function_word(m.group(1).split()[0])]
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _KNEW_AS.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _ONE_QUOTED.finditer(text)]
     out += [(m.start(2), m.end(2)) for m in _NAME_KNOWN_AS.finditer(text)
             if m.group(1) not in place_names() and m.group(1) not in country_names() and not is_word(m.group(1))]

@@ -19,7 +19,7 @@ _INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:{UPPE
 
 _INITIALS_AND_WORD = re.compile(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:{UPPER}\.[ \t]?)*)(.*)")  # a match's two parts
 
-_DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:{UPPER}\.){{1,2}}|(?:{UPPER}\.){{2,3}}))(?=[\s,;:)]|['’]s\b|$)")
+_DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:{UPPER}\.){{1,2}}|(?:{UPPER}\.){{2,3}}))(?=[\s,;:)\"”’']|['’]s\b|$)")
 
 
 def initials_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -37,12 +37,19 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
             continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"; not
             # before a word no dictionary holds or a surname ("B. Lindqvist", "J. Smith" signing a letter)
         out.append((m.start(1), m.end(1)))
-    out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text) if m.group(1) not in DOTTED_NOT_INITIALS
+    out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text)
+            if (m.group(1) not in DOTTED_NOT_INITIALS or m.group(1) in _CLOCK and not _TIME_BEFORE.search(
+                text[max(0, m.start(1) - 12):m.start(1)]))
             and not _STATE_OF.search(text[max(0, m.start(1) - 10):m.start(1)])
             and not _NUMBERED.match(text, m.end(1))]
     return out
 
 
+# "A.M." and "P.M." are a time after a number or a time word ("9 A.M.", "at ten P.M."); elsewhere a person's
+# initials ("The applicant's daughter, A.M., who was 15")
+_CLOCK = frozenset({"A.M.", "P.M."})
+_TIME_BEFORE = re.compile(r"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o['’]clock|"
+                          r"the|this|in|by|at|till|until|from|to|tomorrow|yesterday))[ \t]*\Z")
 # dotted letters that name a state or a numbered filing, not a person: "State of A.P.", "I.A. No. 5/2014"
 _STATE_OF = re.compile(r"(?i)\bstate[ \t]+of[ \t]+\Z")
 _NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
@@ -118,7 +125,7 @@ def alias_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # A judge by the letters after the surname, as common-law judgments name them ("Samuels J", "per Kahn-Jacobs J
 # concurring", "MOLEFE-VAN WYK J:", "Okafor LJ", "Dlamini AJA")
-_JUDGE_LETTERS = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+)?{CAPWORD})[ \t]+(?:J|JA|JJ|LJ|LJJ|CJ|AJ|AJA|ACJ|DCJ|JP)"
+_JUDGE_LETTERS = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+)?{CAPWORD})[ \t]+(?:J|JA|JJ|LJ|LJJ|CJ|AJ|AJA|ACJ|DCJ|JP)\.?"
                             r"(?=[ \t]*(?:[,:;)]|$|\(|concurring|dissenting|agreeing|said|held|observed|found|"
                             r"in|and|with|at|\n))", re.M)
 

@@ -239,11 +239,24 @@ def _opens_message(text: str, i: int) -> bool:
     return before.rstrip(" \t>").endswith("\n\n") and HEADER.search(before) is not None
 
 
+# ... and in a message typed in lower case, the given names before its opening dash ("dawn - can you get",
+# "skip - buck says", "tom/sue - fyi")
+_OPENING_LOWER = re.compile(r"(?m)^[ \t>]*([a-z][a-z'’\-]+(?:[ \t]*(?:/|&|\band\b)[ \t]*[a-z][a-z'’\-]+){0,3})"
+                            r"[ \t]*(?:-{1,2}|–|—)[ \t]+(?=\S)")
+
+
 def opening_names(text: str, is_word) -> list[tuple[int, int]]:
     """The given names a message opens by addressing (_OPENING_NAMES): English given names of the lists, in
-    any number; one alone only before the words said to a reader."""
+    any number; one alone only before the words said to a reader; in lower case before a dash that opens a
+    message (_OPENING_LOWER; never a modal, a month or a function word: "will - see below")."""
     english = given_names(ENGLISH_LOCALES)
     out = []
+    for m in _OPENING_LOWER.finditer(text):
+        names = list(re.finditer(r"[a-z][a-z'’\-]+", m.group(1)))
+        if all(n.group(0).capitalize() in english and n.group(0) not in STOP_WORDS and n.group(0) not in MODALS
+               and n.group(0) not in MONTHS and n.group(0) not in NOT_ADDRESSED for n in names if n.group(0) != "and") \
+                and _opens_message(text, m.start(1)):
+            out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names if n.group(0) != "and"]
     for m in _OPENING_NAMES.finditer(text):
         names = list(re.finditer(CAPWORD, m.group(1)))
         if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names):
@@ -371,24 +384,33 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 
 
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
-# JW"), alone on the last line ("Talk tomorrow.\nDF"), or in lower case after a dash ("will do. -kb"); one
-# letter alone on the last line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M").
-# A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
-_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)([A-Z]{2,3})[ \t.]*\s*\Z|"
-                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*([a-z]{2,3}|[A-Z]{2,3})[ \t.]*\Z|"
-                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?([A-Za-z])[ \t.]*\Z|"
+# JW", in lower case two letters: "merry xmas.  em"), alone on the last line ("Talk tomorrow.\nDF"), after a dash
+# ("will do. -kb", "call me if questions.  -d") or a closing and its comma ("thx, dg"); one letter alone on the last
+# line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M") or under any line of words in
+# lower case ("call me tonite\nj"). A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
+_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3})[ \t.]*\s*\Z|"
+                              r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2})[ \t]*\Z|"
+                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\Z|"
+                              r"(?i:\b(?:thx|thanks|tks|tx|cheers|regards|rgds|best|ta))[ \t]*,[ \t]*"
+                              r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\Z|"
+                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?(?P<letter>[A-Za-z])[ \t.]*\Z|"
+                              r"(?:^|\n)[ \t]*[a-z][a-z'’]*(?:[ \t]+[a-z][a-z'’]*)+[ \t]*\n[ \t]*(?P<lower_letter>[a-z])[ \t]*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
-                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*([a-z]{2,3})[ \t]*\Z")
+                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\Z")
 
 
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     """The initials a message is signed with (_SIGNED_INITIALS); never a chat or business acronym that ends
-    a message as well ("FYI", "LOL", "ASAP", "OK", "USA": pii_words.NOT_INITIALS)."""
+    a message as well ("FYI", "LOL", "ASAP", "OK", "USA": pii_words.NOT_INITIALS), nor a word of three letters
+    alone on the last line ("...\nyes"; two letters there are initials though the dictionary holds them: "bk",
+    "em", "dg")."""
     m = _SIGNED_INITIALS.search(text[-40:])
     if not m:
         return []
-    g = m.lastindex  # the alternative that matched holds the one group set
-    if m.group(g).lower() in NOT_INITIALS or g == 4 and (is_word(m.group(g)) or is_function_word(m.group(g))):
+    g = m.lastgroup  # the alternative that matched holds the one group set
+    mark = m.group(g)
+    if mark.lower() in NOT_INITIALS or is_function_word(mark) and g != "letter" \
+            or g == "lower" and len(mark) == 3 and is_word(mark):
         return []
     off = max(0, len(text) - 40)
     return [(off + m.start(g), off + m.end(g))]

@@ -140,7 +140,8 @@ _SCORER = re.compile(rf"{WORD_START}((?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPW
 
 # ... the scorers in brackets after a side's score, each with the minute ("Southampton 1 (Le Roux 80, Dodd 88
 # pen)"), and who was sent off or booked ("Sent off: Hope (Coventry) 62")
-_SCORER_NAME = rf"(?:{INITIAL}\.[ \t]?)*(?:(?:Le|La|De|Di|Da|Van|Von|Mac|Mc|Al|El|Ben)[ \t]+)?{CAPWORD}(?:[ \t]+{CAPWORD})?"
+_SCORER_NAME = (rf"(?:{INITIAL}\.[ \t]?)*(?:(?:Le|La|De|Di|Da|Van|Von|Mac|Mc|Al|El|Ben|Dos|Del|Ter|Ten)[ \t]+"
+                rf"(?:(?:der|den|de|la|le)[ \t]+)?)?{CAPWORD}(?:[ \t]+{CAPWORD})?")  # "Van der Berg 61"
 _SCORED_ITEM = rf"{_SCORER_NAME}[ \t]+\d{{1,3}}(?:[ \t]*(?:pen|o\.?g\.?))?(?:[ \t]*,[ \t]*\d{{1,3}}(?:[ \t]*pen)?)*"
 _SCORED_BRACKET = re.compile(rf"{CAPWORD}[ \t]+\d{{1,2}}[ \t]*\(({_SCORED_ITEM}(?:[ \t]*[,;][ \t]*{_SCORED_ITEM})*)\)")
 _SCORED_NAME = re.compile(rf"{WORD_START}({_SCORER_NAME})[ \t]+\d")
@@ -165,8 +166,14 @@ def scorer_names(text: str, is_word) -> list[tuple[int, int]]:
     a line of players sent off or booked; of a rugby match's scorers by kind."""
     out = [(s, e) for s, e, _ in _inner_spans(_SCORERS_LINE.finditer(text), _SCORER)]
     # (a word of no name list is no scorer: "Chapter 3 (Table 4, Figure 12)")
-    out += [(s, e) for s, e, m in _inner_spans(_SCORED_BRACKET.finditer(text), _SCORED_NAME)
-            if not all(is_word(w) and not in_name_lists(w) for w in m.group(1).split())]
+    # a line's score brackets are scorers when one of their names is in a name list or no dictionary word: then
+    # every name in them is ("Vitesse 1 (Hamming 34)" beside "Ajax 1 (Kowalczyk 61)", "(De Wit 12, 55, Bruins 40)")
+    by_line: dict[int, list] = {}
+    for s, e, m in _inner_spans(_SCORED_BRACKET.finditer(text), _SCORED_NAME):
+        by_line.setdefault(text.count("\n", 0, s), []).append((s, e, m))
+    out += [(s, e) for items in by_line.values()
+            if any(not all(is_word(w) and not in_name_lists(w) for w in m.group(1).split()) for _, _, m in items)
+            for s, e, _ in items]
     out += [(s, e) for s, e, _ in _inner_spans(_CARDS_LINE.finditer(text), _CARDED)]
     out += [(s, e) for s, e, m in _inner_spans(_RUGBY_LINE.finditer(text), _RUGBY_SCORER)
             if m.group(1).lower() not in STOP_WORDS]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS,
+from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE, UPPER,
@@ -64,6 +64,12 @@ _MORE_NAME = re.compile(rf"(?:{NAME_GAP}(?:(?:van|von|de|der|da|dos|du|la|le|al|
                         rf"[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*){{1,2}}")
 
 
+# what a relative named in three capitals does next, which an acronym after a kin word does not ("Wife AWA on
+# phone", "son OBI at bedside"; "son ICU team")
+_PERSON_DOES_AFTER = re.compile(r"[ \t]+(?:on[ \t]+(?:the[ \t]+)?(?:phone|tele)|at[ \t]+(?:the[ \t]+)?bedside|in[ \t]+to|"
+                                r"called|calls|phoned|visit(?:ed|ing|s)?|aware|updated|notified|present|here)\b")
+
+
 def kin_names(text: str, is_word) -> list[tuple[int, int]]:
     """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
     when no dictionary holds it ("called daughter ingrid"), and in a text written all in lower case an English
@@ -83,7 +89,9 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
             if (w.lower() in SENTENCE_STARTERS or w.lower() in NOT_ADDRESSED) and not named_apart and not modal_name \
                     or CONTRACTION.search(w) \
                     or w.lower() == "day" \
-                    or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names():  # "son ICU" / "wife KIM"
+                    or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names() and not (
+                        len(w) == 3 and not is_word(w) and w.lower() not in NOTE_SHORTHAND
+                        and _PERSON_DOES_AFTER.match(text, m.end(g))):  # "son ICU" / "wife KIM", "Wife AWA on phone"
                 break
             if m.re is _KIN and m.group(1) and (w.lower().rstrip(".") in OFFICE_WORDS or not (
                     w.capitalize() in given_names() or (w.capitalize() in surnames() or len(w) >= 4 and w[:1].isupper())
@@ -225,9 +233,25 @@ _CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?]
                            rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*[ \t]*$")
 
 
+# ... and inside a line, a name before a credential where a note says who did, said or signed something ("per
+# Tomasz RN.", "—Bronwen Evans, RN / cosign Kay Obi RN"), and a signature's initials in lower case ("-hl rn")
+_CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?:ed)?|and|called|paged|notified|"
+                                  rf"informed|aware))[ \t]+|(?:^|(?<=[.!?/])|(?<=[.!?/][ \t]))[ \t]*[-–—~]{{0,2}}[ \t]*)"
+                                  rf"((?:{INITIAL}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]+"
+                                  rf"(?:RN|NP|PA-C|RRT|LPN|CNA|MSW|LCSW|CRNA|NNP)\b", re.M)
+_LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z]{2,3})[ \t]*,?[ \t]+rn[ \t.]*$")
+
+
 def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
-    """The name a note is signed with, before a care credential on its own line (_CREDENTIALED)."""
-    out = []
+    """The name a note is signed with, before a care credential on its own line (_CREDENTIALED); inside a line
+    after a word of who did or signed it, a name of the lists or no dictionary word (_CREDENTIALED_INLINE: "per
+    Charge RN" stays); a signature's initials in lower case (_LOWER_SIGNED_RN)."""
+    out = [m.span(1) for m in _LOWER_SIGNED_RN.finditer(text) if m.group(1) not in NOT_INITIALS]
+    if "RN" in text or "NP" in text or "PA-C" in text or "RT" in text or "LPN" in text or "CNA" in text \
+            or "MSW" in text or "LCSW" in text or "NNP" in text:
+        out += [m.span(1) for m in _CREDENTIALED_INLINE.finditer(text)
+                if all(in_name_lists(w) or not is_word(w) for w in re.findall(r"[^\W\d_][\w'’\-]+", m.group(1)))
+                and not any(w.lower() in STOP_WORDS for w in m.group(1).split())]
     for m in _CREDENTIALED.finditer(text):
         words = [w for w in re.split(r"[ \t.]+", m.group(1)) if len(w) >= 2]
         if not words or any(w.lower() in STOP_WORDS and w != "Will" for w in words):  # ("-- Will, RN": no modal)

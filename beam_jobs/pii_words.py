@@ -169,7 +169,7 @@ institute foundation railway railroad""".split())
 NOT_INITIALS = frozenset("""fyi asap thx tks tia lol omg wtf smh tbh idk irl ftw rt mt lmao rofl brb gtg np ty yw
 hbd ok pls plz btw imo imho eod eom cob nb ps pto ooo rsvp usa uk us eu un ceo cfo cto coo hr it pr qa faq am pm
 est pst cst gmt utc nyc la dc tv pc ai ml etc pdf doc xls ppt yes no yay aww haha hah hmm ugh xo xoxo
-eta tba tbd tbc xd xp gg gl hf""".split())
+eta tba tbd tbc xd xp gg gl hf bye cya ttyl lmk wow meh yep yup nah thnx tnx xx""".split())
 
 
 # Words that take a greeting's or a closing's place but are nobody's name
