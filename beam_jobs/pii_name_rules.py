@@ -17,6 +17,7 @@ from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials,
                                       message_ends, opening_names, quoted_sender_names, signature_block_names,
                                       signature_names, signed_initials, whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
+                                       lettered_children,
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
                                        party_line_names, role_initials, witness_names)
 from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names, headline_subjects,
@@ -469,6 +470,12 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("aged_words", "a child or a party with an age set off by commas", aged_words_names,
              finds=(("in respect of Amelie, now aged 9, and Jago, aged 6. The mother", ["Amelie", "Jago"]),),
              leaves=("the Company, aged 9 years,", "Section, aged 12")),
+    NameRule("lettered_children", "a child a family judgment names by a letter, with an age or in the case's name, "
+             "and that letter wherever it acts", lettered_children,
+             finds=(("The children are J (aged 6) and W (aged 2). The mother said W was asleep and J's school called.",
+                     ["J", "W"]), ("Re F-M (Children: Care Orders)\nF-M had lived with her aunt.", ["F-M"]),
+                    ("in respect of H, aged 11, who", ["H"])),
+             leaves=("Exhibit B (aged stock) was sold.", "Plan B was adopted.", "Vitamin D (aged cheese) is")),
     NameRule("born", "who was born, given name or surname of the lists", born_names,
              finds=(("1. Poppy was born on 28 June 2016 at St Aidan's Hospital.", ["Poppy"]),),
              leaves=("The Republic was born in 1991.", "Jazz was born in New Orleans.")),

@@ -26,6 +26,7 @@ from functools import lru_cache
 from beam_jobs.pii_name_rules import rule_names
 from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, UPPER, WORD_START
+from beam_jobs.pii_rules_court import LETTER_CHILD_AFTER
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -39,7 +40,8 @@ _spacy = import_spacy()
 STOP_WORDS = _spacy.lang.en.stop_words.STOP_WORDS
 Span = _spacy.tokens.Span
 
-TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd)"
+# (a priest's "Fr", never a catheter's size: "16 Fr Foley")
+TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd|Fr(?<!\d[ \t]Fr)(?<!\dFr))"
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
 # Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
@@ -558,6 +560,10 @@ _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?)[ \
 _OR_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+or[ \t]+({_CAP})(?![\w'’\-])")
 _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+)(?![\w'’\-])")
 _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duoderm applied"
+# a doubles pair, each maybe with the country in brackets ("Woodbridge (Australia) / Drew Cash (Australia) beat"; a
+# slash between spaces or after a bracket: "Anna Lee/HOU/ECT" is a mail address)
+_SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
+                         rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+(?:beat|def\.|lost|won)\b)")
 # a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
 _SURNAME_COMMA = re.compile(rf"(?<![\w'’\-])({UPPER}{{2,}}(?:-{UPPER}{{2,}})?),[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?![\w'’\-])")
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
@@ -639,6 +645,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                                                     and w not in place_names() and w not in country_names())
                                                    and not _place_not_name(w) and not _acronym(w)),
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS),
+                              (_SLASH_PAIR, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
+                                  x in country_names() or x in place_names() or _acronym(x) for x in w.split())),
                               (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x.capitalize() in country_names() or x.capitalize() in place_names()
                                   for x in w.split()) and not (w.isupper() and (
@@ -1587,14 +1595,17 @@ def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False,
            cued: bool = False) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
     ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
-    S.", as judgments name parties), a verb after a lone one ("G. told") or it signs a message off, or words
+    S.", as judgments name parties), a verb after a lone one ("G. told"), it signs a message off or a rule found
+    a child's letter ("K (aged 7)": pii_rules_court.LETTER_CHILD_AFTER), or words
     that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
-                     and not _INITIAL_VERB_AFTER.match(text, e) and not _signs_off(text, s, e))
+                     and not _INITIAL_VERB_AFTER.match(text, e) and not _signs_off(text, s, e)
+                     and not (cued and LETTER_CHILD_AFTER.match(text, e)))
             and not _never_a_name(text[s:e], titled, cued) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
             and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
-                 or _INITIAL_VERB_AFTER.match(text, e) or _signs_off(text, s, e))]
+                 or _INITIAL_VERB_AFTER.match(text, e) or _signs_off(text, s, e)
+                 or cued and LETTER_CHILD_AFTER.match(text, e))]
 
 
 def _signs_off(text: str, s: int, e: int) -> bool:

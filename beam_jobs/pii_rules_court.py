@@ -37,6 +37,9 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
             continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"; not
             # before a word no dictionary holds or a surname ("B. Lindqvist", "J. Smith" signing a letter)
         out.append((m.start(1), m.end(1)))
+    out += [m.span(1) for m in _BARE_INITIAL_SURNAME.finditer(text)
+            if (m.group(1)[2:] in surnames() or not is_word(m.group(1)[2:])) and m.group(1)[2:] not in place_names()
+            and m.group(1)[2:] not in country_names()]
     out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text)
             if (m.group(1) not in DOTTED_NOT_INITIALS or m.group(1) in _CLOCK and not _TIME_BEFORE.search(
                 text[max(0, m.start(1) - 12):m.start(1)]))
@@ -50,6 +53,11 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
 _CLOCK = frozenset({"A.M.", "P.M."})
 _TIME_BEFORE = re.compile(r"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o['’]clock|"
                           r"the|this|in|by|at|till|until|from|to|tomorrow|yesterday))[ \t]*\Z")
+# an initial without its full stop before a surname, where a list or a line of counsel opens with it ("Counsel:\n
+# D Rosenberg SC (Applicant)", "Solicitors: K Mbatha and P Okoye"); not "A" or "I", which open sentences
+_BARE_INITIAL_SURNAME = re.compile(rf"(?:(?<=\A)|(?<=\n)|(?<=[(,;:][ \t])|(?<=\band[ \t])|(?<=&[ \t]))[ \t]*"
+                                   rf"((?![AI][ \t]){UPPER}[ \t]{CAPWORD})(?=[ \t]*(?:[,;:()\n]|$|[ \t](?:SC|QC|KC|SC|"
+                                   rf"SAN|and|&|for|appeared|instructed)\b))")
 # dotted letters that name a state or a numbered filing, not a person: "State of A.P.", "I.A. No. 5/2014"
 _STATE_OF = re.compile(r"(?i)\bstate[ \t]+of[ \t]+\Z")
 _NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
@@ -258,6 +266,25 @@ _AGED_WORDS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:now[ \t]+|then[ 
 def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _AGED_WORDS.finditer(text) if m.group(1).lower() not in STOP_WORDS
             and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
+
+
+# A child named by a letter, as family judgments write children: with an age ("K (aged 7) and Z (aged 3)", "M, aged
+# 4") or in the case's name ("Re T-O (Children)", "Re B (A Child)"); the letter then stands for the child wherever
+# it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
+_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])({UPPER}(?:-{UPPER})?)(?:[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|"
+                           rf",[ \t]+(?:now[ \t]+)?aged[ \t]+\d|[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b)")
+_LETTER_ACTS = r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|could)\b)"
+# what follows a letter that stands for a child: its age, the case name's "(Children)", or what it does
+LETTER_CHILD_AFTER = re.compile(rf"[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
+                                rf"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b|{_LETTER_ACTS}")
+
+
+def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
+    letters = {m.group(1) for m in _LETTER_CHILD.finditer(text)}
+    out = [m.span(1) for m in _LETTER_CHILD.finditer(text)]
+    for letter in letters:
+        out += [m.span() for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}(?![\w\-.]){_LETTER_ACTS}", text)]
+    return out
 
 
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,

@@ -260,7 +260,8 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
                 or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \
                 or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper() \
                 or len(words) == 1 and re.fullmatch(r"[A-Z]{2,3}", words[0]) and words[0] not in _WARDS \
-                and words[0].lower() not in NOT_INITIALS:  # "R. Ng RN": "ng" is a unit; "--MV RN": initials
+                and (words[0].lower() not in NOT_INITIALS or re.match(r"[ \t>]*[-–—~]", m.group(0))):
+            # "R. Ng RN": "ng" is a unit; "--MV RN": initials, and after a signature's dash any ("-- NB, RN")
             out.append((m.start(1), m.end(1)))
     return out
 
