@@ -464,7 +464,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("ROSE WANJIRU NDUNG'U .................. LANDLORD", ["ROSE WANJIRU NDUNG'U"]),
                     ("NOMVULA PATIENCE MTHEMBU                First Applicant", ["NOMVULA PATIENCE MTHEMBU"]),
                     ("Between\nLI WEI\n(ANONYMITY DIRECTION NOT MADE)\nAppellant\nand\nTHE SECRETARY OF STATE FOR THE "
-                     "HOME DEPARTMENT\nRespondent", ["LI WEI"])),
+                     "HOME DEPARTMENT\nRespondent", ["LI WEI"]),
+                    ("Between\n   QRT (anonymity order made)\n   Appellant", ["QRT"]),
+                    ("K W M ......................... APPELLANT\nVERSUS\nTHE STATE ........ RESPONDENT", ["K W M"]),
+                    ("Citation: Alberta (Director of Child Services) v ZQ, 2022 ABKB 101", ["ZQ"])),
              leaves=("A NHS FOUNDATION TRUST   Applicant", "THE STATE ......... RESPONDENT",
                      "KENYA POWER AND LIGHTING COMPANY LTD ....... RESPONDENT")),
     NameRule("aged_words", "a child or a party with an age set off by commas", aged_words_names,
@@ -473,7 +476,7 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("lettered_children", "a child a family judgment names by a letter, with an age or in the case's name, "
              "and that letter wherever it acts", lettered_children,
              finds=(("The children are J (aged 6) and W (aged 2). The mother said W was asleep and J's school called.",
-                     ["J", "W"]), ("Re F-M (Children: Care Orders)\nF-M had lived with her aunt.", ["F-M"]),
+                     ["J", "W"]), ("the parents of two children, Q. (age 11) and V. (age 7).", ["Q.", "V."]), ("Re F-M (Children: Care Orders)\nF-M had lived with her aunt.", ["F-M"]),
                     ("in respect of H, aged 11, who", ["H"])),
              leaves=("Exhibit B (aged stock) was sold.", "Plan B was adopted.", "Vitamin D (aged cheese) is")),
     NameRule("born", "who was born, given name or surname of the lists", born_names,

@@ -564,6 +564,8 @@ _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duod
 # slash between spaces or after a bracket: "Anna Lee/HOU/ECT" is a mail address)
 _SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
                          rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+(?:beat|def\.|lost|won)\b)")
+# a table's cell "Last, First" ("| Stone, Maeve |")
+_CELL_LAST_FIRST = re.compile(rf"(?<=\|)[ \t]*({_CAP}),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?=\|)")
 # a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
 _SURNAME_COMMA = re.compile(rf"(?<![\w'’\-])({UPPER}{{2,}}(?:-{UPPER}{{2,}})?),[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?![\w'’\-])")
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
@@ -647,6 +649,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS),
                               (_SLASH_PAIR, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x in country_names() or x in place_names() or _acronym(x) for x in w.split())),
+                              (_CELL_LAST_FIRST, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
+                                  x in country_names() or x in place_names() for x in w.split())),
                               (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x.capitalize() in country_names() or x.capitalize() in place_names()
                                   for x in w.split()) and not (w.isupper() and (

@@ -39,7 +39,7 @@ _REACHED = re.compile(
 
 # ... and a capitalised given name so reached, dictionary word or not ("tell Will he owes", "ask for Mo!!"); after
 # "tell", "ask" or "let" no modal can stand
-_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|call|page|rsvp[ \t]+to|"
+_REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|call|page|rsvp[ \t]+to|rang|phoned|"
                                   rf"(?:copy|copies|it|this|that|them|original|cheque|check|form|file)[ \t]+to)[ \t]+({CAPWORD})"
                                   rf"(?:[ \t]({CAPWORD}))?"  # ... and the surname after it ("Call Grant Young re:")
                                   rf"(?:[ \t]+(?:and|&)[ \t]+({CAPWORD}))?"  # ... or another ("Tell Bubba and Joost")
@@ -126,7 +126,7 @@ _NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<
                                rf"({CAPWORD})(?![\w'’\-])",
                                re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
-                             rf"known(?:[ \t]+to[ \t]+[\w'’]+(?:[ \t]+[\w'’]+)?)?[ \t]+as|called)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
+                             rf"known(?:[ \t]+to[ \t]+[\w'’]+(?:[ \t]+[\w'’]+)?)?[ \t]+as|called|pref\.?)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
 _SURNAME_NEXT = re.compile(rf"[ \t]+({CAPWORD})(?![\w'’\-]|\.[ \t]?\d)")  # not a number's "No." ("Slp (Civil) Nos.2033")
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
@@ -161,6 +161,15 @@ _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself
 _KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+)?as|\bunder[ \t]+the[ \t]+"
                       r"(?:pseudonym|nickname|alias|user[ \t]?name|screen[ \t]+name|handle|pen[ \t]+name|name))"
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2})[\"”'’]")
+# ... and, without quotes, the name a person is known by or called, a capitalised word or two right after ("known to
+# everyone in his adopted home as Paddy", "a hired killer known as El Flaco", "whom neighbours call Boy")
+_KNOWN_AS_BARE = re.compile(rf"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer|gunman|leader|boss|fighter|"
+                            rf"player|soldier|guard|inmate|prisoner|friend|neighbou?rs?|locals)\b[^.!?\n\"“”]{{0,50}}?"
+                            rf"\bknown(?:[ \t]+[\w'’]+){{0,9}}?[ \t]+as|\bwhom[ \t]+[^.!?\n\"“”]{{0,30}}?\bcall(?:s|ed)?|"
+                            rf"\bknown[ \t]+to[ \t]+(?:everyone|"
+                            rf"everybody|all|friends|family|his|her|their|locals|neighbou?rs)(?:[ \t]+[\w'’]+){{0,9}}?[ \t]+as)"
+                            rf"[ \t]+(?-i:((?!(?:The|A|An|It|This|That|He|She|They|Him|Her)\b)"
+                            rf"[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*)?))(?=[ \t]*[,.;:!?)\n]|[ \t]+[a-z]|$)")
 
 # ... and a nickname in quotes made of a given name no dictionary holds and the words before it ('only "Big Joe"
 # from transport', '"Lil Dre" drove')
@@ -175,6 +184,9 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out = [(m.start(1), m.end(1)) for m in _CALLED_BARE.finditer(text) if not is_function_word(m.group(1))
            and not NEVER_A_NAME.match(m.group(1)) and m.group(1).lower() not in WEEKDAYS
            and m.group(1).lower() not in MONTHS and m.group(1).lower() not in NOT_ADDRESSED]
+    out += [m.span(1) for m in _KNOWN_AS_BARE.finditer(text) if not any(
+        w in country_names() or w in place_names() or w.lower() in MONTHS or w.lower() in WEEKDAYS
+        for w in m.group(1).split())]
     if '"' not in text and "'" not in text and "“" not in text and "‘" not in text and "(" not in text:
         return out
     for m in _NICKNAMED.finditer(text):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS,
+from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS, NOT_INITIALS,
                                  PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, STOP_WORDS, UPPER, WORD_START
@@ -42,15 +42,17 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
             and m.group(1)[2:] not in country_names()]
     out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text)
             if (m.group(1) not in DOTTED_NOT_INITIALS or m.group(1) in _CLOCK and not _TIME_BEFORE.search(
-                text[max(0, m.start(1) - 12):m.start(1)]))
+                text[max(0, m.start(1) - 12):m.start(1)]) and not _NUMBER_AFTER.match(text, m.end(1)))
             and not _STATE_OF.search(text[max(0, m.start(1) - 10):m.start(1)])
             and not _NUMBERED.match(text, m.end(1))]
     return out
 
 
-# "A.M." and "P.M." are a time after a number or a time word ("9 A.M.", "at ten P.M."); elsewhere a person's
-# initials ("The applicant's daughter, A.M., who was 15")
-_CLOCK = frozenset({"A.M.", "P.M."})
+# "A.M." and "P.M." are a time after a number or a time word ("9 A.M.", "at ten P.M."), "A.D." a year before or
+# after one ("A.D. 1066"); elsewhere a person's initials ("The applicant's daughter, A.M.,
+# who was 15", "A.D. and another ... Respondents")
+_CLOCK = frozenset({"A.M.", "P.M.", "A.D."})  # (not "B.C.": also British Columbia, "Vancouver, B.C.")
+_NUMBER_AFTER = re.compile(r"[ \t]*\d")
 _TIME_BEFORE = re.compile(r"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o['’]clock|"
                           r"the|this|in|by|at|till|until|from|to|tomorrow|yesterday))[ \t]*\Z")
 # an initial without its full stop before a surname, where a list or a line of counsel opens with it ("Counsel:\n
@@ -192,9 +194,24 @@ _PARTY_LINE = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?((?:{CAPWORD}\.?[
 
 
 
+# ... and a party the court anonymised, before the note that says so ("TDL (anonymity order made)", "H N\n(ANONYMITY
+# DIRECTION MADE)"), and a party by initials in a case's citation ("KLM v Minister for Immigration", "Director of
+# Child ... v DW, 2023 ABKB 417"; a cipher with digits, "DHX22", is left: no name holds a digit)
+_ANONYMISED_PARTY = re.compile(rf"(?m)^[ \t]*((?:{CAPWORD}\.?[ \t]+){{0,4}}{CAPWORD}\.?)[ \t]*(?:\n[ \t]*)?\((?i:anonymity)")
+_INITIALS_PARTY = re.compile(r"(?<![\w.])([A-Z]{2,4})(?=[ \t]+v\.?[ \t]+[A-Z])|"
+                           r"(?<=\bv[ \t])([A-Z]{2,4})(?=[ \t]*,[ \t]*\[?\d{4}|[ \t]*\()|"
+                           r"(?<=\bv\.[ \t])([A-Z]{2,4})(?=[ \t]*,[ \t]*\[?\d{4}|[ \t]*\()")
+
+
 def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
-    """A party's name on its line before its role (_PARTY_LINE), unless a word of it names a body."""
-    out = []
+    """A party's name on its line before its role (_PARTY_LINE), unless a word of it names a body; a party the
+    court anonymised (_ANONYMISED_PARTY); initials as a party of a citation (_INITIALS_PARTY; never a
+    state's letters: "USA v", "UK v" are pii_words.NOT_INITIALS)."""
+    out = [m.span(1) for m in _ANONYMISED_PARTY.finditer(text) if m.group(1).split()[0].lower() not in STOP_WORDS
+           and not any(w.rstrip(".").lower() in BODY_WORDS for w in m.group(1).split())]
+    if " v" in text:
+        out += [m.span(g) for m in _INITIALS_PARTY.finditer(text) for g in (1, 2, 3) if m.group(g)
+                and m.group(g).lower() not in NOT_INITIALS and m.group(g).lower() not in STATE_PARTIES]
     for m in _PARTY_LINE.finditer(text):
         g = 1 if m.group(1) else 2
         words = [w.rstrip(".").lower() for w in m.group(g).split()]
@@ -271,11 +288,15 @@ def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
 # A child named by a letter, as family judgments write children: with an age ("K (aged 7) and Z (aged 3)", "M, aged
 # 4") or in the case's name ("Re T-O (Children)", "Re B (A Child)"); the letter then stands for the child wherever
 # it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
-_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])({UPPER}(?:-{UPPER})?)(?:[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|"
+_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])({UPPER}\.?(?:-{UPPER}\.?)?)(?:[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|"
                            rf",[ \t]+(?:now[ \t]+)?aged[ \t]+\d|[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b)")
 _LETTER_ACTS = r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|could)\b)"
-# what follows a letter that stands for a child: its age, the case name's "(Children)", or what it does
-LETTER_CHILD_AFTER = re.compile(rf"[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
+# what follows initials alone that stand for a person (pii_names keeps such a span): a child's age, the case name's
+# "(Children)" or what the child does; a party's role after dots ("B O A ........ APPELLANT"); the court's
+# anonymity note ("H N\n(ANONYMITY DIRECTION MADE)")
+LETTER_CHILD_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant|respondent|petitioner|applicant|accused|"
+                                r"plaintiff|defendant|claimant|complainant)s?\b|[ \t]*(?:\n[ \t]*)?\((?i:anonymity)|"
+                                rf"[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
                                 rf"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b|{_LETTER_ACTS}")
 
 

@@ -389,14 +389,14 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 # line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M") or under any line of words in
 # lower case ("call me tonite\nj"). A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3})[ \t.]*\s*\Z|"
-                              r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2})[ \t]*\Z|"
-                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\Z|"
+                              r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2})[ \t]*\s*\Z|"
+                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               r"(?i:\b(?:thx|thanks|tks|tx|cheers|regards|rgds|best|ta))[ \t]*,[ \t]*"
-                              r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\Z|"
-                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?(?P<letter>[A-Za-z])[ \t.]*\Z|"
-                              r"(?:^|\n)[ \t]*[a-z][a-z'’]*(?:[ \t]+[a-z][a-z'’]*)+[ \t]*\n[ \t]*(?P<lower_letter>[a-z])[ \t]*\Z|"
+                              r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
+                              rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?(?P<letter>[A-Za-z])[ \t.]*\s*\Z|"
+                              r"(?:^|\n)[ \t]*[a-z][a-z'’]*(?:[ \t]+[a-z][a-z'’]*)+[ \t]*\n[ \t]*(?P<lower_letter>[a-z])[ \t]*\s*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
-                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\Z")
+                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z")
 
 
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:

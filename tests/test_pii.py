@@ -298,6 +298,13 @@ def test_only_the_words_the_model_called_a_person_spread_as_dictionary_words():
     # the partner of a known name after "or", no dictionary word; a name before a nurse's credential
     ("Please send gathering questions to Priyanka Deshmukh or Xiu until then.", ["Xiu"]),
     ("arrived from cath lab ~1930 per Wojciech RN. groin site clean.\n-jk rn", ["Wojciech", "jk"]),
+    # what a person is called, without quotes; a carer rung by name; a results table's "Last, First" cells
+    ("Dermot Vance, known to everyone at the harbour as Skipper, is now 91.", ["Skipper"]),
+    ("Police shot dead Aurelio Pena, a hired gunman known as El Gordo who was wanted in two states.", ["El Gordo"]),
+    ("Client: Mrs Ada Lowe (pref. Nell). Rang Harriet at the office about the heel.", ["Nell", "Harriet"]),
+    ("| 3 | Moss, Eilidh | F35 | 34:12 |\n| 11 | Okonkwo, Wei | M40 | 38:47 |", ["Moss", "Wei"]),
+    # a single-letter sign-off above the thread it answers
+    ("Let me know about the toast.  You've been warned.\n\nQ.\n\n> Will you be my best man?\n> Don't be weird.", ["Q."]),
 ])
 def test_the_classes_fresh_blind_rounds_leaked(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
