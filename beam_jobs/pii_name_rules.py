@@ -24,6 +24,7 @@ from beam_jobs.pii_rules_news import (batting_names, batting_order_names, footba
                                       hockey_scoring_names, leaderboard_names, pairing_names, pitcher_names,
                                       role_bracketed_names, scorer_names, statistics_names, surname_word_names)
 from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
+                                       newborn_names,
                                        on_shift_names, patient_or_therapist_names, role_in_brackets_names,
                                        title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
@@ -479,6 +480,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                      ["J", "W"]), ("the parents of two children, Q. (age 11) and V. (age 7).", ["Q.", "V."]), ("Re F-M (Children: Care Orders)\nF-M had lived with her aunt.", ["F-M"]),
                     ("in respect of H, aged 11, who", ["H"])),
              leaves=("Exhibit B (aged stock) was sold.", "Plan B was adopted.", "Vitamin D (aged cheese) is")),
+    NameRule("newborn", "a newborn a ward names by sex and surname", newborn_names,
+             finds=(("NICU NURSING NOTE\nBaby Girl ADEYEMI-PRICE (\"Twin A\")  GA 29+3 wks", ["ADEYEMI-PRICE"]),
+                    ("BG Lindqvist tolerating feeds, Infant Boy Okoro to phototherapy.", ["Lindqvist", "Okoro"])),
+             leaves=("Baby girl is feeding well.", "Baby Boy Twin B stable.", "baby boy of 3 kg")),
     NameRule("born", "who was born, given name or surname of the lists", born_names,
              finds=(("1. Poppy was born on 28 June 2016 at St Aidan's Hospital.", ["Poppy"]),),
              leaves=("The Republic was born in 1991.", "Jazz was born in New Orleans.")),

@@ -609,7 +609,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     or a pair ("Park and Mann") of names one of which is known; and every other occurrence of a found name or
     of its words."""
     spans = [(m.start(1), m.end(1)) for m in _INITIALLED.finditer(text)
-             if m.group(1).split()[0].lower() not in NAME_STOPS and not _common_words(m.group(1), vocabulary)]
+             if m.group(1).split()[0].lower() not in NAME_STOPS and not _common_words(m.group(1), vocabulary)
+             and m.group(1).split()[-1].lower() not in STOP_WORDS]  # "World War I. The book": a sentence's start
     if contact_details:
         spans += [(m.start(1), m.end(1)) for m in _LINE_NAME.finditer(text)
                   if not any(w.lower() in LINE_LABELS for w in m.group(1).split())]
@@ -642,7 +643,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # given name ("mark and louise")
     english = given_names(ENGLISH_LOCALES)
     is_known = _containment(known)
-    for pair, may_be_name in ((_PAIR, lambda w: w.lower() not in NAME_STOPS and not _acronym(w)),
+    for pair, may_be_name in ((_PAIR, lambda w: w.lower() not in NAME_STOPS and not _acronym(w) and w not in country_names()),
                               (_OR_PAIR, lambda w: (in_name_lists(w) or not in_vocabulary(w, vocabulary)
                                                     and w not in place_names() and w not in country_names())
                                                    and not _place_not_name(w) and not _acronym(w)),

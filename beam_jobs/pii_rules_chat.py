@@ -54,9 +54,10 @@ _ADDRESSED_LOWER = re.compile(r"(?<![\w'’\-])(?:tell|ask|ping|cc|thank|thanks|
 
 
 # ... and the one whose words or wishes a message passes on, or who is away, a given name opening its clause in
-# lower case ("buck says we're long", "sandy wants the p&l by 5", "so moss said", "hope is out tomorrow"): a
+# lower case ("buck says we're long", "sandy wants the p&l by 5", "so moss said", "before noon, grace wants", "hope
+# is out tomorrow"): a
 # sentence of cased text never opens in lower case, so only a message typed in lower case has such a clause
-_LOWER_SUBJECT = re.compile(r"(?:(?<=\A)|(?<=\n)|(?<=[.!?;:][ \t])|(?<=[.!?;:][ \t]{2})|(?<=[ \t][-–][ \t])|"
+_LOWER_SUBJECT = re.compile(r"(?:(?<=\A)|(?<=\n)|(?<=[.!?;:,][ \t])|(?<=[.!?;:][ \t]{2})|(?<=[ \t][-–][ \t])|"
                             r"(?<=\band[ \t])|(?<=\bbut[ \t])|(?<=\bso[ \t])|(?<=\balso[ \t])|(?<=\bthat[ \t])|"
                             r"(?<=\bcause[ \t])|(?<=\bsince[ \t])|(?<=\bbecause[ \t])|(?<=\bunless[ \t]))"
                             r"([a-z][a-z'’\-]+)[ \t]+(?:says|said|wants|wanted|thinks|thought|needs|needed|asked|asks|"

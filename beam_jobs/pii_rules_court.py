@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 
 from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS, NOT_INITIALS,
+                                 OFFICE_WORDS,
                                  PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, STOP_WORDS, UPPER, WORD_START
@@ -30,7 +31,8 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in _INITIALS_SURNAME.finditer(text):
         initials, word = _INITIALS_AND_WORD.match(m.group(1)).groups()
         dots = initials.replace(" ", "").replace("\t", "")
-        if dots in DOTTED_NOT_INITIALS or word.lower() in SENTENCE_STARTERS or word.isupper() and len(word) > 1:
+        if dots in DOTTED_NOT_INITIALS or word.lower() in SENTENCE_STARTERS or word.isupper() and len(word) > 1 \
+                or word.lower() in OFFICE_WORDS:  # "former C.I.A. Director George Bush": an agency's office
             continue
         if len(dots) == 2 and initials.endswith((" ", "\t")) and not text[:m.start(1)].strip(" \t").endswith(
                 tuple("abcdefghijklmnopqrstuvwxyz,;:(")) and is_word(word) and word not in surnames():
@@ -44,7 +46,7 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
             if (m.group(1) not in DOTTED_NOT_INITIALS or m.group(1) in _CLOCK and not _TIME_BEFORE.search(
                 text[max(0, m.start(1) - 12):m.start(1)]) and not _NUMBER_AFTER.match(text, m.end(1)))
             and not _STATE_OF.search(text[max(0, m.start(1) - 10):m.start(1)])
-            and not _NUMBERED.match(text, m.end(1))]
+            and not _NUMBERED.match(text, m.end(1)) and not _agency(text, m.end(1))]
     return out
 
 
@@ -60,6 +62,14 @@ _TIME_BEFORE = re.compile(r"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eig
 _BARE_INITIAL_SURNAME = re.compile(rf"(?:(?<=\A)|(?<=\n)|(?<=[(,;:][ \t])|(?<=\band[ \t])|(?<=&[ \t]))[ \t]*"
                                    rf"((?![AI][ \t]){UPPER}[ \t]{CAPWORD})(?=[ \t]*(?:[,;:()\n]|$|[ \t](?:SC|QC|KC|SC|"
                                    rf"SAN|and|&|for|appeared|instructed)\b))")
+def _agency(text: str, end: int) -> bool:
+    """Dotted letters before an office or an agency's staff are the agency's ("C.I.A. Director", "F.B.I. agents")."""
+    nxt = re.match(r"[ \t]+([A-Za-z]+)", text[end:end + 30])
+    return bool(nxt) and (nxt.group(1).lower() in OFFICE_WORDS or nxt.group(1).lower() in BODY_WORDS
+                          or nxt.group(1).lower() in ("agent", "agents", "official", "officials", "officer", "officers",
+                                                      "spokesman", "spokeswoman", "spokesperson", "headquarters"))
+
+
 # dotted letters that name a state or a numbered filing, not a person: "State of A.P.", "I.A. No. 5/2014"
 _STATE_OF = re.compile(r"(?i)\bstate[ \t]+of[ \t]+\Z")
 _NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")

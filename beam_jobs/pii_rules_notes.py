@@ -64,6 +64,18 @@ _MORE_NAME = re.compile(rf"(?:{NAME_GAP}(?:(?:van|von|de|der|da|dos|du|la|le|al|
                         rf"[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*){{1,2}}")
 
 
+# A newborn a ward names by sex and surname, before a name is given ("Baby Girl NWOSU-HARTLEY", "Infant Boy Okafor",
+# "BG Lindqvist"); the twin's letter after it stays ("Baby Boy Okafor B")
+_NEWBORN = re.compile(rf"\b(?:(?i:baby|infant|newborn)[ \t]+(?i:girl|boy)|BG|BB)[ \t]+((?!(?i:twin|a|b|c|of|is|was|the)\b)"
+                      rf"{CAPWORD}(?:-{CAPWORD})?)")
+
+
+def newborn_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The surname after a newborn's sex (_NEWBORN), unless it is a dictionary word in lower case or a ward's word."""
+    return [m.span(1) for m in _NEWBORN.finditer(text)
+            if not (m.group(1).islower() and is_word(m.group(1))) and m.group(1).upper() not in _WARDS]
+
+
 # what a relative named in three capitals does next, which an acronym after a kin word does not ("Wife AWA on
 # phone", "son OBI at bedside"; "son ICU team")
 _PERSON_DOES_AFTER = re.compile(r"[ \t]+(?:on[ \t]+(?:the[ \t]+)?(?:phone|tele)|at[ \t]+(?:the[ \t]+)?bedside|in[ \t]+to|"

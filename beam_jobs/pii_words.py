@@ -206,7 +206,7 @@ NEVER_A_NAME = re.compile(
     # "Congrats man", "Plz Subscribe")
     r"gosh|golly|jeez|geez|congrats|congratulations|plz|pls|thx|tnx|luv|cuz|coz|gotcha|gonna|wanna|gotta|anytime|"
     r"anybody|everybody|somebody|nobody|anyone|everyone|someone|anyway|anyways|whoa|woah|bravo|holy|damn|dang|"
-    r"omfg|smh|tbh|imo|imho|idk|ikr|btw|lmk|nvm|"
+    r"omfg|smh|tbh|imo|imho|idk|ikr|btw|lmk|nvm|nah|yeah|yep|yup|"
     # the greetings and thanks of other languages in English mail ("Buenos dias Ana!", "Saludos,")
     r"buenos|buenas|hola|saludos|besos|abrazos|gracias|bonjour|merci|danke|grazie|obrigado|obrigada|"
     # a placeholder for a person in a task's template ("PersonX was born in ...")

@@ -197,6 +197,11 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "x+y = 4z, x*y = 4z^2, express x-y in z",                                                # a formula, not chat
     "The city of Vega intends to build a bridge that will span the river.",                # a place
     "Mount Rainier is the second highest mountain in North America. Yes or no?",
+    # a sentence after a war's numeral, an agency's letters before its office, a country beside "and", a "nah"
+    "The novel follows a German veteran of World War I. The book describes life in the trenches.",
+    "The former C.I.A. Director spoke to F.B.I. agents about the leak.",
+    "The bowling was tight and Pakistan was all out for 152 in the last over.",
+    "Asked whether he could win, he said: 'Nah. There are better players.'",
 ])
 def test_ordinary_prompts_keep_their_words(pii, text):
     r = pii(text)
