@@ -32,7 +32,8 @@ from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
                                  MONTHS, MOVE_VERBS, WEEKDAYS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
-                                 OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SIGNATURE_LOCALES, country_names,
+                                 OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
+                                 SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
 
@@ -1627,7 +1628,7 @@ def _signs_off(text: str, s: int, e: int) -> bool:
 # what stands before a one-letter signature: a line break (maybe a dash after it), or a dash or a closing's comma
 # after the last sentence ("...questions.  -d", "thx, s")
 _SIGN_OFF_BEFORE = re.compile(r"\n[ \t]*(?:[-–~]{1,2}[ \t]*)?\Z|(?:[.!?,]|\A)[ \t]*[-–~]{1,2}[ \t]*\Z|"
-                              r"(?i:\b(?:thx|thanks|tks|tx|cheers|regards|rgds|best|ta))[ \t]*,[ \t]*\Z")
+                              rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*\Z")
 
 
 # a name holds at least one word of letters only: "A&O x3", "wean O2" are a note's shorthand

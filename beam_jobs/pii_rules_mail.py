@@ -9,8 +9,8 @@ import re
 
 from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, ENGLISH_NICKNAMES,
                                  GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
-                                 NOT_ADDRESSED, NOT_INITIALS, SIGNATURE_LOCALES, country_names, given_names,
-                                 in_name_lists, place_names, surnames)
+                                 NOT_ADDRESSED, NOT_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
+                                 given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, UPPER, WORD_START,
                                         is_function_word)
 
@@ -391,7 +391,7 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3})[ \t.]*\s*\Z|"
                               r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2})[ \t]*\s*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
-                              r"(?i:\b(?:thx|thanks|tks|tx|cheers|regards|rgds|best|ta))[ \t]*,[ \t]*"
+                              rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
                               rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?(?P<letter>[A-Za-z])[ \t.]*\s*\Z|"
                               r"(?:^|\n)[ \t]*[a-z][a-z'’]*(?:[ \t]+[a-z][a-z'’]*)+[ \t]*\n[ \t]*(?P<lower_letter>[a-z])[ \t]*\s*\Z|"

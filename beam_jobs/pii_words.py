@@ -166,6 +166,8 @@ institute foundation railway railroad""".split())
 
 # Two or three letters that end a message as often as initials sign it: acronyms of mail, chat and common
 # bodies, never taken for a signature
+# the closings a writer puts before the initials they sign with on the same line ("thx, dg", "cheers, K")
+SHORT_CLOSINGS = r"thx|thanks|tks|tx|cheers|regards|rgds|best|ta"
 NOT_INITIALS = frozenset("""fyi asap thx tks tia lol omg wtf smh tbh idk irl ftw rt mt lmao rofl brb gtg np ty yw
 hbd ok pls plz btw imo imho eod eom cob nb ps pto ooo rsvp usa uk us eu un ceo cfo cto coo hr it pr qa faq am pm
 est pst cst gmt utc nyc la dc tv pc ai ml etc pdf doc xls ppt yes no yay aww haha hah hmm ugh xo xoxo
