@@ -682,7 +682,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
             line_up = (named >= 3 or named >= 2 and ("/" in m.group(0) or "|" in m.group(0))) and 2 * named >= len(items)
             spans += [(a, b) for a, b in items if text[a:b].split()[0].lower() not in NAME_STOPS
                       and (line_up or not any(in_vocabulary(w, vocabulary) and w not in surnames()
-                                              and w not in SHORT_SURNAMES for w in text[a:b].split()))]
+                                              and w not in SHORT_SURNAMES and w not in given_names()
+                                              for w in text[a:b].split()))]  # "X, Raj, Y:": a given name
     # a score list ("Inzamam 148, Akram 45; Mullally 4-78"): its names go with any one of them known, or
     # when none is a dictionary word, a country or a known product
     for m in _SCORE_LIST.finditer(text):

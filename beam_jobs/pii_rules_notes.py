@@ -82,6 +82,11 @@ _PERSON_DOES_AFTER = re.compile(r"[ \t]+(?:on[ \t]+(?:the[ \t]+)?(?:phone|tele)|
                                 r"called|calls|phoned|visit(?:ed|ing|s)?|aware|updated|notified|present|here)\b")
 
 
+# a forum's family shorthand with the name in brackets ("DH (Will) and I", "MIL (Brenda)"): dear husband, wife,
+# son, daughter, partner, mother-, father-, sister-, brother-in-law, ex-husband
+_FORUM_KIN = re.compile(rf"\b(?:DH|DW|DS|DD|DP|MIL|FIL|SIL|BIL|XH|XW|ExH|ExW)[ \t]*\([ \t]*({CAPWORD})[ \t]*\)")
+
+
 def kin_names(text: str, is_word) -> list[tuple[int, int]]:
     """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
     when no dictionary holds it ("called daughter ingrid"), and in a text written all in lower case an English
@@ -89,8 +94,9 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
     "son will visit"). After a colon, an equals sign or a dash, as a note's form writes it ("Son = Ignatius"),
     only a given name of the lists, or a surname of the lists or a capitalised word of 4+ letters that no
     dictionary holds and no place list, counts ("Mother: Unknown", "Mom: Good, sweetie", "Boyfriend: Ive got";
-    "PCP: Dr. Oduya" is the title rule's)."""
-    out = []
+    "PCP: Dr. Oduya" is the title rule's). A forum's family shorthand, the name in brackets (_FORUM_KIN: "DH (Will)")."""
+    out = [m.span(1) for m in _FORUM_KIN.finditer(text)
+           if m.group(1).lower() not in STOP_WORDS or m.group(1).lower() in MODALS]  # "DH (Will)": no modal there
     all_lower = not any(c.isupper() for c in text)
     for m in _KIN.finditer(text):
         while m:

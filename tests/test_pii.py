@@ -310,6 +310,9 @@ def test_only_the_words_the_model_called_a_person_spread_as_dictionary_words():
     ("| 3 | Moss, Eilidh | F35 | 34:12 |\n| 11 | Okonkwo, Wei | M40 | 38:47 |", ["Moss", "Wei"]),
     # a single-letter sign-off above the thread it answers
     ("Let me know about the toast.  You've been warned.\n\nQ.\n\n> Will you be my best man?\n> Don't be weird.", ["Q."]),
+    # a forum's family shorthand with the name in brackets; a newborn by sex and surname
+    ("Bit of background: DH (Rowan) and I have a 4mo, and MIL (Brenda) pops round daily.", ["Rowan", "Brenda"]),
+    ("NICU NOTE 0700-1900\nBaby Boy OKAFOR-LINDQVIST (\"Twin B\")  GA 31+2 wks", ["OKAFOR-LINDQVIST"]),
 ])
 def test_the_classes_fresh_blind_rounds_leaked(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
