@@ -32,7 +32,7 @@ from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
                                  MONTHS, MOVE_VERBS, WEEKDAYS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
-                                 OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
+                                 GIVEN_NAME_SYLLABLES, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
                                  SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
@@ -1342,7 +1342,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
                    or text[s:s + 1].islower() and _lower_person_stands(text, s, e, vocabulary)
                    or in_name_lists(text[s:e].strip()) and not in_vocabulary(text[s:e].strip(), vocabulary)]
             # (... nor a name of the lists that no dictionary holds: "Ashok ... good luck ashok")
-    ner += lower_given_names(doc, vocabulary)
+    ner += lower_given_names(doc, vocabulary) + hyphenated_given_names(text)
     if cased_doc is None:
         ner += lone_given_names(doc, vocabulary) + listed_full_names(text, vocabulary)
     if ner and (short_forms := _organisation_short_forms(doc, SpanIndex(ner))):
@@ -1442,6 +1442,18 @@ def _lower_given() -> frozenset[str]:
 
 
 _CODE_NEIGHBOUR = frozenset("#@_./\\=(:<>[{$")
+
+
+_HYPHENATED_GIVEN = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z]{0,5})-([a-z]{1,5})(?![\w'’\-])")
+
+
+def hyphenated_given_names(text: str) -> list[tuple[int, int]]:
+    """East Asian given names written with a hyphen, two different syllables of GIVEN_NAME_SYLLABLES ("Sung-min",
+    "joon-ho", "Ka-fai"), in any case: a word of two such syllables is no English compound."""
+    if "-" not in text:
+        return []
+    return [m.span() for m in _HYPHENATED_GIVEN.finditer(text) if m.group(1).lower() != m.group(2)
+            and m.group(1).lower() in GIVEN_NAME_SYLLABLES and m.group(2) in GIVEN_NAME_SYLLABLES]
 
 
 def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:

@@ -529,3 +529,15 @@ nurse mp qc""".split())
 
 # Generational suffixes: never the whole of a name after an office word ("Martin Luther King Jr")
 NAME_SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
+
+# The syllables of East Asian given names as English text romanises them with a hyphen: Korean ("Sung-min",
+# "Ji-hoon", "Seo-yeon"), Cantonese and Taiwanese ("Ka-fai", "Chi-keung", "Ing-wen") and Japanese ("Jun-ichi",
+# "Shin-ichi"). A hyphenated word of two different ones is a given name (pii_names.hyphenated_given_names); none
+# of them makes an English compound with another ("Ha-ha" is one syllable twice, "min-max" holds "max").
+GIVEN_NAME_SYLLABLES = frozenset("""min jun joon ho hoon hun jin woo young yeon yun yoon seo soo su ji hee hye hyun hyeon
+eun kyung kyeong sung seong sang dong jae jung jeong hwan seok suk chul cheol tae won yong gyu kyu bin beom bum chan
+hyo sook kyoung nam geun moon mun bok byung byeong chang cheon gil geon hak hwa ik jee joo ju kang kwang kwan kyun
+myung myeong pil sik shin sol tak wook uk yeong yul chae eon eui gon hong hyuk hyeok jong seob seop ung woong
+ka fai chi keung wai man ying jeou ing wen kwok wing kin ming yuk lai siu hung kit yiu shing chun yee mei ling hing
+kam fung wah wan yan lok pui hoi sze kei tsz yin lun chiu cheuk ngai pak shek tung wun yau yip lam
+ichi ichiro shin ken kei ryu shun""".split())

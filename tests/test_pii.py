@@ -202,6 +202,7 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "The former C.I.A. Director spoke to F.B.I. agents about the leak.",
     "The bowling was tight and Pakistan was all out for 152 in the last over.",
     "Asked whether he could win, he said: 'Nah. There are better players.'",
+    "It was a so-so day: a min-max search, a man-made lake and a pop-up shop.",
 ])
 def test_ordinary_prompts_keep_their_words(pii, text):
     r = pii(text)
@@ -313,6 +314,8 @@ def test_only_the_words_the_model_called_a_person_spread_as_dictionary_words():
     # a forum's family shorthand with the name in brackets; a newborn by sex and surname
     ("Bit of background: DH (Rowan) and I have a 4mo, and MIL (Brenda) pops round daily.", ["Rowan", "Brenda"]),
     ("NICU NOTE 0700-1900\nBaby Boy OKAFOR-LINDQVIST (\"Twin B\")  GA 31+2 wks", ["OKAFOR-LINDQVIST"]),
+    # an East Asian given name written with a hyphen, in any case; an English compound stays
+    ("The TA, Seo-yeon, taught the class. ask hyun-woo about the tickets.", ["Seo-yeon", "hyun-woo"]),
 ])
 def test_the_classes_fresh_blind_rounds_leaked(pii, text, values):
     assert not _leaks(pii(text), *values), pii(text).text
