@@ -253,10 +253,12 @@ _CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?]
 
 # ... and inside a line, a name before a credential where a note says who did, said or signed something ("per
 # Tomasz RN.", "—Bronwen Evans, RN / cosign Kay Obi RN"), and a signature's initials in lower case ("-hl rn")
+# (not MD, PA, DO, RT inside a line: "to Pittsburgh PA", "to DO", "RT" a repost)
+_INLINE_CREDENTIALS = ("RN", "NP", "PA-C", "RRT", "LPN", "CNA", "MSW", "LCSW", "CRNA", "NNP")
 _CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?:ed)?|and|called|paged|notified|"
                                   rf"informed|aware))[ \t]+|(?:^|(?<=[.!?/])|(?<=[.!?/][ \t]))[ \t]*[-–—~]{{0,2}}[ \t]*)"
                                   rf"((?:{INITIAL}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]+"
-                                  rf"(?:RN|NP|PA-C|RRT|LPN|CNA|MSW|LCSW|CRNA|NNP)\b", re.M)
+                                  rf"(?:{'|'.join(_INLINE_CREDENTIALS)})\b", re.M)
 _LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z]{2,3})[ \t]*,?[ \t]+rn[ \t.]*$")
 
 
@@ -265,8 +267,7 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
     after a word of who did or signed it, a name of the lists or no dictionary word (_CREDENTIALED_INLINE: "per
     Charge RN" stays); a signature's initials in lower case (_LOWER_SIGNED_RN)."""
     out = [m.span(1) for m in _LOWER_SIGNED_RN.finditer(text) if m.group(1) not in NOT_INITIALS]
-    if "RN" in text or "NP" in text or "PA-C" in text or "RT" in text or "LPN" in text or "CNA" in text \
-            or "MSW" in text or "LCSW" in text or "NNP" in text:
+    if any(c in text for c in _INLINE_CREDENTIALS):
         out += [m.span(1) for m in _CREDENTIALED_INLINE.finditer(text)
                 if all(in_name_lists(w) or not is_word(w) for w in re.findall(r"[^\W\d_][\w'’\-]+", m.group(1)))
                 and not any(w.lower() in STOP_WORDS for w in m.group(1).split())]
