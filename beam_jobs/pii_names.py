@@ -815,8 +815,8 @@ _CELL_END = re.compile(r"[ \t]*(?:\Z|[ ]{2,}|\t|\()")  # (a bracket after it: "P
 
 
 def _row_cells(line: str) -> list[tuple[int, int]]:
-    """The name-shaped start of each cell of a table row (cells parted by _COLUMN_GAP), or of a list item after
-    its mark; (-1, -1) for a cell that opens with no capitalised word."""
+    """The name-shaped start of each cell of a table row (cells parted by _COLUMN_GAP), of a list item after its
+    mark, or of an indented short line; (-1, -1) for a cell that opens with no capitalised word."""
     m = _ROW_MARK.match(line)
     indent = len(line) - len(line.lstrip(" \t"))  # an indented table's first cell starts after its indent
     starts = [m.end()] if m else [indent] + [g.end() for g in _COLUMN_GAP.finditer(line) if g.start() > indent]
@@ -824,8 +824,8 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
     starts += [g.end() for g in _SLASH_GAP.finditer(line, starts[0])
                if line.count("(", 0, g.start()) <= line.count(")", 0, g.start())]  # not inside a bracket: "(Ana / Li)"
     starts.sort()
-    if not m and len(starts) < 2:
-        return []
+    if not m and len(starts) < 2 and not (indent and len(line.strip()) <= 40):
+        return []  # (an indented short line is a list's item too: "Who's in so far:\n  Ahmad\n  Olumide\n  Siew Ling")
     if m:  # a list item's first bracket is a column of its own ("2. Da Refinery (Rusty) 6-3": a team's owner)
         bracket = line.find("(", m.end())
         starts.append(bracket + 1 if bracket > 0 else len(line))

@@ -314,6 +314,9 @@ def test_only_the_words_the_model_called_a_person_spread_as_dictionary_words():
     # a forum's family shorthand with the name in brackets; a newborn by sex and surname
     ("Bit of background: DH (Rowan) and I have a 4mo, and MIL (Brenda) pops round daily.", ["Rowan", "Brenda"]),
     ("NICU NOTE 0700-1900\nBaby Boy OKAFOR-LINDQVIST (\"Twin B\")  GA 31+2 wks", ["OKAFOR-LINDQVIST"]),
+    # an indented list of people, one a line, most of them found
+    ("Who's coming so far:\n  Anneliese Brandt\n  Tomasz Wrobel (late)\n  Priya Raghunathan\n  Olumide\n  me\n\nReply by"
+     " Monday.", ["Olumide"]),
     # an East Asian given name written with a hyphen, in any case; an English compound stays
     ("The TA, Seo-yeon, taught the class. ask hyun-woo about the tickets.", ["Seo-yeon", "hyun-woo"]),
 ])
