@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, NAME_GAP, UPPER, WORD_START
+from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, UPPER, WORD_START
-from beam_jobs.pii_rules_court import LETTER_CHILD_AFTER
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
@@ -1615,16 +1615,17 @@ def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False,
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
     ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
     S.", as judgments name parties), a verb after a lone one ("G. told"), it signs a message off or a rule found
-    a child's letter ("K (aged 7)": pii_rules_court.LETTER_CHILD_AFTER), or words
+    it where initials stand for a person ("K (aged 7)", "B O A .... APPELLANT": pii_rules_court.INITIALS_STAND_AFTER),
+    or words
     that are never a name."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                      and not _INITIAL_VERB_AFTER.match(text, e) and not _signs_off(text, s, e)
-                     and not (cued and LETTER_CHILD_AFTER.match(text, e)))
+                     and not (cued and INITIALS_STAND_AFTER.match(text, e)))
             and not _never_a_name(text[s:e], titled, cued) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
             and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                  or _INITIAL_VERB_AFTER.match(text, e) or _signs_off(text, s, e)
-                 or cued and LETTER_CHILD_AFTER.match(text, e))]
+                 or cued and INITIALS_STAND_AFTER.match(text, e))]
 
 
 def _signs_off(text: str, s: int, e: int) -> bool:

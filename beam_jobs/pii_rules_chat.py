@@ -11,8 +11,8 @@ from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_N
                                  NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, KIN_SET, MODALS, UPPER,
-                                        POSSESSIVE, STOP_WORDS, WORD_START, is_function_word)
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, KIN_SET, MODALS,
+                                        POSSESSIVE, STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name)
 
 # "then called anna about it": a verb of getting in touch, then a given name written in lower case
 _CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
@@ -55,8 +55,8 @@ _ADDRESSED_LOWER = re.compile(r"(?<![\w'’\-])(?:tell|ask|ping|cc|thank|thanks|
 
 # ... and the one whose words or wishes a message passes on, or who is away, a given name opening its clause in
 # lower case ("buck says we're long", "sandy wants the p&l by 5", "so moss said", "before noon, grace wants", "hope
-# is out tomorrow"): a
-# sentence of cased text never opens in lower case, so only a message typed in lower case has such a clause
+# is out tomorrow"): a sentence of cased text never opens in lower case, so only a message typed in lower case has
+# such a clause
 _LOWER_SUBJECT = re.compile(r"(?:(?<=\A)|(?<=\n)|(?<=[.!?;:,][ \t])|(?<=[.!?;:][ \t]{2})|(?<=[ \t][-–][ \t])|"
                             r"(?<=\band[ \t])|(?<=\bbut[ \t])|(?<=\bso[ \t])|(?<=\balso[ \t])|(?<=\bthat[ \t])|"
                             r"(?<=\bcause[ \t])|(?<=\bsince[ \t])|(?<=\bbecause[ \t])|(?<=\bunless[ \t]))"
@@ -82,9 +82,7 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
                     or is_function_word(bare) or bare in NOT_ADDRESSED or CONTRACTION.search(w):
                 break
             out.append((m.start(g), m.start(g) + len(bare)))
-    out += [m.span(1) for m in _LOWER_SUBJECT.finditer(text) if m.group(1).capitalize() in names
-            and m.group(1) not in STOP_WORDS and m.group(1) not in MODALS and m.group(1) not in MONTHS
-            and m.group(1) not in NOT_ADDRESSED and not CONTRACTION.search(m.group(1))]
+    out += [m.span(1) for m in _LOWER_SUBJECT.finditer(text) if lower_given_name(m.group(1))]
     for m in _REACHED_CAPITALISED.finditer(text):
         w = POSSESSIVE.sub("", m.group(1))
         last = POSSESSIVE.sub("", m.group(2)) if m.group(2) else None
@@ -164,13 +162,13 @@ _KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2})[\"”'’]")
 # ... and, without quotes, the name a person is known by or called, a capitalised word or two right after ("known to
 # everyone in his adopted home as Paddy", "a hired killer known as El Flaco", "whom neighbours call Boy")
-_KNOWN_AS_BARE = re.compile(rf"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer|gunman|leader|boss|fighter|"
-                            rf"player|soldier|guard|inmate|prisoner|friend|neighbou?rs?|locals)\b[^.!?\n\"“”]{{0,50}}?"
-                            rf"\bknown(?:[ \t]+[\w'’]+){{0,9}}?[ \t]+as|\bwhom[ \t]+[^.!?\n\"“”]{{0,30}}?\bcall(?:s|ed)?|"
-                            rf"\bknown[ \t]+to[ \t]+(?:everyone|"
-                            rf"everybody|all|friends|family|his|her|their|locals|neighbou?rs)(?:[ \t]+[\w'’]+){{0,9}}?[ \t]+as)"
-                            rf"[ \t]+(?-i:((?!(?:The|A|An|It|This|That|He|She|They|Him|Her)\b)"
-                            rf"[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*)?))(?=[ \t]*[,.;:!?)\n]|[ \t]+[a-z]|$)")
+_KNOWN_AS_BARE = re.compile(r"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer|gunman|leader|boss|fighter|"
+                            r"player|soldier|guard|inmate|prisoner|friend|neighbou?rs?|locals)\b[^.!?\n\"“”]{0,50}?"
+                            r"\bknown(?:[ \t]+[\w'’]+){0,9}?[ \t]+as|\bwhom[ \t]+[^.!?\n\"“”]{0,30}?\bcall(?:s|ed)?|"
+                            r"\bknown[ \t]+to[ \t]+(?:everyone|"
+                            r"everybody|all|friends|family|his|her|their|locals|neighbou?rs)(?:[ \t]+[\w'’]+){0,9}?[ \t]+as)"
+                            r"[ \t]+(?-i:((?!(?:The|A|An|It|This|That|He|She|They|Him|Her)\b)"
+                            r"[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*)?))(?=[ \t]*[,.;:!?)\n]|[ \t]+[a-z]|$)")
 
 # ... and a nickname in quotes made of a given name no dictionary holds and the words before it ('only "Big Joe"
 # from transport', '"Lil Dre" drove')

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import KIN_WORDS
+from beam_jobs.pii_words import ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, given_names
 from beam_jobs.presidio_loader import import_spacy
 
 STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
@@ -34,6 +34,14 @@ MODALS = frozenset("will may can must might shall should would could".split())  
 
 POSSESSIVE = re.compile(r"['’]s\Z")
 CONTRACTION = re.compile(r"(?i)['’](?:m|d|ll|ve|re|t)\Z|n['’]t\Z|^i['’]")  # "wouldn't", "I'm", "you'd"
+
+
+def lower_given_name(word: str) -> bool:
+    """A word in lower case that stands for a person where a message addresses or reports one ("dawn - can you",
+    "sandy wants"): an English given name of the lists, dictionary word or not, but never a function word, a
+    modal, a month, a word of address to a group ("all", "team") or a contraction."""
+    return word.capitalize() in given_names(ENGLISH_LOCALES) and word not in STOP_WORDS and word not in MODALS \
+        and word not in MONTHS and word not in NOT_ADDRESSED and not CONTRACTION.search(word)
 
 
 def is_function_word(word: str) -> bool:

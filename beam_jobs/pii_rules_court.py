@@ -60,14 +60,20 @@ _TIME_BEFORE = re.compile(r"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eig
 # an initial without its full stop before a surname, where a list or a line of counsel opens with it ("Counsel:\n
 # D Rosenberg SC (Applicant)", "Solicitors: K Mbatha and P Okoye"); not "A" or "I", which open sentences
 _BARE_INITIAL_SURNAME = re.compile(rf"(?:(?<=\A)|(?<=\n)|(?<=[(,;:][ \t])|(?<=\band[ \t])|(?<=&[ \t]))[ \t]*"
-                                   rf"((?![AI][ \t]){UPPER}[ \t]{CAPWORD})(?=[ \t]*(?:[,;:()\n]|$|[ \t](?:SC|QC|KC|SC|"
+                                   rf"((?![AI][ \t]){UPPER}[ \t]{CAPWORD})(?=[ \t]*(?:[,;:()\n]|$|[ \t](?:SC|QC|KC|"
                                    rf"SAN|and|&|for|appeared|instructed)\b))")
+
+
+# dotted letters before an office or an agency's staff are the agency's ("C.I.A. Director", "F.B.I. agents")
+_NEXT_WORD = re.compile(r"[ \t]+([A-Za-z]+)")
+_AGENCY_STAFF = frozenset("""agent agents official officials officer officers spokesman spokeswoman spokesperson
+headquarters""".split())
+
+
 def _agency(text: str, end: int) -> bool:
-    """Dotted letters before an office or an agency's staff are the agency's ("C.I.A. Director", "F.B.I. agents")."""
-    nxt = re.match(r"[ \t]+([A-Za-z]+)", text[end:end + 30])
+    nxt = _NEXT_WORD.match(text[end:end + 30])
     return bool(nxt) and (nxt.group(1).lower() in OFFICE_WORDS or nxt.group(1).lower() in BODY_WORDS
-                          or nxt.group(1).lower() in ("agent", "agents", "official", "officials", "officer", "officers",
-                                                      "spokesman", "spokeswoman", "spokesperson", "headquarters"))
+                          or nxt.group(1).lower() in _AGENCY_STAFF)
 
 
 # dotted letters that name a state or a numbered filing, not a person: "State of A.P.", "I.A. No. 5/2014"
@@ -298,22 +304,22 @@ def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
 # A child named by a letter, as family judgments write children: with an age ("K (aged 7) and Z (aged 3)", "M, aged
 # 4") or in the case's name ("Re T-O (Children)", "Re B (A Child)"); the letter then stands for the child wherever
 # it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
-_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])({UPPER}\.?(?:-{UPPER}\.?)?)(?:[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|"
-                           rf",[ \t]+(?:now[ \t]+)?aged[ \t]+\d|[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b)")
+_CHILD_CUE = (r"[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
+              r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
+_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])({UPPER}\.?(?:-{UPPER}\.?)?)(?:{_CHILD_CUE})")
 _LETTER_ACTS = r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|could)\b)"
 # what follows initials alone that stand for a person (pii_names keeps such a span): a child's age, the case name's
 # "(Children)" or what the child does; a party's role after dots ("B O A ........ APPELLANT"); the court's
 # anonymity note ("H N\n(ANONYMITY DIRECTION MADE)")
-LETTER_CHILD_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant|respondent|petitioner|applicant|accused|"
-                                r"plaintiff|defendant|claimant|complainant)s?\b|[ \t]*(?:\n[ \t]*)?\((?i:anonymity)|"
-                                rf"[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
-                                rf"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b|{_LETTER_ACTS}")
+INITIALS_STAND_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant|respondent|petitioner|applicant|accused|"
+                                  r"plaintiff|defendant|claimant|complainant)s?\b|[ \t]*(?:\n[ \t]*)?\((?i:anonymity)|"
+                                  rf"{_CHILD_CUE}|{_LETTER_ACTS}")
 
 
 def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
-    letters = {m.group(1) for m in _LETTER_CHILD.finditer(text)}
-    out = [m.span(1) for m in _LETTER_CHILD.finditer(text)]
-    for letter in letters:
+    named = list(_LETTER_CHILD.finditer(text))
+    out = [m.span(1) for m in named]
+    for letter in {m.group(1) for m in named}:
         out += [m.span() for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}(?![\w\-.]){_LETTER_ACTS}", text)]
     return out
 

@@ -12,7 +12,7 @@ from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENT
                                  NOT_ADDRESSED, NOT_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
                                  given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, UPPER, WORD_START,
-                                        is_function_word)
+                                        is_function_word, lower_given_name)
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
 _HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)"
@@ -252,11 +252,9 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
     english = given_names(ENGLISH_LOCALES)
     out = []
     for m in _OPENING_LOWER.finditer(text):
-        names = list(re.finditer(r"[a-z][a-z'’\-]+", m.group(1)))
-        if all(n.group(0).capitalize() in english and n.group(0) not in STOP_WORDS and n.group(0) not in MODALS
-               and n.group(0) not in MONTHS and n.group(0) not in NOT_ADDRESSED for n in names if n.group(0) != "and") \
-                and _opens_message(text, m.start(1)):
-            out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names if n.group(0) != "and"]
+        names = [n for n in re.finditer(r"[a-z][a-z'’\-]+", m.group(1)) if n.group(0) != "and"]
+        if all(lower_given_name(n.group(0)) for n in names) and _opens_message(text, m.start(1)):
+            out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names]
     for m in _OPENING_NAMES.finditer(text):
         names = list(re.finditer(CAPWORD, m.group(1)))
         if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names):

@@ -164,10 +164,11 @@ road boulevard highway village township parish island islands cathedral museum s
 institute foundation railway railroad""".split())
 
 
-# Two or three letters that end a message as often as initials sign it: acronyms of mail, chat and common
-# bodies, never taken for a signature
 # the closings a writer puts before the initials they sign with on the same line ("thx, dg", "cheers, K")
 SHORT_CLOSINGS = r"thx|thanks|tks|tx|cheers|regards|rgds|best|ta"
+
+# Two or three letters that end a message as often as initials sign it: acronyms of mail, chat and common
+# bodies, never taken for a signature
 NOT_INITIALS = frozenset("""fyi asap thx tks tia lol omg wtf smh tbh idk irl ftw rt mt lmao rofl brb gtg np ty yw
 hbd ok pls plz btw imo imho eod eom cob nb ps pto ooo rsvp usa uk us eu un ceo cfo cto coo hr it pr qa faq am pm
 est pst cst gmt utc nyc la dc tv pc ai ml etc pdf doc xls ppt yes no yay aww haha hah hmm ugh xo xoxo
@@ -540,4 +541,4 @@ hyo sook kyoung nam geun moon mun bok byung byeong chang cheon gil geon hak hwa 
 myung myeong pil sik shin sol tak wook uk yeong yul chae eon eui gon hong hyuk hyeok jong seob seop ung woong
 ka fai chi keung wai man ying jeou ing wen kwok wing kin ming yuk lai siu hung kit yiu shing chun yee mei ling hing
 kam fung wah wan yan lok pui hoi sze kei tsz yin lun chiu cheuk ngai pak shek tung wun yau yip lam
-ichi ichiro shin ken kei ryu shun""".split())
+ichi ichiro ken ryu shun""".split())
