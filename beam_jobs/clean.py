@@ -711,6 +711,12 @@ def tally(cfg: CleanConfig, prep: dict, staging: str, info) -> Tally:
     events = _sum_events(json.loads(line) for path in event_files for line in bio.read_text(path).splitlines() if line)
     FileSystems.delete(event_files)
     stages, pii = counts_from_events(events)
+    if stages["read"]["in"] == 0:
+        # nothing read is a wrong path or a failed export upstream, not an empty prompt set to publish
+        files = prep["files"]
+        named = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        raise ValueError(f"clean: the inputs hold no records ({named}); check --input and the export that "
+                         f"wrote them")
     for a, b in zip(STAGES, STAGES[1:]):
         if stages[a]["out"] != stages[b]["in"]:
             raise AssertionError(f"stage {b!r} saw {stages[b]['in']} prompts but {a!r} passed {stages[a]['out']}")

@@ -46,7 +46,7 @@ TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
 # Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
-_PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
+_PARTICLE = (r"(?:van|von|de|der|den|da|das|do|dos|di|del|della|dela|du|le|la|ten|ter|bin|ibn|al|el|mac|mc|"
              r"qizi|qızı|gizi|kizi|oglu|oğlu|ogly|kyzy|uulu|bint|arap|wa|ap|ul|ud|"
              r"y|e)")  # Spanish, Filipino and Portuguese names join two surnames: "Ramos y Salazar", "Silva e Costa"
 # a particle glued to the surname by a hyphen or apostrophe: "al-Zarqawi", "el-Sisi", "d'Alembert"
@@ -171,9 +171,9 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             # (in a name in capitals, the next word in capitals of the name lists: "SUMMER ROSE PETRAKIS")
             e += m.end()
             continue
-        m = re.match(rf"[ \t]+{UPPER}\.(?![\w])", text[e:])  # trailing initial: "Smith J."
-        if m:
-            e += m.end()
+        m = re.match(rf"[ \t]+{UPPER}\.(?![\w])", text[e:]) or _COMMA_INITIALS.match(text, e)
+        if m:  # trailing initials: "Smith J.", a list's "Barrett, T. J."
+            e = m.end() if m.re is _COMMA_INITIALS else e + m.end()
         break
     while True:
         window = max(0, s - 40)
@@ -210,6 +210,8 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 _NAME_LINE_END = re.compile(r"[ \t]*(?:,|\n|\Z)")
+# a surname's initials after a comma, ending its line, cell or list item ("Barrett, T. J.\n", "Haddad, M. (!)")
+_COMMA_INITIALS = re.compile(rf",[ \t]*{UPPER}\.(?:[ \t]?{UPPER}\.){{0,2}}(?=[ \t]*(?:[(;|]|\n|\Z))")
 
 
 def _caps_name_word(word: str) -> bool:
@@ -304,15 +306,19 @@ def _without_lower_lead(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 _SPACED_DASH = re.compile(r"[ \t]+[-–—][ \t]+")
+_NUMBER_NEXT = re.compile(r"[ \t]*\d")
 
 
 def _dash_parts(text: str, s: int, e: int, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """An entity the NER ran over a spaced dash from a mail acronym or a field's label ("FYI - Hunter",
     "Reviewer - Kwame Mensah"): the part after it, which the cut to the leading capitalised words would lose
     with the label; from a name, both names when the second opens with a given name ("Paulo - Helen Zhao has
-    been unable", a greeting before a mail's first sentence). Any other entity as it is."""
+    been unable", a greeting before a mail's first sentence); from a side before its scorer and the minute, the
+    scorer ("Vitesse - de Jong 34"). Any other entity as it is."""
     m = _SPACED_DASH.search(text, s, e)
     if m:
+        if _NUMBER_NEXT.match(text, e):
+            return [(m.end(), e)]
         before = text[s:m.start()].strip()
         if before.lower() in NOT_INITIALS or " " not in before and in_vocabulary(before, vocabulary) \
                 and not in_name_lists(before):
@@ -494,7 +500,14 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
 def title_names(text: str) -> list[tuple[int, int]]:
     """Names after a title ("Mrs. Meagan Wallace", "Dr. Berta Szöllössy")."""
     return [(m.start(1), m.end(1) - (2 if m.group(1)[-2:] in ("'s", "’s") else 0)) for m in _TITLE_NAME.finditer(text)
-            if m.group(1).split()[0].lower() not in NAME_STOPS or m.group(1).split()[0] in SHORT_SURNAMES]  # "Rev. Oh"
+            if m.group(1).split()[0].lower() not in NAME_STOPS or m.group(1).split()[0] in SHORT_SURNAMES  # "Rev. Oh"
+            or m.group(1) in ("A", "I") and _LETTER_ENDS_NAME.match(text, m.end(1))]
+
+
+# after "Mr A" or "Ms I" as judgments and reports name people by a letter: punctuation or a verb, not a noun the
+# letter would be the article of
+_LETTER_ENDS_NAME = re.compile(r"[ \t]*(?:[,.;:!?)\]'’]|\n|\Z)|[ \t]+(?:who|is|was|has|had|said|says|told|and|did|does|"
+                               r"will|would|stated|gave|asked|replied)\b")
 
 
 def cue_names(text: str) -> list[tuple[int, int]]:
@@ -564,7 +577,7 @@ _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duod
 # a doubles pair, each maybe with the country in brackets ("Woodbridge (Australia) / Drew Cash (Australia) beat"; a
 # slash between spaces or after a bracket: "Anna Lee/HOU/ECT" is a mail address)
 _SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
-                         rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+(?:beat|def\.|lost|won)\b)")
+                         rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+[-–][ \t]|[ \t]+(?:beat|def\.|lost|won)\b)")
 # a table's cell "Last, First" ("| Stone, Maeve |")
 _CELL_LAST_FIRST = re.compile(rf"(?<=\|)[ \t]*({_CAP}),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?=\|)")
 # a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
@@ -656,7 +669,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                               (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x.capitalize() in country_names() or x.capitalize() in place_names()
                                   for x in w.split()) and not (w.isupper() and (
-                                      _ROMAN.fullmatch(w) or in_vocabulary(w, vocabulary) or w.lower() in NOT_INITIALS)))):
+                                      _ROMAN.fullmatch(w) or w.lower() in NOT_INITIALS
+                                      or in_vocabulary(w, vocabulary) and w.capitalize() not in surnames())))):
         for m in pair.finditer(text):
             for mine, other in ((1, 2), (2, 1)):
                 if is_known(m.start(other), m.end(other)) and may_be_name(m.group(mine)):

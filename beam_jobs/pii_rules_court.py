@@ -304,10 +304,13 @@ def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
 # A child named by a letter, as family judgments write children: with an age ("K (aged 7) and Z (aged 3)", "M, aged
 # 4") or in the case's name ("Re T-O (Children)", "Re B (A Child)"); the letter then stands for the child wherever
 # it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
-_CHILD_CUE = (r"[ \t]*\([ \t]*(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
+_CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
+              r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013", "K (now aged 9)"
+              r"[ \t]*\([ \t]*(?:a|the)[ \t]+(?:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
 _LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])({UPPER}\.?(?:-{UPPER}\.?)?)(?:{_CHILD_CUE})")
-_LETTER_ACTS = r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|could)\b)"
+_LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|"
+                r"could|expressed|wants|wanted|attends|attended|stayed|spent|described)\b)")
 # what follows initials alone that stand for a person (pii_names keeps such a span): a child's age, the case name's
 # "(Children)" or what the child does; a party's role after dots ("B O A ........ APPELLANT"); the court's
 # anonymity note ("H N\n(ANONYMITY DIRECTION MADE)")

@@ -5,6 +5,7 @@ beam_jobs/pii_name_rules.py's table, which runs them on every text.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, ENGLISH_NICKNAMES,
@@ -51,14 +52,19 @@ _MESSAGE_OPENING = (
     r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
     r"mensaje[ \t]+original)\b|"
     # (a postscript under the signature: "- Vlad\n\np.s. Conor, you're in on this")
-    r"p\.[ \t]?s\.|ps[ \t]*[:\-])")
+    r"p\.[ \t]?s\.|ps[ \t]*[:\-]|"
+    # (Lotus Notes: the sender's line over the date's, or both on one: "Desmond Oyelaran@ENRON\n03/13/2001 05:40 PM",
+    # '"Lyle Fenwick" <lf@ridgeline.com> on 03/12/2001 02:17:55 PM')
+    r"[^\n]{2,80}\n[ \t]*\d{1,2}/\d{1,2}/\d{2,4}[ \t]+\d{1,2}:\d{2}(?::\d{2})?[ \t]*(?:am|pm)?[ \t]*$|"
+    r"[^\n]{2,100}[ \t]on[ \t]+\d{1,2}/\d{1,2}/\d{2,4}[ \t]+\d{1,2}:\d{2}(?::\d{2})?[ \t]*(?:am|pm)?[ \t]*$)")
 _NEXT_MESSAGE = re.compile(rf"(?im)^{_MESSAGE_OPENING}")
 # a message ends on its own last line, never on another's opening or a header ("-----Original Message-----",
 # "From: Helga Brandt" above "Sent: Monday")
 _OPENING_LINE = re.compile(rf"(?im){_MESSAGE_OPENING}|[ \t>]*[\w-]+(?:[ \t][\w-]+)?:[ \t]")
 
 
-def message_ends(text: str) -> list[int]:
+@functools.lru_cache(maxsize=4)  # the rules read it once per text, each one-letter sign-off again (pii_names)
+def message_ends(text: str) -> tuple[int, ...]:
     """Where each message of `text` ends: before each line that opens another message or a quoted reply
     (_NEXT_MESSAGE), with the blank lines above it, then the text's end. A prefix `text[:end]` is that message
     with all above it, so a rule that reads the text's end keeps its offsets."""
@@ -76,7 +82,7 @@ def message_ends(text: str) -> list[int]:
     number_lines = _NUMBER_LINES.search(text, max(0, len(text) - 80))
     if number_lines and number_lines.start() > 0:
         ends.add(number_lines.start())
-    return sorted(ends)
+    return tuple(sorted(ends))
 
 
 _NUMBER_LINES = re.compile(r"(?:\n[ \t]*(?:(?i:x|ext\.?|tel\.?|ph\.?|phone|cell|mobile|office)[: \t]*)?"
@@ -384,15 +390,16 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
 # JW", in lower case two letters: "merry xmas.  em"), alone on the last line ("Talk tomorrow.\nDF"), after a dash
 # ("will do. -kb", "call me if questions.  -d") or a closing and its comma ("thx, dg"); one letter alone on the last
-# line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M") or under any line of words in
-# lower case ("call me tonite\nj"). A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
+# line under a sentence or a closing ("Call me.\nD", "talk soon\nk", "Thanks,\n- M") or under a line that ends in
+# words in lower case ("call me tonite\nj", "...at 4. i am freaking out a little\n\nm", "see you there\n\nd.").
+# A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3})[ \t.]*\s*\Z|"
                               r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2})[ \t]*\s*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
                               rf"(?:[.!?,]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?(?P<letter>[A-Za-z])[ \t.]*\s*\Z|"
-                              r"(?:^|\n)[ \t]*[a-z][a-z'’]*(?:[ \t]+[a-z][a-z'’]*)+[ \t]*\n[ \t]*(?P<lower_letter>[a-z])[ \t]*\s*\Z|"
+                              r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
                               r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z")
 

@@ -134,6 +134,10 @@ def batting_order_names(text: str, is_word) -> list[tuple[int, int]]:
 # Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
 # its dash is no name ("Scorers: Rovers - Hirst (80th pen)")
 _SCORERS_LINE = re.compile(r"(?im)\b(?:(?:goal)?scorers?|goals)[ \t]*:([^\n]*)")
+# ... or under a heading of its own, a side and a dash a line ("Scorers Sunday:\nAjax - Kluivert 12, 66\nVitesse -
+# de Jong 34"), down to the first line of another form
+_SCORERS_BLOCK = re.compile(r"(?im)^[ \t]*(?:(?:goal)?scorers?|goals)(?:[ \t]+[\w.]+){0,2}[ \t]*:[ \t]*\n"
+                            r"((?:[^\n]*\S[ \t]+[-–][ \t]+\S[^\n]*(?:\n|\Z)){1,30})")
 _SCORER = re.compile(rf"{WORD_START}((?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})(?:[ \t]+\d{{1,2}})?[ \t]*"
                      r"\((?:[ \t]*(?:pen(?:alty|\.)?|o\.?g\.?)[ \t]*)?\d{1,3}")
 
@@ -145,6 +149,10 @@ _SCORER_NAME = (rf"(?:{INITIAL}\.[ \t]?)*(?:(?:Le|La|De|Di|Da|Van|Von|Mac|Mc|Al|
 _SCORED_ITEM = rf"{_SCORER_NAME}[ \t]+\d{{1,3}}(?:[ \t]*(?:pen|o\.?g\.?))?(?:[ \t]*,[ \t]*\d{{1,3}}(?:[ \t]*pen)?)*"
 _SCORED_BRACKET = re.compile(rf"{CAPWORD}[ \t]+\d{{1,2}}[ \t]*\(({_SCORED_ITEM}(?:[ \t]*[,;][ \t]*{_SCORED_ITEM})*)\)")
 _SCORED_NAME = re.compile(rf"{WORD_START}({_SCORER_NAME})[ \t]+\d")
+# ... and in a scorers' line, each name before its bare minutes, after its side and a dash ("Scorers: Vitesse - de
+# Jong 34, Kuipers 71; Ajax - Kluivert 12, 66")
+_SCORED_BARE = re.compile(rf"{WORD_START}((?:(?:van|von|de|der|den|da|di|du|la|le|ter|ten)[ \t]+)*{_SCORER_NAME})"
+                          r"[ \t]+\d{1,3}(?:[ \t]*(?:pen|o\.?g\.?|'))?(?=[ \t]*(?:[,;.)]|$))", re.M)
 # ... and a rugby match's scorers by kind ("Tries: Young, Lamont; Penalties: Grant 4", "Conversion: Pennington")
 _RUGBY_LINE = re.compile(r"(?:\b(?i:tries|try|conversions?|cons?|penalties|penalty|pens?|drop[ \t]+goals?|dgs?))[ \t]*:"
                          r"([^;:\n)]*)")
@@ -164,7 +172,8 @@ def _inner_spans(outers, inner: re.Pattern):
 def scorer_names(text: str, is_word) -> list[tuple[int, int]]:
     """Each name of a scorers' line, as news wire lists them; of the scorers' brackets after a side's score; of
     a line of players sent off or booked; of a rugby match's scorers by kind."""
-    out = [(s, e) for s, e, _ in _inner_spans(_SCORERS_LINE.finditer(text), _SCORER)]
+    out = [(s, e) for lines in (_SCORERS_LINE, _SCORERS_BLOCK) for pattern in (_SCORER, _SCORED_BARE)
+           for s, e, _ in _inner_spans(lines.finditer(text), pattern)]
     # (a word of no name list is no scorer: "Chapter 3 (Table 4, Figure 12)")
     # a line's score brackets are scorers when one of their names is in a name list or no dictionary word: then
     # every name in them is ("Vitesse 1 (Hamming 34)" beside "Ajax 1 (Kowalczyk 61)", "(De Wit 12, 55, Bruins 40)")
@@ -205,6 +214,13 @@ _STAT_NAME = rf"(?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}"
 _BOX_LIST = re.compile(rf"(?<![\w-])(?:HR|HRs|RBI|SB|CS|SF|SH|2B|3B|DP|E)[ \t]*[-:][ \t]*"
                        rf"({_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\)"
                        rf"(?:[ \t]*[,;][ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))*)")
+# ... and an agate box score's player lists, a code glued to them by its dash and no season counts ("2B-Cash,
+# Valentin 2. SB-Nixon. SF-Moss."): two such lists or more; a side's own counts ("DP-Toronto 1", "LOB-...") are
+# not among the codes
+_BOX_BARE = re.compile(rf"(?<![\w-])(?:2B|3B|HR|SB|CS|SF|S|E)-({_STAT_NAME}(?:[ \t]+\d{{1,2}})?"
+                       rf"(?:[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))?(?:,[ \t]*{_STAT_NAME}(?:[ \t]+\d{{1,2}})?"
+                       rf"(?:[ \t]*\([ \t]*\d{{1,3}}[ \t]*\))?)*)(?=\.|[ \t]*$)", re.M)
+_BOX_BARE_ITEM = re.compile(rf"{WORD_START}({_STAT_NAME})")
 _BOX_ITEM = re.compile(rf"{WORD_START}({_STAT_NAME})(?:[ \t]+\d{{1,2}})?[ \t]*\(")
 _LEADER_ROW = re.compile(rf"(?m)^[ \t]*\d{{1,3}}[ \t]*[-–][ \t]*({_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\)"
                           rf"(?:[ \t]*,[ \t]*{_STAT_NAME}[ \t]*\([ \t]*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}[ \t]*\))*)[ \t]*\.?[ \t]*$")
@@ -221,6 +237,9 @@ def statistics_names(text: str, is_word) -> list[tuple[int, int]]:
         items = [(s, e) for s, e, _ in _inner_spans([m], _BOX_ITEM)]
         if len(items) >= 2 or len(boxes) >= 2:
             out += items
+    bare = list(_BOX_BARE.finditer(text))
+    if len(bare) >= 2:
+        out += [(s, e) for s, e, i in _inner_spans(bare, _BOX_BARE_ITEM) if i.group(1) not in place_names()]
     lines = list(_LEADER_ROW.finditer(text))
     if len(lines) >= 2:
         out += [(s, e) for s, e, i in _inner_spans(lines, _LEADER_ROW_ITEM) if not _common_words_only(i.group(1), is_word)]

@@ -541,4 +541,4 @@ hyo sook kyoung nam geun moon mun bok byung byeong chang cheon gil geon hak hwa 
 myung myeong pil sik shin sol tak wook uk yeong yul chae eon eui gon hong hyuk hyeok jong seob seop ung woong
 ka fai chi keung wai man ying jeou ing wen kwok wing kin ming yuk lai siu hung kit yiu shing chun yee mei ling hing
 kam fung wah wan yan lok pui hoi sze kei tsz yin lun chiu cheuk ngai pak shek tung wun yau yip lam
-ichi ichiro ken ryu shun""".split())
+ichi ichiro ken ryu shun mi rae ja soon ae ri na""".split())

@@ -83,6 +83,15 @@ def test_missing_files_name_their_option(src, tmp_path):
     assert not (tmp_path / "o").exists() and _leftovers(tmp_path) == []
 
 
+def test_inputs_with_no_records_are_refused_not_published_empty(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    out = tmp_path / "o"
+    r = CliRunner().invoke(clean_command, ["--input", str(empty), "--output", str(out), "--no-pii"])
+    assert r.exit_code == 1 and "the inputs hold no records" in r.output and str(empty) in r.output, r.output
+    assert "check --input" in r.output and not out.exists() and _leftovers(tmp_path) == []
+
+
 def test_pii_keep_names_in_is_checked_and_named(src, tmp_path):
     out = tmp_path / "out"
     r = CliRunner().invoke(main, ["beam", "run", "clean", "--input", src, "--output", str(out),

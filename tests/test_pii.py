@@ -1556,3 +1556,43 @@ def test_a_person_after_a_company_word_and_a_scorer_with_a_penalty_mark(pii):
     for text in ("Japanese carmaker Toyota said on Monday it would recall 10,000 cars.",
                  "He lost in straight sets at Roland Garros.", "patients at Via Christi St. Francis hospital"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_person_a_title_names_by_one_letter_that_is_also_an_article(pii):
+    r = pii("It's Okafor collecting it, not Mr A, he's on leave. Ask Ms I who signed.")
+    assert "Mr A," not in r.text and "Ms I " not in r.text, r.text
+    for text in ("the Mr A case", "Dr. A new approach is due"):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_listed_surnames_initials_after_its_comma(pii):
+    r = pii("Attorneys with unentered time:\n\n    Okonkwo, K.\n    Barrett, T. J.\n    Lindqvist, S. (!)\n")
+    assert not _leaks(r, "K.", "T. J.", "S."), r.text
+
+
+def test_a_filipino_particle_inside_a_name_and_scorers_under_a_heading(pii):
+    r = pii('"People are coming back," said Rafael dela Cruz, trader at Abacus Securities.')
+    assert not _leaks(r, "Rafael", "dela", "Cruz"), r.text
+    r = pii("Scorers Sunday:\nAjax - Kluivert 12, 66, Babangida 81\nVitesse - de Jong 34, Kuipers 71; Heerenveen - "
+            "Wouters 40 pen, 88\nUtrecht - van der Vegt 77\n")
+    assert not _leaks(r, "Kluivert", "Babangida", "de Jong", "Kuipers", "Wouters", "van der", "Vegt"), r.text
+    assert "Vitesse -" in r.text and "Heerenveen -" in r.text, r.text  # the sides stay
+
+
+def test_a_slashed_pair_addressed_before_a_dash(pii):
+    r = pii("Vince / Zsuzsa - see below from Marcy. I am OK with the renewal.")
+    assert not _leaks(r, "Vince", "Zsuzsa", "Marcy"), r.text
+    text = "Rates: Dallas / Houston - see the table."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_signature_above_a_lotus_notes_reply_header(pii):
+    r = pii("Carla said maybe on the tickets.\n\n--Linh\n\n\n\nDorothy Nakamura\n03/08/2001 11:09 AM\n\n"
+            "To: Linh Tran/FCB@FCB\ncc:\nSubject: Rangers game\n\nanyone want to go?")
+    assert not _leaks(r, "Linh", "Carla", "Dorothy", "Nakamura"), r.text
+
+
+def test_korean_given_names_with_a_hyphen_in_a_chat_log(pii):
+    r = pii("[23:14:43] sunflwr (Mi-rae): got one, one left\n[23:15:20] kk_99: mi-rae carry us pls\n"
+            "Rep. Park Soon-ja denied it.")
+    assert not _leaks(r, "Mi-rae", "mi-rae", "Soon-ja"), r.text
