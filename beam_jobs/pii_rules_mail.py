@@ -478,7 +478,8 @@ def from_department_names(text: str, is_word) -> list[tuple[int, int]]:
             name = w.capitalize()
         if w[0].isupper() and (name in given_names() or name in surnames()) or \
                 w.islower() and name in given_names() and w not in MODALS:
-            if name not in country_names() and name not in place_names():
+            # (a place is no colleague, unless it is an English given name too: "Mark from facilities")
+            if name not in country_names() and (name not in place_names() or name in given_names(ENGLISH_LOCALES)):
                 out.append((m.start(1), m.end(1)))
     return out
 
