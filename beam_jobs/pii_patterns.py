@@ -454,7 +454,12 @@ class ContextLicenceRecognizer(_OneEntityRecognizer):
 # "@name": not inside an e-mail address ("a@b.org"), not a code decorator or annotation ("@property",
 # "@app.route(", "@Override"), a CSS/doc/scoped-package keyword ("@media", "@param", "@types/node") or a
 # chat broadcast ("@everyone")
-_HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30})(?![\w@]|\.\w|/|\()")
+# (Instagram's and TikTok's handles hold dots: "@joaopedro.ferraz"; one that ends in a domain's last part is a
+# domain: "@example.com")
+_HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30}(?:\.(?!(?:com|org|net|edu|gov|io|co|uk|de|fr|"
+                     r"info|biz|me|app|dev|ai|us|ca|au|in)\b)\w{2,30}){0,2})(?![\w@]|\.\w|/|\()")
+# ... and a Reddit user ("u/padraig_mc"; "r/Ireland" is a forum)
+_REDDIT_USER = re.compile(r"(?<![\w/])u/([A-Za-z0-9][\w\-]{2,19})\b")
 _DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
 # ... and a profile's address on a social or professional site ("linkedin.com/in/teodor-okafor-4411",
 # "github.com/sunnivahaugland", "youtube.com/@kwame"): the account's name, often its holder's. Only a profile: a
@@ -502,6 +507,7 @@ class HandleRecognizer(_OneEntityRecognizer):
             if _DECORATOR_LINE.match(text[line_start:m.start()]) and not rest.strip():
                 continue  # "@Override" / "@Test" alone on its line: an annotation
             out.append(RecognizerResult("USERNAME", m.start(), m.end(), 0.85))
+        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _REDDIT_USER.finditer(text)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _PROFILE_URL.finditer(text)
                 if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)

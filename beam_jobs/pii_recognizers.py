@@ -77,12 +77,15 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     Recognizer("US_DRIVER_LICENSE", "an ID of 5-17 letters and digits", "driver, licence, license, DL, DMV, permit within 60 characters before it",
                "holds two digits; not SSN-shaped", _licence, "UsLicenseRecognizer",
                (("my driver's license number is D6101-40706-60905", "D6101-40706-60905"),)),
-    Recognizer("USERNAME", "an @handle of 2-30 letters, digits and underscores, not inside an e-mail address; "
+    Recognizer("USERNAME", "an @handle of 2-30 letters, digits and underscores (and dots, not ending in a domain's "
+               "last part), not inside an e-mail address; a Reddit user after 'u/'; "
                "the account in a profile's address on a social or professional site (not a repository's or a post's)",
                "none", "not a decorator or annotation alone on its line, not followed by '.', '/' or '(' (code, "
                "domains, scoped packages), not a doc or CSS keyword (@param, @media)", _handle, None,
                (("@JessicaLakey Jess, will you pack sandwiches?", "@JessicaLakey"),
                 ("thanks to @kwame_osei_92 for the tip", "@kwame_osei_92"),
+                ("3 years ago today I met @joaopedro.ferraz at a bus stop", "@joaopedro.ferraz"),
+                ("Thanks u/MargaretH_1961 for the advice", "MargaretH_1961"),
                 ("my profile: https://www.linkedin.com/in/teodor-okafor-4411", "teodor-okafor-4411"),
                 ("code at github.com/sunnivahaugland.", "sunnivahaugland"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "

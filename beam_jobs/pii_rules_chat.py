@@ -428,7 +428,9 @@ def with_me_names(text: str, is_word) -> list[tuple[int, int]]:
 # ... and who speaks in a chat log by an account's handle ("hannah_b_xo: RILEY HI", "[ALL] xX_Dimitri_Xx: gg ez",
 # "minjun_k — Today at 19:02"): three or more speakers' lines, two or more speakers
 _SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*@?([^\W\d][\w.\-]{1,30}?)[ \t]*"
-                           r"(?::(?=[ \t]|$)|[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2})")
+                           r"(?::(?=[ \t]|$)|[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2}|"
+                           # (Slack prints the speaker and the time over the message: "nguyen.thao  10:02 AM")
+                           r"[ \t]+\d{1,2}:\d{2}(?:[ \t]*[AaPp][Mm])?[ \t]*$)")
 ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")  # a handle, not a word: a digit, an underscore or a capital inside
 _DOTTED = re.compile(r"[a-z]\.[a-z]")  # "kasia.nowak"
 

@@ -1596,3 +1596,13 @@ def test_korean_given_names_with_a_hyphen_in_a_chat_log(pii):
     r = pii("[23:14:43] sunflwr (Mi-rae): got one, one left\n[23:15:20] kk_99: mi-rae carry us pls\n"
             "Rep. Park Soon-ja denied it.")
     assert not _leaks(r, "Mi-rae", "mi-rae", "Soon-ja"), r.text
+
+
+def test_handles_with_dots_reddit_users_and_slack_speakers(pii):
+    r = pii("shoutout to @ciaran.obrien for the playlist, and @sibu.nkosi: the only reason i passed")
+    assert not _leaks(r, "ciaran", "obrien", "sibu", "nkosi"), r.text
+    r = pii("Slack — #team-design\n\nnguyen.thao  10:02 AM\nmorning all, send the latest mocks\nPriya  10:05 AM\n"
+            "on it\nnguyen.thao  10:06 AM\nthx\nmarek_b  10:09 AM\ncomments on screen 3")
+    assert not _leaks(r, "nguyen", "marek_b"), r.text
+    for text in ("write to us @example.com for help", "Posted in r/Ireland and r/AskUK.", "@functools.cache\n"):
+        assert pii(text).text == text, pii(text).text
