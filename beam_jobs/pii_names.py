@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, NAME_GAP, UPPER, WORD_START
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, NAME_GAP, REFERRED_AS, UPPER, WORD_START
 from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting
@@ -42,7 +42,8 @@ STOP_WORDS = _spacy.lang.en.stop_words.STOP_WORDS
 Span = _spacy.tokens.Span
 
 # (a priest's "Fr", never a catheter's size: "16 Fr Foley")
-TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd|Fr(?<!\d[ \t]Fr)(?<!\dFr))"
+TITLES = (r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd|"
+          r"Lord|Lady|Baroness|Fr(?<!\d[ \t]Fr)(?<!\dFr))")
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu
 # Mammadov", "Fatima bint Ali", "Daniel arap Moi", "Njoroge wa Kamau", "Rhys ap Gruffydd", "Naveed ul-Haq")
@@ -500,8 +501,9 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
 def title_names(text: str) -> list[tuple[int, int]]:
     """Names after a title ("Mrs. Meagan Wallace", "Dr. Berta Szöllössy")."""
     return [(m.start(1), m.end(1) - (2 if m.group(1)[-2:] in ("'s", "’s") else 0)) for m in _TITLE_NAME.finditer(text)
-            if m.group(1).split()[0].lower() not in NAME_STOPS or m.group(1).split()[0] in SHORT_SURNAMES  # "Rev. Oh"
-            or m.group(1) in ("A", "I") and _LETTER_ENDS_NAME.match(text, m.end(1))]
+            if (m.group(1).split()[0].lower() not in NAME_STOPS or m.group(1).split()[0] in SHORT_SURNAMES  # "Rev. Oh"
+                or m.group(1) in ("A", "I") and _LETTER_ENDS_NAME.match(text, m.end(1)))
+            and not all(_is_office(w) for w in m.group(1).split())]  # "Lord Chancellor", "Lady Mayoress"
 
 
 # after "Mr A" or "Ms I" as judgments and reports name people by a letter: punctuation or a verb, not a noun the
@@ -1668,9 +1670,10 @@ _PLAIN_WORD = re.compile(rf"(?<![^\W_])(?<!&)[^\W\d_]{{2,}}(?![^\W_])(?!&)|(?:{U
 _PRONOUN_CONTRACTION = re.compile(r"(?i)(?:i|you|he|she|we|they|it|that|there)['’](?:m|d|ll|ve|re|s)")
 
 
-# a title or a role before an initial, then maybe more initials of the same role ("officers B. and " before "D.")
-_INITIAL_CUE_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:{INITIAL_ROLES})s?))[ \t]+"
-                                 rf"(?:{UPPER}\.,?[ \t]+(?:(?:and|&)[ \t]+)?)*\Z")
+# a title, a role or a kin word before an initial, or the words a judgment names people by letters with, then maybe
+# more initials of the same role ("officers B. and " before "D.", "referred to in these proceedings as T and " before K)
+_INITIAL_CUE_BEFORE = re.compile(rf"(?:\b{TITLES}\.?|(?i:\b(?:{INITIAL_ROLES})s?),?|{REFERRED_AS})[ \t]+"
+                                 rf"(?:{UPPER}\.?,?[ \t]+(?:(?:and|&)[ \t]+)?)*\Z")
 
 
 # ... or a verb after a lone initial, saying what the person it stands for did ("G. told the police")

@@ -50,3 +50,7 @@ def is_function_word(word: str) -> bool:
 
 
 KIN_SET = frozenset(KIN_WORDS)
+
+# how a judgment says it names people by letters ("referred to in these proceedings as", "known as")
+REFERRED_AS = (r"(?i:\b(?:referred[ \t]+to|known)(?:[ \t]+(?:in|throughout)[ \t]+(?:these[ \t]+proceedings|"
+               r"this[ \t]+judgment))?[ \t]+as)")

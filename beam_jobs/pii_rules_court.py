@@ -12,7 +12,7 @@ from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_
                                  OFFICE_WORDS,
                                  PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, STOP_WORDS, UPPER, WORD_START
+from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, REFERRED_AS, STOP_WORDS, UPPER, WORD_START
 
 # initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
 _INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:{UPPER}\.[ \t]?){{0,2}}|(?:{UPPER}\.[ \t]?){{1,3}})"
@@ -117,13 +117,13 @@ def case_parties(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?)[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*)"
+_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*)"
                             r"(?![\w.])")
 
 
 def role_initials(text: str, is_word) -> list[tuple[int, int]]:
-    """Initials that stand for a person after a role, as judgments and reports anonymise ("investigator S.",
-    "officers B. and D."): each initial is that person's name."""
+    """Initials that stand for a person after a role or a kin word, as judgments and reports anonymise
+    ("investigator S.", "officers B. and D.", "his son, M."): each initial is that person's name."""
     return [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
             for i in re.finditer(rf"{UPPER}\.", m.group(1))]
 
@@ -319,10 +319,20 @@ INITIALS_STAND_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant
                                   rf"{_CHILD_CUE}|{_LETTER_ACTS}")
 
 
+# ... or as the judgment says it refers to them ("their two children, referred to in these proceedings as T and K")
+_REFERRED_AS = re.compile(rf"{REFERRED_AS}[ \t]+((?:{UPPER}\.?(?:,?[ \t]+and[ \t]+|,[ \t]*)){{0,5}}{UPPER}\.?)"
+                          r"(?=[ \t]*(?:[,.;:)]|$))", re.M)
+
+
 def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
     named = list(_LETTER_CHILD.finditer(text))
     out = [m.span(1) for m in named]
-    for letter in {m.group(1) for m in named}:
+    letters = {m.group(1) for m in named}
+    for m in _REFERRED_AS.finditer(text):
+        for i in re.finditer(rf"{UPPER}\.?", m.group(1)):
+            out.append((m.start(1) + i.start(), m.start(1) + i.end()))
+            letters.add(i.group(0))
+    for letter in letters:
         out += [m.span() for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}(?![\w\-.]){_LETTER_ACTS}", text)]
     return out
 

@@ -134,7 +134,10 @@ cllr alderman alderwoman coach pastor rabbi imam reverend deacon mohd""".split()
 # D.", "witness K."): there the initial is the person's name
 INITIAL_ROLES = (r"investigator|officer|police[ \t]+officer|witness|prosecutor|judge|doctor|nurse|neighbou?r|inspector|"
                  r"lieutenant|major|captain|sergeant|colonel|agent|detective|applicant|victim|suspect|defendant|"
-                 r"accused|guard|warder|head|director|employee")
+                 r"accused|guard|warder|head|director|employee|"
+                 # (and kin, as judgments name a party's child or relative by an initial: "his son, M.")
+                 r"son|daughter|child|brother|sister|wife|husband|mother|father|nephew|niece|grandson|granddaughter|"
+                 r"cousin|partner")
 
 
 # What a person does, written right after a lone initial that stands for that person, as judgments anonymise

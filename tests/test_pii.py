@@ -1606,3 +1606,10 @@ def test_handles_with_dots_reddit_users_and_slack_speakers(pii):
     assert not _leaks(r, "nguyen", "marek_b"), r.text
     for text in ("write to us @example.com for help", "Posted in r/Ireland and r/AskUK.", "@functools.cache\n"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_peers_title_before_a_word_name(pii):
+    r = pii("before\n\nLord Reed, Deputy President\nLady Hope\nLord Sales\n\nLady Hope gave the judgment.")
+    assert not _leaks(r, "Hope"), r.text
+    from beam_jobs.pii_names import title_names
+    assert title_names("the Lord Mayor of London and the Lord Chancellor") == []  # offices, not names
