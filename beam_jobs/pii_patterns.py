@@ -471,8 +471,10 @@ _PROFILE_URL = re.compile(
 # ... and who wrote a forum post or a comment, by the handle the thread prints over or beside it ("Posted by
 # quiet_wren_77:", "Reply from PaulFromPortsmouth:", "gooner4life_89 wrote:", "OlafB_1962 • 3h", "dave_from_hull · 2h
 # ago"): a handle as accounts write them, with a digit, an underscore or a capital inside ("Support wrote:" stays)
-_POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|submitted|written|comment(?:ed)?|reply|replied|answered)[ \t]+(?:by|from)|"
-                        r"\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]*:?[ \t]*$|"
+_POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|submitted|written|started|comment(?:ed)?|reply|replied|answered)[ \t]+"
+                        r"(?:by|from)|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]*:?[ \t]*$|"
+                        # (a reply's header: "Reply — Bethan_Llewellyn:")
+                        r"^[ \t↳>]*(?:reply|comment|answer)[ \t]*[—–\-][ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*:|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+[·•|][ \t]+\d{1,3}[ \t]*(?:[smhdwy]|mins?|hours?|days?|"
                         r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")

@@ -86,6 +86,8 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("thanks to @kwame_osei_92 for the tip", "@kwame_osei_92"),
                 ("3 years ago today I met @joaopedro.ferraz at a bus stop", "@joaopedro.ferraz"),
                 ("Thanks u/MargaretH_1961 for the advice", "MargaretH_1961"),
+                ('"Bin charges again" — started by CarysJ\n\nAnyone else?', "CarysJ"),
+                ("Reply — Bethan_Llewellyn:\nYes, go to the head.", "Bethan_Llewellyn"),
                 ("my profile: https://www.linkedin.com/in/teodor-okafor-4411", "teodor-okafor-4411"),
                 ("code at github.com/sunnivahaugland.", "sunnivahaugland"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "

@@ -51,6 +51,7 @@ def is_function_word(word: str) -> bool:
 
 KIN_SET = frozenset(KIN_WORDS)
 
-# how a judgment says it names people by letters ("referred to in these proceedings as", "known as")
+# how a judgment or a post says it names people by letters ("referred to in these proceedings as", "known as",
+# "let's call him")
 REFERRED_AS = (r"(?i:\b(?:referred[ \t]+to|known)(?:[ \t]+(?:in|throughout)[ \t]+(?:these[ \t]+proceedings|"
-               r"this[ \t]+judgment))?[ \t]+as)")
+               r"this[ \t]+judgment))?[ \t]+as|\b(?:let['’]s|we['’]ll|i['’]ll)[ \t]+call[ \t]+(?:him|her|them))")
