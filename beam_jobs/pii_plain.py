@@ -37,7 +37,8 @@ _DROP_MARK = "\ue001"  # a private-use character (no text holds it): plain_text'
 # Markup around words, which the NER never saw in training and the rules do not expect ("*Imran Chaudry*",
 # "`Lise Delmas`", "<p>Dear Mr. Brzeczek,</p>"): read as spaces. Emphasis hugs its words, so an "*" with a space
 # on both sides stays (chat's "* LIT SCHMOOD *", sums' "2 * 3"), and so does an "_" inside a word ("j_doe@x.org").
-_MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|(?<![\w@.])_+(?=\w)|(?<=\w)_+(?![\w@.])|"
+_MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|(?<![\w@.])__?(?=[^\W_])|"
+                     r"(?<=[^\W_])__?(?![\w@.])|"
                      r"</?(?i:p|br|div|span|b|i|u|em|strong|li|ul|ol|td|tr|th|table|tbody|thead|h[1-6]|blockquote|"
                      r"font|a)(?:[ \t][^<>\n]{0,200})?/?>")
 

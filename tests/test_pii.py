@@ -1613,3 +1613,10 @@ def test_a_peers_title_before_a_word_name(pii):
     assert not _leaks(r, "Hope"), r.text
     from beam_jobs.pii_names import title_names
     assert title_names("the Lord Mayor of London and the Lord Chancellor") == []  # offices, not names
+
+
+def test_a_separator_line_of_underscores_still_ends_a_message(pii):
+    # markup underscores hug a word ("_urgent_"); a line of them divides messages, and the initial above it signs one
+    r = pii("make sure the real-time guys see this before the 8:30.  -E\n\n_______________________________\n\n"
+            "SACRAMENTO -- Witnesses told the panel")
+    assert "-E" not in r.text and "_____" in r.text, r.text
