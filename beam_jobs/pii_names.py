@@ -211,8 +211,10 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 _NAME_LINE_END = re.compile(r"[ \t]*(?:,|\n|\Z)")
-# a surname's initials after a comma, ending its line, cell or list item ("Barrett, T. J.\n", "Haddad, M. (!)")
-_COMMA_INITIALS = re.compile(rf",[ \t]*{UPPER}\.(?:[ \t]?{UPPER}\.){{0,2}}(?=[ \t]*(?:[(;|]|\n|\Z))")
+# a surname's initials after a comma, ending its line, cell or list item or before a credential ("Barrett, T. J.\n",
+# "Haddad, M. (!)", "Hollister, J. RN")
+_COMMA_INITIALS = re.compile(rf",[ \t]*{UPPER}\.(?:[ \t]?{UPPER}\.){{0,2}}"
+                             r"(?=[ \t]*(?:[(;|/]|\n|\Z|(?:RN|LPN|NP|MD|RRT|RT|CNA)\b))")
 
 
 def _caps_name_word(word: str) -> bool:
@@ -580,6 +582,9 @@ _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duod
 # slash between spaces or after a bracket: "Anna Lee/HOU/ECT" is a mail address)
 _SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
                          rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+[-–][ \t]|[ \t]+(?:beat|def\.|lost|won)\b)")
+# a shift's handover, who gave it and who took it ("(Okafor -> Stone)", "days: Priya → Hale")
+_ARROW_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?:->|→|=>)[ \t]*({_CAP}(?:[ \t]+{_CAP})?)"
+                         r"(?=[ \t]*(?:[)\],;\n]|$))", re.M)
 # a table's cell "Last, First" ("| Stone, Maeve |")
 _CELL_LAST_FIRST = re.compile(rf"(?<=\|)[ \t]*({_CAP}),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?=\|)")
 # a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
@@ -612,6 +617,13 @@ _HOME_POSSESSOR = re.compile(
 _OWN_SCRIPT_AFTER = re.compile(r"[ \t]*[(（][ \t]*([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]"
                                r"(?:[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af・· ]{0,10}"
                                r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af])?)[ \t]*[)）]")
+
+
+def _no_place_or_acronym(words: str) -> bool:
+    """A pair's other half may be a person: it opens with no function word, and no word of it is a place, a
+    country or an acronym ("Houston / Dallas", "ICU -> Floor")."""
+    return words.split()[0].lower() not in NAME_STOPS and not any(
+        w in country_names() or w in place_names() or _acronym(w) for w in words.split())
 
 
 def structural_names(text: str, contact_details: list[tuple[int, int]], found: list[tuple[int, int]],
@@ -664,8 +676,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                                                     and w not in place_names() and w not in country_names())
                                                    and not _place_not_name(w) and not _acronym(w)),
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS),
-                              (_SLASH_PAIR, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
-                                  x in country_names() or x in place_names() or _acronym(x) for x in w.split())),
+                              (_SLASH_PAIR, _no_place_or_acronym), (_ARROW_PAIR, _no_place_or_acronym),
                               (_CELL_LAST_FIRST, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x in country_names() or x in place_names() for x in w.split())),
                               (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(

@@ -260,13 +260,19 @@ _CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?
                                   rf"((?:{INITIAL}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]+"
                                   rf"(?:{'|'.join(_INLINE_CREDENTIALS)})\b", re.M)
 _LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z]{2,3})[ \t]*,?[ \t]+rn[ \t.]*$")
+# ... and anywhere, a surname, its initials and a credential, as a co-signed note writes both ("Signed: Cash, D. RN /
+# Hollister, J. RN")
+_SURNAME_INITIAL_CREDENTIAL = re.compile(rf"(?<![\w'’\-])({CAPWORD},[ \t]*{INITIAL}\.(?:[ \t]?{INITIAL}\.)?),?[ \t]+"
+                                         rf"{_CREDENTIAL}\b")
 
 
 def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
     """The name a note is signed with, before a care credential on its own line (_CREDENTIALED); inside a line
     after a word of who did or signed it, a name of the lists or no dictionary word (_CREDENTIALED_INLINE: "per
-    Charge RN" stays); a signature's initials in lower case (_LOWER_SIGNED_RN)."""
+    Charge RN" stays); a signature's initials in lower case (_LOWER_SIGNED_RN); a surname with its initials
+    (_SURNAME_INITIAL_CREDENTIAL)."""
     out = [m.span(1) for m in _LOWER_SIGNED_RN.finditer(text) if m.group(1) not in NOT_INITIALS]
+    out += [m.span(1) for m in _SURNAME_INITIAL_CREDENTIAL.finditer(text)]
     if any(c in text for c in _INLINE_CREDENTIALS):
         out += [m.span(1) for m in _CREDENTIALED_INLINE.finditer(text)
                 if all(in_name_lists(w) or not is_word(w) for w in re.findall(r"[^\W\d_][\w'’\-]+", m.group(1)))

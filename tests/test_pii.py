@@ -1620,3 +1620,10 @@ def test_a_separator_line_of_underscores_still_ends_a_message(pii):
     r = pii("make sure the real-time guys see this before the 8:30.  -E\n\n_______________________________\n\n"
             "SACRAMENTO -- Witnesses told the panel")
     assert "-E" not in r.text and "_____" in r.text, r.text
+
+
+def test_a_shift_handover_between_two_people(pii):
+    r = pii("NIGHT SIGN OUT - 4 North CVICU   (Okafor -> Stone)\n\nBed 4 - stable, family updated")
+    assert not _leaks(r, "Okafor", "Stone"), r.text
+    text = "ICU -> Floor transfer today. Houston -> Dallas flight."
+    assert pii(text).text == text, pii(text).text
