@@ -123,9 +123,13 @@ _ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\
 
 def role_initials(text: str, is_word) -> list[tuple[int, int]]:
     """Initials that stand for a person after a role or a kin word, as judgments and reports anonymise
-    ("investigator S.", "officers B. and D.", "his son, M."): each initial is that person's name."""
-    return [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
-            for i in re.finditer(rf"{UPPER}\.", m.group(1))]
+    ("investigator S.", "officers B. and D.", "his son, M."): each initial is that person's name, and so
+    wherever it stands alone before a verb ("a daughter, G., in 2011 ... that G. would live with her mother")."""
+    out = [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
+           for i in re.finditer(rf"{UPPER}\.", m.group(1))]
+    for initial in {text[s:e] for s, e in out}:
+        out += [m.span() for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(initial)}{_LETTER_ACTS}", text)]
+    return out
 
 
 # An alias, as Indian and Kenyan judgments and police records join a person's names: "Munna @ Sunil Kumar Yadav",
@@ -304,7 +308,10 @@ def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
 # A child named by a letter, as family judgments write children: with an age ("K (aged 7) and Z (aged 3)", "M, aged
 # 4") or in the case's name ("Re T-O (Children)", "Re B (A Child)"); the letter then stands for the child wherever
 # it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
-_CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|,[ \t]+(?:now[ \t]+)?aged[ \t]+\d|"
+_CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|"
+              r",[ \t]+(?:now[ \t]+|then[ \t]+)?aged[ \t]+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+              r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen)|"  # "T, then aged seven,"
+              r",[ \t]+an?[ \t]+[A-Z][a-z]+[ \t]+(?:national|citizen)\b|"  # "recruited by B, a Lithuanian national"
               r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013", "K (now aged 9)"
               r"[ \t]*\([ \t]*(?:a|the)[ \t]+(?:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
