@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, NAME_GAP, REFERRED_AS, UPPER, WORD_START
+from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, REFERRED_AS, UPPER, WORD_START
 from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting
+from beam_jobs.pii_rules_notes import PERSON_DOES_AFTER
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
                                  MONTHS, MOVE_VERBS, WEEKDAYS,
@@ -792,6 +793,11 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
     # ... and so do its initials, as minutes and notes write the person ("Nadia Rahman" ... "ACTION: NR to confirm")
     words |= {m for m in initials if m.lower() not in NOT_INITIALS}
+    # a sure name written in lower case, a dictionary word, repeats where a note says what its person does ("paged
+    # dr hunter" ... "hunter aware"): elsewhere the word is the word ("bp rose", not "dr rose")
+    lower_sure = {w for s, e in known if sure_index.overlaps(s, e) for w in text[s:e].split()
+                  if w.islower() and w.isalpha() and len(w) >= 3 and w not in STOP_WORDS and w not in MODALS}
+    spans += [(s, e) for s, e in _occurrences(text, lower_sure) if PERSON_DOES_AFTER.match(text, e)]
     return spans + _occurrences(text, words)
 
 

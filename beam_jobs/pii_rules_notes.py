@@ -78,7 +78,7 @@ def newborn_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # what a relative named in three capitals does next, which an acronym after a kin word does not ("Wife AWA on
 # phone", "son OBI at bedside"; "son ICU team")
-_PERSON_DOES_AFTER = re.compile(r"[ \t]+(?:on[ \t]+(?:the[ \t]+)?(?:phone|tele)|at[ \t]+(?:the[ \t]+)?bedside|in[ \t]+to|"
+PERSON_DOES_AFTER = re.compile(r"[ \t]+(?:on[ \t]+(?:the[ \t]+)?(?:phone|tele)|at[ \t]+(?:the[ \t]+)?bedside|in[ \t]+to|"
                                 r"called|calls|phoned|visit(?:ed|ing|s)?|aware|updated|notified|present|here)\b")
 
 
@@ -87,17 +87,21 @@ _PERSON_DOES_AFTER = re.compile(r"[ \t]+(?:on[ \t]+(?:the[ \t]+)?(?:phone|tele)|
 _FORUM_KIN = re.compile(rf"\b(?:DH|DW|DS|DD|DP|MIL|FIL|SIL|BIL|XH|XW|ExH|ExW)[ \t]*\([ \t]*({CAPWORD})[ \t]*\)")
 
 
+def _line_in_lower_case(text: str, i: int) -> bool:
+    start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
+    return not any(c.isupper() for c in text[start:end if end >= 0 else len(text)])
+
+
 def kin_names(text: str, is_word) -> list[tuple[int, int]]:
     """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
-    when no dictionary holds it ("called daughter ingrid"), and in a text written all in lower case an English
-    given name though the dictionary holds it ("sister faith called", "daughter (summer)"; not a modal verb:
-    "son will visit"). After a colon, an equals sign or a dash, as a note's form writes it ("Son = Ignatius"),
+    when no dictionary holds it ("called daughter ingrid"), and in a line written all in lower case an English
+    given name though the dictionary holds it ("sister faith called", "daughter (summer)", "husband rich at
+    bedside" in a note whose other lines hold "V4-V6"; not a modal verb: "son will visit"). After a colon, an equals sign or a dash, as a note's form writes it ("Son = Ignatius"),
     only a given name of the lists, or a surname of the lists or a capitalised word of 4+ letters that no
     dictionary holds and no place list, counts ("Mother: Unknown", "Mom: Good, sweetie", "Boyfriend: Ive got";
     "PCP: Dr. Oduya" is the title rule's). A forum's family shorthand, the name in brackets (_FORUM_KIN: "DH (Will)")."""
     out = [m.span(1) for m in _FORUM_KIN.finditer(text)
            if m.group(1).lower() not in STOP_WORDS or m.group(1).lower() in MODALS]  # "DH (Will)": no modal there
-    all_lower = not any(c.isupper() for c in text)
     for m in _KIN.finditer(text):
         while m:
             g = m.lastindex  # the name's group: 2 in _KIN (1 is the form's sign), 1 in _KIN_MORE
@@ -109,7 +113,7 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
                     or w.lower() == "day" \
                     or w.isupper() and len(w) <= 3 and w.capitalize() not in given_names() and not (
                         len(w) == 3 and not is_word(w) and w.lower() not in NOTE_SHORTHAND
-                        and _PERSON_DOES_AFTER.match(text, m.end(g))):  # "son ICU" / "wife KIM", "Wife AWA on phone"
+                        and PERSON_DOES_AFTER.match(text, m.end(g))):  # "son ICU" / "wife KIM", "Wife AWA on phone"
                 break
             if m.re is _KIN and m.group(1) and (w.lower().rstrip(".") in OFFICE_WORDS or not (
                     w.capitalize() in given_names() or (w.capitalize() in surnames() or len(w) >= 4 and w[:1].isupper())
@@ -125,7 +129,7 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
                 # "MOTHER (ROSA)": a word in brackets after a kin role is the name; so is a given name in
                 # capitals ("WIFE ROSA CALLED", though "rosa" is in the dictionary)
                 break  # "the sister Indian National Congress": a capitalised dictionary word opening a proper noun
-            if not (w[:1].isupper() or not is_word(w) or all_lower and w not in MODALS
+            if not (w[:1].isupper() or not is_word(w) or _line_in_lower_case(text, m.start(g)) and w not in MODALS
                     and w.capitalize() in given_names(ENGLISH_LOCALES)):
                 break
             out.append((m.start(g), m.start(g) + len(POSSESSIVE.sub("", w))))

@@ -1627,3 +1627,11 @@ def test_a_shift_handover_between_two_people(pii):
     assert not _leaks(r, "Okafor", "Stone"), r.text
     text = "ICU -> Floor transfer today. Houston -> Dallas flight."
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_lower_case_note_line_names_kin_and_repeats_a_paged_doctor(pii):
+    r = pii("12 lead done, st depressions V4-V6?? paged dr hunter (cards fellow), came to bedside 2245.\n"
+            "2300 hr 88 nsr, 97% ra. husband rich at bedside, updated.\n2350 trop 0.02, hunter aware, repeat in 3 hrs.")
+    assert not _leaks(r, "hunter", "rich"), r.text
+    text = "bp rose to 150 after the hunter game; rich diet discussed. Dr. Okafor aware."
+    assert "bp rose" in pii(text).text and "hunter game" in pii(text).text, pii(text).text
