@@ -176,7 +176,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("theres news at 4. i feel bad about it\n\nk", ["k"]),
                     ("ok see you there\n\nd.\n\n-----Original Message-----\nFrom: Ines Haugen", ["d"]),
                     ("Pay me whenever.\n\nMaria - did you tell Ann you're coming?  :)\n\nF.\n\n--\nFelipe Ortiz",
-                     ["F."])),
+                     ["F."]), ("can you put together the schedule for Sept?  I can drive Tuesdays.  Thanks.  Q.", ["Q."])),
              leaves=("I agree with the plan. FYI", "See the attached file. Let me know ASAP.", "that was hilarious LOL",
                      "We moved to the USA.", "Call me. OK", "Thanks.\n\nbye", "See you.\n\nlol", "Chapter 2 - IT",
                      "so tired. -_-", "its hilarious! XD",

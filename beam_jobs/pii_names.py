@@ -586,6 +586,8 @@ _SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\(
 # a shift's handover, who gave it and who took it ("(Okafor -> Stone)", "days: Priya → Hale")
 _ARROW_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?:->|→|=>)[ \t]*({_CAP}(?:[ \t]+{_CAP})?)"
                          r"(?=[ \t]*(?:[)\],;\n]|$))", re.M)
+# two people in brackets, as slides and minutes credit them ("(Okafor, Cash)")
+_BRACKET_PAIR = re.compile(rf"\(({_CAP}(?:[ \t]+{_CAP})?),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)\)")
 # a table's cell "Last, First" ("| Stone, Maeve |")
 _CELL_LAST_FIRST = re.compile(rf"(?<=\|)[ \t]*({_CAP}),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?=\|)")
 # a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
@@ -678,6 +680,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                                                    and not _place_not_name(w) and not _acronym(w)),
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS),
                               (_SLASH_PAIR, _no_place_or_acronym), (_ARROW_PAIR, _no_place_or_acronym),
+                              (_BRACKET_PAIR, _no_place_or_acronym),
                               (_CELL_LAST_FIRST, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x in country_names() or x in place_names() for x in w.split())),
                               (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
@@ -1673,8 +1676,8 @@ def _signs_off(text: str, s: int, e: int) -> bool:
 
 
 # what stands before a one-letter signature: a line break (maybe a dash after it), or a dash or a closing's comma
-# after the last sentence ("...questions.  -d", "thx, s")
-_SIGN_OFF_BEFORE = re.compile(r"\n[ \t]*(?:[-–~]{1,2}[ \t]*)?\Z|(?:[.!?,]|\A)[ \t]*[-–~]{1,2}[ \t]*\Z|"
+# after the last sentence ("...questions.  -d", "thx, s"), or the last sentence itself ("Thanks.  O.")
+_SIGN_OFF_BEFORE = re.compile(r"\n[ \t]*(?:[-–~]{1,2}[ \t]*)?\Z|(?:[.!?,]|\A)[ \t]*[-–~]{1,2}[ \t]*\Z|[.!?][ \t]{1,3}\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*\Z")
 
 

@@ -457,10 +457,14 @@ class ContextLicenceRecognizer(_OneEntityRecognizer):
 # (Instagram's and TikTok's handles hold dots: "@joaopedro.ferraz"; one that ends in a domain's last part is a
 # domain: "@example.com")
 _HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30}(?:\.(?!(?:com|org|net|edu|gov|io|co|uk|de|fr|"
-                     r"info|biz|me|app|dev|ai|us|ca|au|in)\b)\w{2,30}){0,2})(?![\w@]|\.\w|/|\()")
+                     r"info|biz|me|app|dev|ai|us|ca|au|in)\b)\w{1,30}){0,2})(?![\w@]|\.\w|/|\()")
 # ... and a Reddit user ("u/padraig_mc"; "r/Ireland" is a forum)
 _REDDIT_USER = re.compile(r"(?<![\w/])u/([A-Za-z0-9][\w\-]{2,19})\b")
 _DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
+# ... a decorator's line is followed by code: another decorator, a definition or a signature (a comment section
+# prints each commenter's handle alone on its line too, over the comment: "@PetraNovakova\nWatching from Brno")
+_CODE_NEXT = re.compile(r"[ \t]*\n[ \t]*(?:@|(?:def|class|async|public|private|protected|static|override|fun|function|"
+                        r"void|export)\b|[\w<>\[\],]+[ \t]+\w+[ \t]*\()")
 # ... and a profile's address on a social or professional site ("linkedin.com/in/teodor-okafor-4411",
 # "github.com/sunnivahaugland", "youtube.com/@kwame"): the account's name, often its holder's. Only a profile: a
 # repository's or a post's address names a project or a page ("github.com/apache/beam" stays)
@@ -471,8 +475,9 @@ _PROFILE_URL = re.compile(
 # ... and who wrote a forum post or a comment, by the handle the thread prints over or beside it ("Posted by
 # quiet_wren_77:", "Reply from PaulFromPortsmouth:", "gooner4life_89 wrote:", "OlafB_1962 • 3h", "dave_from_hull · 2h
 # ago"): a handle as accounts write them, with a digit, an underscore or a capital inside ("Support wrote:" stays)
-_POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|submitted|written|started|comment(?:ed)?|reply|replied|answered)[ \t]+"
-                        r"(?:by|from)|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]*:?[ \t]*$|"
+_POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|comment(?:ed)?|reply|replied|answered)"
+                        r"(?:[ \t]+[\d\-/.,: \t]{4,24}?)?[ \t]+(?:by|from)|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})"
+                        r"[ \t]*(?::|[ \t]*$|[ \t]*\|)|"  # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all")
                         # (a reply's header: "Reply — Bethan_Llewellyn:")
                         r"^[ \t↳>]*(?:reply|comment|answer)[ \t]*[—–\-][ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*:|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
@@ -506,8 +511,9 @@ class HandleRecognizer(_OneEntityRecognizer):
             line_start = text.rfind("\n", 0, m.start()) + 1
             line_end = text.find("\n", m.end())
             rest = text[m.end():len(text) if line_end < 0 else line_end]
-            if _DECORATOR_LINE.match(text[line_start:m.start()]) and not rest.strip():
-                continue  # "@Override" / "@Test" alone on its line: an annotation
+            if _DECORATOR_LINE.match(text[line_start:m.start()]) and not rest.strip() and (
+                    line_end < 0 or not text[line_end:].strip() or _CODE_NEXT.match(text, line_end)):
+                continue  # "@Override" / "@Test" alone on its line over code (or ending the text): an annotation
             out.append(RecognizerResult("USERNAME", m.start(), m.end(), 0.85))
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _REDDIT_USER.finditer(text)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _PROFILE_URL.finditer(text)

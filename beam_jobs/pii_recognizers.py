@@ -88,6 +88,9 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("Thanks u/MargaretH_1961 for the advice", "MargaretH_1961"),
                 ('"Bin charges again" — started by CarysJ\n\nAnyone else?', "CarysJ"),
                 ("Reply — Bethan_Llewellyn:\nYes, go to the head.", "Bethan_Llewellyn"),
+                ("try pinging @hannah.w she was looking for a group", "@hannah.w"),
+                ("2,318 Comments\n\n@PetraNovakova\nWatching from Brno.", "@PetraNovakova"),
+                ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all", "gareth_w"),
                 ("my profile: https://www.linkedin.com/in/teodor-okafor-4411", "teodor-okafor-4411"),
                 ("code at github.com/sunnivahaugland.", "sunnivahaugland"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "

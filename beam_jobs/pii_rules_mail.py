@@ -388,14 +388,14 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 
 
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
-# JW", in lower case two letters: "merry xmas.  em"), alone on the last line ("Talk tomorrow.\nDF"), after a dash
+# JW", in lower case two letters: "merry xmas.  em", one capital with its dot: "Thanks.  O."), alone on the last line ("Talk tomorrow.\nDF"), after a dash
 # ("will do. -kb", "call me if questions.  -d") or a closing and its comma ("thx, dg"); one letter alone on the last
 # line under a sentence, a smiley or a closing ("Call me.\nD", "coming?  :)\n\nF.", "talk soon\nk", "Thanks,\n- M") or
 # under a line that ends in words in lower case ("call me tonite\nj", "...at 4. i am freaking out a little\n\nm",
 # "see you there\n\nd.").
 # A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3})[ \t.]*\s*\Z|"
-                              r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2})[ \t]*\s*\Z|"
+                              r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2}|[A-Z](?=\.))[ \t.]*\s*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"

@@ -1635,3 +1635,11 @@ def test_a_lower_case_note_line_names_kin_and_repeats_a_paged_doctor(pii):
     assert not _leaks(r, "hunter", "rich"), r.text
     text = "bp rose to 150 after the hunter game; rich diet discussed. Dr. Okafor aware."
     assert "bp rose" in pii(text).text and "hunter game" in pii(text).text, pii(text).text
+
+
+def test_two_people_credited_in_brackets_and_decorators_over_code_stay(pii):
+    r = pii("Slides from October's sessions (Haverford, Cash) are on the O: drive.")
+    assert not _leaks(r, "Haverford", "Cash"), r.text
+    for text in ("Venue: (Paris, France)", "class Foo:\n    @property\n    def bar(self):\n        return 1",
+                 "@Override\npublic void run() {}"):
+        assert pii(text).text == text, pii(text).text
