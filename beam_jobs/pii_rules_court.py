@@ -117,8 +117,8 @@ def case_parties(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*)"
-                            r"(?![\w.])")
+_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*"
+                            r"|(?<=,[ \t])(?-i:[A-Z])(?=,))(?![\w.])")  # (or one letter set off by commas: "Her mother, A, is")
 
 
 def role_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -126,7 +126,7 @@ def role_initials(text: str, is_word) -> list[tuple[int, int]]:
     ("investigator S.", "officers B. and D.", "his son, M."): each initial is that person's name, and so
     wherever it stands alone before a verb ("a daughter, G., in 2011 ... that G. would live with her mother")."""
     out = [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
-           for i in re.finditer(rf"{UPPER}\.", m.group(1))]
+           for i in re.finditer(rf"{UPPER}\.?", m.group(1))]
     for initial in {text[s:e] for s, e in out}:
         out += [m.span() for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(initial)}{_LETTER_ACTS}", text)]
     return out
@@ -308,14 +308,15 @@ def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
 # A child named by a letter, as family judgments write children: with an age ("K (aged 7) and Z (aged 3)", "M, aged
 # 4") or in the case's name ("Re T-O (Children)", "Re B (A Child)"); the letter then stands for the child wherever
 # it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
-_CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|"
+_CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|[ \t]*\([ \t]*now[ \t]+\d{1,2}[ \t]*\)|"
               r",[ \t]+(?:now[ \t]+|then[ \t]+)?aged[ \t]+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
               r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen)|"  # "T, then aged seven,"
               r",[ \t]+an?[ \t]+[A-Z][a-z]+[ \t]+(?:national|citizen)\b|"  # "recruited by B, a Lithuanian national"
+              r"[ \t]+was[ \t]+born[ \t]+(?:in|on)[ \t]+\d|"  # "(2) B was born in 2015."
               r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013", "K (now aged 9)"
               r"[ \t]*\([ \t]*(?:a|the)[ \t]+(?:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
-_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])({UPPER}\.?(?:-{UPPER}\.?)?)(?:{_CHILD_CUE})")
+_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])\[?({UPPER}\.?(?:-{UPPER}\.?)?)\]?(?:{_CHILD_CUE})")  # (and "[C] (now 7)")
 _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|"
                 r"could|expressed|wants|wanted|attends|attended|stayed|spent|described)\b)")
 # what follows initials alone that stand for a person (pii_names keeps such a span): a child's age, the case name's
@@ -323,7 +324,7 @@ _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|
 # anonymity note ("H N\n(ANONYMITY DIRECTION MADE)")
 INITIALS_STAND_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant|respondent|petitioner|applicant|accused|"
                                   r"plaintiff|defendant|claimant|complainant)s?\b|[ \t]*(?:\n[ \t]*)?\((?i:anonymity)|"
-                                  rf"{_CHILD_CUE}|{_LETTER_ACTS}")
+                                  rf"\]?(?:{_CHILD_CUE})|{_LETTER_ACTS}")
 
 
 # ... or as the judgment says it refers to them ("their two children, referred to in these proceedings as T and K")
