@@ -506,7 +506,7 @@ def title_names(text: str) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1) - (2 if m.group(1)[-2:] in ("'s", "’s") else 0)) for m in _TITLE_NAME.finditer(text)
             if (m.group(1).split()[0].lower() not in NAME_STOPS or m.group(1).split()[0] in SHORT_SURNAMES  # "Rev. Oh"
                 or m.group(1) in ("A", "I") and _LETTER_ENDS_NAME.match(text, m.end(1)))
-            and not all(_is_office(w) for w in m.group(1).split())]  # "Lord Chancellor", "Lady Mayoress"
+            and not all(_is_office(w) for w in m.group(1).split())]  # "Lord Chancellor", "Lord Mayor"
 
 
 # after "Mr A" or "Ms I" as judgments and reports name people by a letter: punctuation or a verb, not a noun the

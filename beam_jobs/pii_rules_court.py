@@ -306,14 +306,15 @@ def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A child named by a letter, as family judgments write children: with an age ("K (aged 7) and Z (aged 3)", "M, aged
-# 4") or in the case's name ("Re T-O (Children)", "Re B (A Child)"); the letter then stands for the child wherever
-# it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
+# 4", "[C] (now 7)") or a birth ("X, born in 2013") or in the case's name ("Re T-O (Children)", "Re B (A Child)"), and
+# so any person a judgment names by a letter and a nationality ("B, a Lithuanian national"); the letter then stands
+# for the person wherever it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
 _CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|[ \t]*\([ \t]*now[ \t]+\d{1,2}[ \t]*\)|"
               r",[ \t]+(?:now[ \t]+|then[ \t]+)?aged[ \t]+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
               r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen)|"  # "T, then aged seven,"
               r",[ \t]+an?[ \t]+[A-Z][a-z]+[ \t]+(?:national|citizen)\b|"  # "recruited by B, a Lithuanian national"
               r"[ \t]+was[ \t]+born[ \t]+(?:in|on)[ \t]+\d|"  # "(2) B was born in 2015."
-              r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013", "K (now aged 9)"
+              r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013"
               r"[ \t]*\([ \t]*(?:a|the)[ \t]+(?:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
 _LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])\[?({UPPER}\.?(?:-{UPPER}\.?)?)\]?(?:{_CHILD_CUE})")  # (and "[C] (now 7)")

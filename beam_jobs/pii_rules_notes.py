@@ -96,7 +96,8 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
     """The word after a kin or care role: a capitalised one always ("daughter Ingrid"), one in lower case
     when no dictionary holds it ("called daughter ingrid"), and in a line written all in lower case an English
     given name though the dictionary holds it ("sister faith called", "daughter (summer)", "husband rich at
-    bedside" in a note whose other lines hold "V4-V6"; not a modal verb: "son will visit"). After a colon, an equals sign or a dash, as a note's form writes it ("Son = Ignatius"),
+    bedside" in a note whose other lines hold "V4-V6"; not a modal verb: "son will visit"). After a colon, an
+    equals sign or a dash, as a note's form writes it ("Son = Ignatius"),
     only a given name of the lists, or a surname of the lists or a capitalised word of 4+ letters that no
     dictionary holds and no place list, counts ("Mother: Unknown", "Mom: Good, sweetie", "Boyfriend: Ive got";
     "PCP: Dr. Oduya" is the title rule's). A forum's family shorthand, the name in brackets (_FORUM_KIN: "DH (Will)")."""
