@@ -362,8 +362,14 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float, echo=print) -
     return False
 
 
+def _say(message: str) -> None:
+    # flushed: "ready" must reach a log or a pipe the moment the server is, not when a buffer fills (Python
+    # buffers stdout that is not a terminal, and the supervisor then sleeps until the server exits)
+    print(message, flush=True)
+
+
 def supervise(cmd: list[str], health_url: str, api_url: str, timeout: float = 900.0, grace: float = 30.0,
-              echo=print) -> int:
+              echo=_say) -> int:
     """Start `cmd`, wait until healthy, forward SIGINT/SIGTERM to it and return its exit code."""
     proc = subprocess.Popen(cmd, start_new_session=True)  # own group: one Ctrl-C is forwarded once, by us
     received = []
@@ -402,7 +408,7 @@ def _reap(proc: subprocess.Popen, grace: float) -> int:
         return proc.wait()
 
 
-def launch(cfg: ServeConfig, echo=print) -> int:
+def launch(cfg: ServeConfig, echo=_say) -> int:
     """Check, then run SGLang or vLLM and supervise it until it exits."""
     errors, warnings = check_serve(cfg)
     for w in warnings:

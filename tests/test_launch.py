@@ -2,6 +2,7 @@
 --dry-run, health wait and signal forwarding (all without SGLang installed)."""
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -150,13 +151,22 @@ def test_supervise_waits_for_health_and_forwards_signals(tmp_path, sig):
     code = (f"import sys; from serving.launch import supervise; "
             f"sys.exit(supervise([sys.executable, {str(tmp_path / 'fake.py')!r}, '{port}', {str(marker)!r}], "
             f"'http://127.0.0.1:{port}/health', 'http://127.0.0.1:{port}/v1', timeout=30, grace=5))")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=str(Path(__file__).resolve().parents[1]))
-    line = ""
+    # stdout a pipe and Python's own buffering on (no PYTHONUNBUFFERED), as a log file or `| tee` gets it: "ready"
+    # must come through at once
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            cwd=str(Path(__file__).resolve().parents[1]), env=env)
+    out = b""
     deadline = time.time() + 30
-    while time.time() < deadline and "ready" not in line:
-        line = proc.stdout.readline()
-    assert "ready: OpenAI-compatible API at http://127.0.0.1" in line
+    while time.time() < deadline and b"ready" not in out:  # raw reads: a line left in a reader's buffer never wakes select
+        if select.select([proc.stdout], [], [], max(0.0, deadline - time.time()))[0]:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            out += chunk
+    if b"ready" not in out:
+        proc.kill()
+    assert "ready: OpenAI-compatible API at http://127.0.0.1" in out.decode(), out
     proc.send_signal(sig)
     assert proc.wait(timeout=20) == 0
     assert marker.read_text() == str(int(sig))  # the server got the same signal and shut down cleanly
