@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, REFERRED_AS, UPPER, WORD_START
+from beam_jobs.pii_rules_common import (DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, NUMBER_NEXT, REFERRED_AS,
+                                        UPPER, WORD_START)
 from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting
@@ -173,9 +174,11 @@ def complete(text: str, s: int, e: int) -> tuple[int, int]:
             # (in a name in capitals, the next word in capitals of the name lists: "SUMMER ROSE PETRAKIS")
             e += m.end()
             continue
-        m = re.match(rf"[ \t]+{UPPER}\.(?![\w])", text[e:]) or _COMMA_INITIALS.match(text, e)
-        if m:  # trailing initials: "Smith J.", a list's "Barrett, T. J."
-            e = m.end() if m.re is _COMMA_INITIALS else e + m.end()
+        m = re.match(rf"[ \t]+{UPPER}\.(?![\w])", text[e:])  # trailing initial: "Smith J."
+        if m:
+            e += m.end()
+        elif m := _COMMA_INITIALS.match(text, e):  # a list's "Barrett, T. J."
+            e = m.end()
         break
     while True:
         window = max(0, s - 40)
@@ -310,7 +313,6 @@ def _without_lower_lead(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 _SPACED_DASH = re.compile(r"[ \t]+[-–—][ \t]+")
-_NUMBER_NEXT = re.compile(r"[ \t]*\d")
 
 
 def _dash_parts(text: str, s: int, e: int, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
@@ -321,7 +323,7 @@ def _dash_parts(text: str, s: int, e: int, vocabulary: frozenset[str]) -> list[t
     scorer ("Vitesse - de Jong 34"). Any other entity as it is."""
     m = _SPACED_DASH.search(text, s, e)
     if m:
-        if _NUMBER_NEXT.match(text, e):
+        if NUMBER_NEXT.match(text, e):
             return [(m.end(), e)]
         before = text[s:m.start()].strip()
         if before.lower() in NOT_INITIALS or " " not in before and in_vocabulary(before, vocabulary) \

@@ -55,3 +55,6 @@ KIN_SET = frozenset(KIN_WORDS)
 # "let's call him")
 REFERRED_AS = (r"(?i:\b(?:referred[ \t]+to|known)(?:[ \t]+(?:in|throughout)[ \t]+(?:these[ \t]+proceedings|"
                r"this[ \t]+judgment))?[ \t]+as|\b(?:let['’]s|we['’]ll|i['’]ll)[ \t]+call[ \t]+(?:him|her|them))")
+
+# a number next: a minute after a scorer, a year after "A.D." ("Vitesse - de Jong 34", "A.D. 1066")
+NUMBER_NEXT = re.compile(r"[ \t]*\d")

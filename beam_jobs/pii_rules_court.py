@@ -12,7 +12,8 @@ from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_
                                  OFFICE_WORDS,
                                  PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
                                  in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import CAPWORD, DIGRAPH_INITIAL, KIN_SET, REFERRED_AS, STOP_WORDS, UPPER, WORD_START
+from beam_jobs.pii_rules_common import (CAPWORD, DIGRAPH_INITIAL, KIN_SET, NUMBER_NEXT, REFERRED_AS, STOP_WORDS, UPPER,
+                                        WORD_START)
 
 # initials and a surname, never after "/" (a note's "C/D/I. Small amt" is clean, dry and intact)
 _INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:{UPPER}\.[ \t]?){{0,2}}|(?:{UPPER}\.[ \t]?){{1,3}})"
@@ -44,7 +45,7 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
             and m.group(1)[2:] not in country_names()]
     out += [(m.start(1), m.end(1)) for m in _DOTTED_INITIALS.finditer(text)
             if (m.group(1) not in DOTTED_NOT_INITIALS or m.group(1) in _CLOCK and not _TIME_BEFORE.search(
-                text[max(0, m.start(1) - 12):m.start(1)]) and not _NUMBER_AFTER.match(text, m.end(1)))
+                text[max(0, m.start(1) - 12):m.start(1)]) and not NUMBER_NEXT.match(text, m.end(1)))
             and not _STATE_OF.search(text[max(0, m.start(1) - 10):m.start(1)])
             and not _NUMBERED.match(text, m.end(1)) and not _agency(text, m.end(1))]
     return out
@@ -54,7 +55,6 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
 # after one ("A.D. 1066"); elsewhere a person's initials ("The applicant's daughter, A.M.,
 # who was 15", "A.D. and another ... Respondents")
 _CLOCK = frozenset({"A.M.", "P.M.", "A.D."})  # (not "B.C.": also British Columbia, "Vancouver, B.C.")
-_NUMBER_AFTER = re.compile(r"[ \t]*\d")
 _TIME_BEFORE = re.compile(r"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o['’]clock|"
                           r"the|this|in|by|at|till|until|from|to|tomorrow|yesterday))[ \t]*\Z")
 # an initial without its full stop before a surname, where a list or a line of counsel opens with it ("Counsel:\n
@@ -127,9 +127,7 @@ def role_initials(text: str, is_word) -> list[tuple[int, int]]:
     wherever it stands alone before a verb ("a daughter, G., in 2011 ... that G. would live with her mother")."""
     out = [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
            for i in re.finditer(rf"{UPPER}\.?", m.group(1))]
-    for initial in {text[s:e] for s, e in out}:
-        out += [m.span() for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(initial)}{_LETTER_ACTS}", text)]
-    return out
+    return out + _where_they_act(text, {text[s:e] for s, e in out})
 
 
 # An alias, as Indian and Kenyan judgments and police records join a person's names: "Munna @ Sunil Kumar Yadav",
@@ -341,9 +339,14 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
         for i in re.finditer(rf"{UPPER}\.?", m.group(1)):
             out.append((m.start(1) + i.start(), m.start(1) + i.end()))
             letters.add(i.group(0))
-    for letter in letters:
-        out += [m.span() for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}(?![\w\-.]){_LETTER_ACTS}", text)]
-    return out
+    return out + _where_they_act(text, letters)
+
+
+def _where_they_act(text: str, letters: set[str]) -> list[tuple[int, int]]:
+    """Each of `letters` (or initials) standing alone before a verb or a possessive (_LETTER_ACTS): the person a
+    rule found it standing for, wherever the text names them so."""
+    return [m.span() for letter in letters
+            for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}{_LETTER_ACTS}", text)]
 
 
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,
