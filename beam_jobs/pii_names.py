@@ -1398,7 +1398,11 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
            if text[s:e].strip()]
     # a place cue before the completed span too ("Near Ayn" + "Qaslan", found word by word)
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
-    titled = [complete(view, s, e) for s, e in title_names(view)]
+    titled = [complete(view, s, e) for s, e in title_names(view)] if cased_doc is None else [
+        # in lower case the name after a title grew over the whole sentence ("nurse paged dr okonkwo about the
+        # pump"): it starts after the title, and ends before a function word
+        span for s, e in title_names(view) for span in [_without_function_words(text, s, complete(view, s, e)[1])]
+        if span]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
     cued += [after_office(text, s, e) for s, e in rule_names(

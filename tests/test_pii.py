@@ -1177,6 +1177,15 @@ def test_lower_case_text_keeps_every_name_an_office_parts_and_a_line_of_foreign_
     assert pii(text).text == text, pii(text).text  # code stays code
 
 
+def test_a_title_in_lower_case_does_not_run_over_the_sentence(pii):
+    # in the capitalised copy of a lower-case text every word is capitalised, so the words after a title ran on
+    # as the name ("Dr Okonkwo-Bright About"); a name's own words stay
+    r = pii("so the nurse paged dr okonkwo-bright about the pump and okonkwo-bright never answered")
+    assert "paged" in r.text and "about the pump" in r.text and not _leaks(r, "okonkwo-bright"), r.text
+    r = pii("pt asking for mrs jarosz again, told her mrs jarosz is off today")
+    assert "is off today" in r.text and not _leaks(r, "jarosz"), r.text
+
+
 def test_re_cased_readings_keep_the_text_length_or_are_skipped(pii):
     from beam_jobs.pii_names import capitalised_copy, lowered_copy, uppercase_text
     assert lowered_copy("İSTANBUL") is None and lowered_copy("WIFE PEARL") == "wife pearl"  # "İ" lowers to 2 chars
