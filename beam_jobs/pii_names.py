@@ -34,7 +34,7 @@ from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
                                  MONTHS, MOVE_VERBS, WEEKDAYS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
-                                 GIVEN_NAME_SYLLABLES, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
+                                 GIVEN_NAME_SYLLABLES, GREETINGS, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
                                  SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
@@ -583,7 +583,7 @@ _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t
 _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duoderm applied"
 # a doubles pair, each maybe with the country in brackets ("Woodbridge (Australia) / Drew Cash (Australia) beat"; a
 # slash between spaces or after a bracket: "Anna Lee/HOU/ECT" is a mail address)
-_SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
+_SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])(?!(?i:{GREETINGS})[ \t])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
                          rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+[-–][ \t]|[ \t]+(?:beat|def\.|lost|won)\b)")
 # a shift's handover, who gave it and who took it ("(Okafor -> Stone)", "days: Priya → Hale")
 _ARROW_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?:->|→|=>)[ \t]*({_CAP}(?:[ \t]+{_CAP})?)"
@@ -780,6 +780,12 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                 words.add(w)
                 if from_sure and (not w.isupper() or len(text[s:e].split()) >= 2):
                     sure_words.add(w.capitalize() if w.isupper() else w)  # a whole name in capitals, not "ESSEX v"
+    # ... and of a "Last, First" name found as its two words ("OPENED BY: ROSS, ALISTAIR" ... "07:32  AR  called")
+    ordered = sorted(known)
+    for (s1, e1), (s2, e2) in zip(ordered, ordered[1:]):
+        if _COMMA_GAP.fullmatch(text, e1, s2) and (sure_index.overlaps(s1, e2) or _surname_and_given(
+                text[s1:e1], text[s2:e2], vocabulary)) and (mark := _initials_of(text[s1:e2])):
+            initials.add(mark)
     # a given name found in lower case that no dictionary holds repeats as written ("mum (akiko)" ... "with akiko"),
     # and any name found in lower case that no dictionary holds repeats capitalised ("good luck ashok" ... "Ashok is")
     found_lower = {w for s, e in known for w in [text[s:e]] if w.islower() and w.isalpha() and len(w) >= 3
@@ -1004,11 +1010,18 @@ def _listed_given_names(text: str, a: int, b: int, vocabulary: frozenset[str]) -
     return out
 
 
+_COMMA_GAP = re.compile(r",[ \t]*")
+_SURNAME_FIRST = re.compile(r"[ \t]*([^,]+?),[ \t]*([^,]+?)[ \t]*")
+
+
 def _initials_of(span: str) -> str | None:
     """The initials of a name of two or three capitalised words, a particle left out ("Nadia Rahman": "NR",
-    "Jan van der Berg": "JB"), or None."""
+    "Jan van der Berg": "JB"), in the order the person writes them when a header or a list puts the surname
+    first ("Kaminski, Pawel": "PK", "ROSS, ALISTAIR": "AR", "Hale, John Robert": "JRH"), or None."""
+    if m := _SURNAME_FIRST.fullmatch(span):
+        span = f"{m.group(2)} {m.group(1)}"
     words = [w for w in span.split() if not re.fullmatch(_PARTICLE, w)]
-    if not 2 <= len(words) <= 3 or not all(re.fullmatch(r"[A-Z][a-z'’\-]+|[A-Z]\.?", w) for w in words):
+    if not 2 <= len(words) <= 3 or not all(re.fullmatch(r"[A-Z](?:[a-z'’\-]+|[A-Z'’\-]+)|[A-Z]\.?", w) for w in words):
         return None
     return "".join(w[0] for w in words)
 
@@ -1019,6 +1032,13 @@ def _given_and_listed_surname(span: str) -> bool:
     word that is no surname ("Rose Garden") is not."""
     words = span.split()
     return len(words) == 2 and words[0] in given_names() and _POSSESSIVE_END.sub("", words[1]) in surnames()
+
+
+def _surname_and_given(last: str, first: str, vocabulary: frozenset[str]) -> bool:
+    """'ROSS', 'ALISTAIR': a surname of the lists or a word no dictionary holds, and a given name of the lists
+    (in capitals too), as a "Last, First" header writes a person."""
+    last, first = last.strip().capitalize(), first.split()[0].capitalize() if first.split() else ""
+    return first in given_names() and (last in surnames() or not in_vocabulary(last, vocabulary))
 
 
 def _given_and_unknown_word(span: str, vocabulary: frozenset[str]) -> bool:

@@ -8,10 +8,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, MONTHS, NOT_INITIALS,
-                                 OFFICE_WORDS,
-                                 PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names,
-                                 in_name_lists, place_names, surnames)
+from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, LETTER_ROLES,
+                                 MONTHS, NOT_INITIALS, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES,
+                                 country_names, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (CAPWORD, DIGRAPH_INITIAL, KIN_SET, NUMBER_NEXT, REFERRED_AS, STOP_WORDS, UPPER,
                                         WORD_START)
 
@@ -117,16 +116,20 @@ def case_parties(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\.(?:,?[ \t]+(?:(?:and|&)[ \t]+)?(?-i:[A-Z])\.)*"
-                            r"|(?<=,[ \t])(?-i:[A-Z])(?=,))(?![\w.])")  # (or one letter set off by commas: "Her mother, A, is")
+_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\.(?:(?:,?[ \t]+(?:(?:and|&)[ \t]+)?)?(?-i:[A-Z])\.)*"
+                            r"|(?<=,[ \t])(?-i:[A-Z])(?=,))(?![\w.])"  # (or one letter set off by commas: "Her mother, A, is")
+                            # ... or one capital letter after a role a report anonymises people by ("Patient A and
+                            # Patient B", "Resident A had had a fall"; not "Patient A&E", "patient A.B.C. scale")
+                            rf"|(?i:\b(?:{LETTER_ROLES}))[ \t]+((?-i:[A-Z]))(?![\w&.\-'’])")
 
 
 def role_initials(text: str, is_word) -> list[tuple[int, int]]:
     """Initials that stand for a person after a role or a kin word, as judgments and reports anonymise
     ("investigator S.", "officers B. and D.", "his son, M."): each initial is that person's name, and so
     wherever it stands alone before a verb ("a daughter, G., in 2011 ... that G. would live with her mother")."""
-    out = [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _ROLE_INITIALS.finditer(text)
-           for i in re.finditer(rf"{UPPER}\.?", m.group(1))]
+    out = [(m.start(g) + i.start(), m.start(g) + i.end()) for m in _ROLE_INITIALS.finditer(text)
+           for g in (1, 2) if m.group(g) and not (m.group(g) in DOTTED_NOT_INITIALS and NUMBER_NEXT.match(text, m.end(g)))
+           for i in re.finditer(rf"{UPPER}\.?", m.group(g))]  # (an era before its year: "a major A.D. 1200 site")
     return out + _where_they_act(text, {text[s:e] for s, e in out})
 
 
@@ -221,11 +224,15 @@ _INITIALS_PARTY = re.compile(r"(?<![\w.])([A-Z]{2,4})(?=[ \t]+v\.?[ \t]+[A-Z])|"
                            r"(?<=\bv\.[ \t])([A-Z]{2,4})(?=[ \t]*,[ \t]*\[?\d{4}|[ \t]*\()")
 
 
+_LETTERS_ONLY = re.compile(rf"{UPPER}\.?(?:[ \t]+{UPPER}\.?)+")  # "A H A": its "A" is initial, no article
+
+
 def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
     """A party's name on its line before its role (_PARTY_LINE), unless a word of it names a body; a party the
     court anonymised (_ANONYMISED_PARTY); initials as a party of a citation (_INITIALS_PARTY; never a
     state's letters: "USA v", "UK v" are pii_words.NOT_INITIALS)."""
-    out = [m.span(1) for m in _ANONYMISED_PARTY.finditer(text) if m.group(1).split()[0].lower() not in STOP_WORDS
+    out = [m.span(1) for m in _ANONYMISED_PARTY.finditer(text) if (m.group(1).split()[0].lower() not in STOP_WORDS
+                                                                    or _LETTERS_ONLY.fullmatch(m.group(1)))
            and not any(w.rstrip(".").lower() in BODY_WORDS for w in m.group(1).split())]
     if " v" in text:
         out += [m.span(g) for m in _INITIALS_PARTY.finditer(text) for g in (1, 2, 3) if m.group(g)
@@ -313,7 +320,9 @@ _CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|[ \t]*
               r",[ \t]+an?[ \t]+[A-Z][a-z]+[ \t]+(?:national|citizen)\b|"  # "recruited by B, a Lithuanian national"
               r"[ \t]+was[ \t]+born[ \t]+(?:in|on)[ \t]+\d|"  # "(2) B was born in 2015."
               r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013"
-              r"[ \t]*\([ \t]*(?:a|the)[ \t]+(?:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)"
+              r"[ \t]*\([ \t]*(?i:a|the)[ \t]+(?i:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)", "K (A GIRL"
+              r",[ \t]+an?[ \t]+(?:boy|girl|baby|toddler)[ \t]+(?:now[ \t]+)?aged\b|"  # "children: A, a girl aged 8; B, ..."
+              r",[ \t]+(?:residing|living|domiciled)[ \t]+(?:in|at)\b|"  # a party: "A, residing in X, complainant"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
 _LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])\[?({UPPER}\.?(?:-{UPPER}\.?)?)\]?(?:{_CHILD_CUE})")  # (and "[C] (now 7)")
 _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|"

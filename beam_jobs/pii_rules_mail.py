@@ -378,9 +378,20 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     m = _NAME_UNDER_LAST_SENTENCE.search(text)
     name = m.group(1).capitalize() if m else ""
     if m and name in given_names(ENGLISH_LOCALES) and name not in place_names() and name not in country_names() \
-            and not is_function_word(m.group(1)):
-        return [(m.start(1), m.end(1))]  # not a task's input: "things to do in the given city.\nParis"
+            and (not is_function_word(m.group(1)) or m.group(1)[0].isupper() and m.group(1).lower() in MODALS):
+        # (not a task's input: "things to do in the given city.\nParis"; a modal alone on its line is a name: "Will")
+        return [(m.start(1), m.end(1))]
+    # ... or a short name right under the last sentence, over the signature block that gives it in full
+    # ("I owe you both a coffee.\nSandy\n\nSandra Kellett\nSecretary to ...")
+    if (m := _NAME_OVER_BLOCK.search(text)) and m.group(1) in given_names(ENGLISH_LOCALES) \
+            and m.group(1) not in place_names() and m.group(1) not in country_names():
+        return [m.span(1)]
     return []
+
+
+# a signature block: a line of two to four capitalised words, then a line or two of role, firm or number at the end
+_NAME_OVER_BLOCK = re.compile(r"[.!?)][ \t]*\n[ \t]*([A-Z][a-z'’\-]+)[ \t]*\n[ \t]*\n[ \t]*"
+                              r"[A-Z][\w'’\-]+(?:[ \t]+[A-Z][\w.'’\-]*){1,3}[ \t]*\n[^\n]{2,80}(?:\n[^\n]{2,80})?\s*\Z")
 
 
 # in either case: a message written in lower case signs "...\ncarol"
@@ -399,7 +410,7 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
-                              rf"(?:[.!?,]|[:;]-?[)D]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?"
+                              rf"(?:[.!?,][)\"'’”]?|[:;]-?[)D]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?"
                               r"(?P<letter>[A-Za-z])[ \t.]*\s*\Z|"
                               r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")

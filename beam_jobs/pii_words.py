@@ -66,7 +66,8 @@ security marketing sales ops operations admin administration procurement purchas
 reception support helpdesk billing logistics shipping trading structuring origination settlements contracts records
 personnel pharmacy radiology admissions housekeeping catering maintenance underwriting claims investor relations
 communications comms pr desk mailroom float pool float-pool registry agency transport lab rt ot resp respiratory
-dietary nutrition physio""".split())
+dietary nutrition physio micro microbiology haematology hematology biochem biochemistry histology histo pathology
+cytology immunology virology""".split())
 # The headings of a table's column that holds people ("| Manager |", "TRADER", "Assigned to")
 PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
 analyst analysts broker brokers engineer engineers supervisor supervisors scheduler schedulers coordinator
@@ -134,10 +135,16 @@ cllr alderman alderwoman coach pastor rabbi imam reverend deacon mohd""".split()
 # D.", "witness K."): there the initial is the person's name
 INITIAL_ROLES = (r"investigator|officer|police[ \t]+officer|witness|prosecutor|judge|doctor|nurse|neighbou?r|inspector|"
                  r"lieutenant|major|captain|sergeant|colonel|agent|detective|applicant|victim|suspect|defendant|"
-                 r"accused|guard|warder|head|director|employee|"
+                 r"accused|guard|warder|head|director|employee|patient|resident|client|"
                  # (and kin, as judgments name a party's child or relative by an initial: "his son, M.")
                  r"son|daughter|child|brother|sister|wife|husband|mother|father|nephew|niece|grandson|granddaughter|"
                  r"cousin|partner")
+
+
+# Roles before which a report or a tribunal names a person by one capital letter, no dot ("Patient A", "Resident
+# B", "Service User C", "Child X")
+LETTER_ROLES = (r"patient|resident|client|service[ \t]+user|pupil|student|child|person|individual|complainant|"
+                r"witness|victim|registrant|employee|colleague|worker|tenant|member[ \t]+of[ \t]+staff")
 
 
 # What a person does, written right after a lone initial that stands for that person, as judgments anonymise

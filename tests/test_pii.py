@@ -1186,6 +1186,18 @@ def test_a_title_in_lower_case_does_not_run_over_the_sentence(pii):
     assert "is off today" in r.text and not _leaks(r, "jarosz"), r.text
 
 
+def test_initials_of_a_surname_first_name_and_a_greeting_before_a_slash(pii):
+    # a header or a ticket writes the surname first; the log and the deal table use the initials in the order
+    # the person writes them ("Kaminski, Pawel" ... "PK", "ROSS, ALISTAIR" ... "AR")
+    r = pii("From: Kaminski, Pawel\nCc: Hale, John Robert\n\nDeal    Trader\n5442    PK\n5443    JRH\n\n-PK")
+    assert not _leaks(r, "PK", "JRH", "Kaminski", "Hale"), r.text
+    r = pii("OPENED BY:    ROSS, ALISTAIR (Helpdesk)\nNOTES:\n  08/14 07:32  AR  called user, left vm")
+    assert not _leaks(r, "AR", "ROSS", "ALISTAIR"), r.text
+    # "Hi" opens the greeting, it is no part of the name the slash pairs ("Hi Linda / Mercy,")
+    r = pii("Hi Linda / Mercy,\n\nRichard has left 3 tapes in the tray.")
+    assert not _leaks(r, "Linda", "Mercy", "Richard") and r.text.startswith("Hi "), r.text
+
+
 def test_re_cased_readings_keep_the_text_length_or_are_skipped(pii):
     from beam_jobs.pii_names import capitalised_copy, lowered_copy, uppercase_text
     assert lowered_copy("İSTANBUL") is None and lowered_copy("WIFE PEARL") == "wife pearl"  # "İ" lowers to 2 chars
