@@ -477,7 +477,8 @@ _PROFILE_URL = re.compile(
 # ago"): a handle as accounts write them, with a digit, an underscore or a capital inside ("Support wrote:" stays)
 _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|comment(?:ed)?|reply|replied|answered)"
                         r"(?:[ \t]+[\d\-/.,: \t]{4,24}?)?[ \t]+(?:by|from)|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})"
-                        r"[ \t]*(?::|[ \t]*$|[ \t]*\|)|"  # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all")
+                        r"[ \t]*(?::|[ \t]*$|[ \t]*[|»])|"  # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all",
+                        # phpBB's "Posted by old_tom_allotments » Sun Jun 08")
                         # (a reply's header: "Reply — Bethan_Llewellyn:")
                         r"^[ \t↳>]*(?:reply|comment|answer)[ \t]*[—–\-][ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*:|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
@@ -485,10 +486,28 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
                         r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")
 
 
+# ... and a gamer's tag with its four digits ("LenaMoreau#4412", Discord's and Battle.net's form), not a ticket's or an
+# issue's number ("Issue#1234", "PR#88")
+_GAMER_TAG = re.compile(r"(?<![\w#@/.])([A-Za-z][\w.]{1,31}#\d{4})(?![\w#])")
+_NOT_TAGS = frozenset("""issue issues pr pull bug bugs ticket tickets item items case order no nr num number id ref room
+page step build job task version v item line row col column sheet table fig figure section rule""".split())
+# ... and an account a message names in quotes after a word for one ('his username is "bignate_420"', 'Looks like
+# "nkruger_99" is also him' after "alt accounts"): a handle as accounts write them (ACCOUNT_LIKE)
+_QUOTED_ACCOUNT = re.compile(r"(?i:\b(?:user[ \t]?name|handle|gamertag|gamer[ \t]+tag|account|accounts|alt|alts|ign|"
+                             r"screen[ \t]?name|profile|nick(?:name)?)\b)[^\"“\n]{0,40}(?:\n[^\"“\n]{0,40})?"
+                             r"[\"“']([A-Za-z][\w.\-]{2,30})[\"”']")
+
+
 def prints_posters(text: str) -> bool:
     """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
-    handles (speaker_handles): the gate before the USERNAME recognizer where no "@" or profile address stands."""
-    return _POSTED_BY.search(text) is not None or bool(speaker_handles(text))
+    handles (speaker_handles), or names an account by its gamer's tag or in quotes: the gate before the USERNAME
+    recognizer where no "@" or profile address stands."""
+    return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or "#" in text and any(
+        _tag_is_account(m) for m in _GAMER_TAG.finditer(text)) or _QUOTED_ACCOUNT.search(text) is not None
+
+
+def _tag_is_account(m: re.Match) -> bool:
+    return m.group(1).split("#")[0].lower() not in _NOT_TAGS
 _NOT_PROFILES = frozenset("""about explore features pricing login signup settings home search help topics trending
 marketplace sponsors orgs organizations apps notifications share intent hashtag watch results feed groups pages
 events jobs company school messages policies legal privacy terms i""".split())
@@ -520,6 +539,10 @@ class HandleRecognizer(_OneEntityRecognizer):
                 if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
                 for m in _POSTED_BY.finditer(text) if ACCOUNT_LIKE.search(m.group(m.lastindex))]
+        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _GAMER_TAG.finditer(text)
+                if _tag_is_account(m)]
+        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _QUOTED_ACCOUNT.finditer(text)
+                if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
         for handle in speaker_handles(text):  # wherever the log writes the speaker's handle
             out += [RecognizerResult("USERNAME", m.start(), m.end(), 0.85)
                     for m in re.finditer(rf"(?<![\w.@\-]){re.escape(handle)}(?![\w\-]|\.\w)", text)]

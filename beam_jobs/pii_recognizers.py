@@ -79,7 +79,9 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                (("my driver's license number is D6101-40706-60905", "D6101-40706-60905"),)),
     Recognizer("USERNAME", "an @handle of 2-30 letters, digits and underscores (and dots, not ending in a domain's "
                "last part), not inside an e-mail address; a Reddit user after 'u/'; "
-               "the account in a profile's address on a social or professional site (not a repository's or a post's)",
+               "the account in a profile's address on a social or professional site (not a repository's or a post's); "
+               "the handles a thread or a chat log prints for its posters and speakers; a gamer's tag ('Name#1234', "
+               "not an issue's number); an account named in quotes after 'username', 'handle', 'alt'",
                "none", "not a decorator or annotation alone on its line, not followed by '.', '/' or '(' (code, "
                "domains, scoped packages), not a doc or CSS keyword (@param, @media)", _handle, None,
                (("@JessicaLakey Jess, will you pack sandwiches?", "@JessicaLakey"),
@@ -92,7 +94,11 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("2,318 Comments\n\n@PetraNovakova\nWatching from Brno.", "@PetraNovakova"),
                 ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all", "gareth_w"),
                 ("my profile: https://www.linkedin.com/in/teodor-okafor-4411", "teodor-okafor-4411"),
-                ("code at github.com/sunnivahaugland.", "sunnivahaugland"))),
+                ("code at github.com/sunnivahaugland.", "sunnivahaugland"),
+                ("Re: plot 14\nPosted by old_tom_allotments » Sun Jun 08, 2025 9:41 am", "old_tom_allotments"),
+                ("[Server] daisy_ng joined the game\n<TheRealHarrison> hey\n<daisy_ng> hiii", "TheRealHarrison"),
+                ("need 1 for ranked\nme!! add LenaMoreau#4412", "LenaMoreau#4412"),
+                ('his username is "bignate_420" but IRL he is', "bignate_420"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "
                "their city/postcode/country lines (pii_patterns.address_spans, named_streets)",
                "address cues ('lives at', 'address:') extend to the clause's end",

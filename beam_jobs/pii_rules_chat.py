@@ -243,7 +243,15 @@ def bracketed_given_names(text: str, is_word) -> list[tuple[int, int]]:
     if "(" not in text:
         return []
     return [m.span(1) for m in _BRACKETED_GIVEN.finditer(text) if m.group(1) in given_names(ENGLISH_LOCALES)
-            and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
+            and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS] + [
+        # ... and a support agent with the team after a comma ("Agent (Oluwaseun, Safety Team):"), no place
+        m.span(1) for m in _BRACKETED_WITH_TEAM.finditer(text) if m.group(1) not in place_names()
+        and m.group(1) not in country_names() and (m.group(1).split()[0] in given_names()
+                                                    or not all(is_word(w) for w in m.group(1).split()))]
+
+
+_BRACKETED_WITH_TEAM = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]*,[ \t]*(?:[A-Z][\w&]*[ \t]+){{0,3}}"
+                                  r"(?i:team|desk|support|department|dept\.?|unit|office|services?)[ \t]*\)")
 
 
 # A name with an honorific glued to it by a hyphen ("Will discuss with Hashimoto-san", "Mehta-ji called"): the
@@ -431,6 +439,10 @@ _SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*@?([^\W\d][\
                            r"(?::(?=[ \t]|$)|[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2}|"
                            # (Slack prints the speaker and the time over the message: "nguyen.thao  10:02 AM")
                            r"[ \t]+\d{1,2}:\d{2}(?:[ \t]*[AaPp][Mm])?[ \t]*$)")
+# ... or in an IRC or game server's log: "<TheRealHarrison> hey", "[Server] daisy_ng joined the game"
+_LOG_SPEAKER = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*(?:<@?([^\W\d][\w.\-]{1,30})>[ \t]|"
+                          r"([^\W\d][\w.\-]{1,30})[ \t]+(?:has[ \t]+)?(?:joined|left)[ \t]+the[ \t]+(?:game|server|channel|"
+                          r"chat|room|lobby)\b)")
 ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")  # a handle, not a word: a digit, an underscore or a capital inside
 _DOTTED = re.compile(r"[a-z]\.[a-z]")  # "kasia.nowak"
 
@@ -439,9 +451,10 @@ _DOTTED = re.compile(r"[a-z]\.[a-z]")  # "kasia.nowak"
 def speaker_handles(text: str) -> frozenset[str]:
     """The account-like handles (ACCOUNT_LIKE: a digit, an underscore or a capital inside) that speak in a chat
     log (_SPEAKER_LINE), when three lines or more speak and two speakers or more."""
-    if ":" not in text:
+    if ":" not in text and "<" not in text and " the " not in text:
         return frozenset()
-    speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)]
+    speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)] if ":" in text else []
+    speakers += [(m.group(1) or m.group(2)).rstrip(".-") for m in _LOG_SPEAKER.finditer(text)]
     if len(speakers) < 3 or len(set(speakers)) < 2:
         return frozenset()
     return frozenset(h for h in speakers if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h))

@@ -494,6 +494,9 @@ def test_each_structured_recognizer_on_its_declared_examples(pii, entity, text, 
     "/** Adds two numbers. @param a first @return the sum */",
     "Compute C = A @ B with numpy.",
     "Write to support@example.com if the build fails.",
+    "See Issue#1234 and PR#88 for the fix; the colour is #1234.",   # an issue's number, no gamer's tag
+    '<div class="nav">\n<span>Home</span>\n</div>',                  # markup, no IRC speakers
+    'The account is called "Savings" and the profile says "Admin".',  # quoted words, no handles
 ])
 def test_handles_leave_code_and_addresses_alone(pii, text):
     assert "USERNAME" not in pii(text).counts, pii(text).text
