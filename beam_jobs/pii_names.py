@@ -1054,11 +1054,20 @@ def _given_and_unknown_word(span: str, vocabulary: frozenset[str]) -> bool:
 _POSSESSIVE_END = re.compile(r"['’]s?\Z")
 
 
+def _signing_dash(text: str, i: int) -> bool:
+    """Whether the "-" right before position `i` opens a line or follows a space, as a signature's does ("-PK",
+    "thanks --Dee"); glued to a word it joins a compound ("Smith-Jones", "X-ray")."""
+    k = i - 1
+    while k > 0 and text[k - 1] == "-" and i - k < 2:
+        k -= 1
+    return k == 0 or text[k - 1].isspace()
+
+
 def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
-    """Where each of `words` stands in `text` as a whole word: no letter, digit, "_", "-" or apostrophe
-    before it, no letter, digit, "_" or "-" after it ("Smith" in "Smith's", not in "Smithson") but an honorific
-    ("Hashimoto-san"). A scan per word, not one regex of them all: a pattern built per text would push the
-    constant ones out of re's cache."""
+    """Where each of `words` stands in `text` as a whole word: no letter, digit, "_", "-" (but a signature's:
+    "\n-PK") or apostrophe before it, no letter, digit, "_" or "-" after it ("Smith" in "Smith's", not in
+    "Smithson") but an honorific ("Hashimoto-san"). A scan per word, not one regex of them all: a pattern built
+    per text would push the constant ones out of re's cache."""
     out = []
     for w in words:
         i = text.find(w)
@@ -1066,7 +1075,7 @@ def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
             j = i + len(w)
             before = text[i - 1] if i else " "
             after = text[j] if j < len(text) else " "
-            if not (before.isalnum() or before in "_-'’") and (
+            if not (before.isalnum() or before in "_'’" or before == "-" and not _signing_dash(text, i)) and (
                     not (after.isalnum() or after in "_-") or after == "-" and HONORIFIC_SUFFIX.match(text, j)):
                 out.append((i, j))
             i = text.find(w, i + 1)

@@ -326,13 +326,15 @@ _CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|[ \t]*
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
 _LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])\[?({UPPER}\.?(?:-{UPPER}\.?)?)\]?(?:{_CHILD_CUE})")  # (and "[C] (now 7)")
 _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|"
-                r"could|expressed|wants|wanted|attends|attended|stayed|spent|described)\b)")
+                r"could|expressed|wants|wanted|attends|attended|stayed|spent|described)\b|"
+                # ... or says something, or heads a list of letters ("K \"talks about Mummy\"", "Re A, B and C")
+                r"[ \t]+[\"“]|,[ \t]+[A-Z]\b(?![.'’]))")
 # what follows initials alone that stand for a person (pii_names keeps such a span): a child's age, the case name's
 # "(Children)" or what the child does; a party's role after dots ("B O A ........ APPELLANT"); the court's
 # anonymity note ("H N\n(ANONYMITY DIRECTION MADE)")
 INITIALS_STAND_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant|respondent|petitioner|applicant|accused|"
                                   r"plaintiff|defendant|claimant|complainant)s?\b|[ \t]*(?:\n[ \t]*)?\((?i:anonymity)|"
-                                  rf"\]?(?:{_CHILD_CUE})|{_LETTER_ACTS}")
+                                  rf"\]?(?:{_CHILD_CUE})|{_LETTER_ACTS}|(?<=\({UPPER})\)")  # (and "Ewa Nowak (K)")
 
 
 # ... or as the judgment says it refers to them ("their two children, referred to in these proceedings as T and K")
@@ -340,10 +342,25 @@ _REFERRED_AS = re.compile(rf"{REFERRED_AS}[ \t]+((?:{UPPER}\.?(?:,?[ \t]+and[ \t
                           r"(?=[ \t]*(?:[,.;:)]|$))", re.M)
 
 
+# ... or the letters a case's name lists ("Re A, B and C (Children: Final Care Orders)")
+_CASE_LETTERS = re.compile(rf"\bRe[ \t]+((?:{UPPER}(?:-{UPPER})?(?:,[ \t]*|[ \t]+and[ \t]+|[ \t]*&[ \t]*))+{UPPER}(?:-{UPPER})?)"
+                           r"[ \t]*\((?i:a[ \t]+)?(?i:child)")
+# ... or a letter in brackets right after a person's name, as a judgment gives the letter it will use ("Ewa Nowak (K)")
+_NAMED_LETTER = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{CAPWORD}[ \t]*\(({UPPER})\)")
+
+
 def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
     named = list(_LETTER_CHILD.finditer(text))
     out = [m.span(1) for m in named]
     letters = {m.group(1) for m in named}
+    for m in _CASE_LETTERS.finditer(text) if "(" in text else ():  # "Re A, B and C (Children)"
+        for i in re.finditer(rf"{UPPER}(?:-{UPPER})?", m.group(1)):
+            out.append((m.start(1) + i.start(), m.start(1) + i.end()))
+            letters.add(i.group(0))
+    for m in _NAMED_LETTER.finditer(text) if "(" in text else ():
+        if m.group(1) in given_names():
+            out.append(m.span(2))
+            letters.add(m.group(2))
     for m in _REFERRED_AS.finditer(text):
         for i in re.finditer(rf"{UPPER}\.?", m.group(1)):
             out.append((m.start(1) + i.start(), m.start(1) + i.end()))

@@ -1194,6 +1194,10 @@ def test_initials_of_a_surname_first_name_and_a_greeting_before_a_slash(pii):
     # the person writes them ("Kaminski, Pawel" ... "PK", "ROSS, ALISTAIR" ... "AR")
     r = pii("From: Kaminski, Pawel\nCc: Hale, John Robert\n\nDeal    Trader\n5442    PK\n5443    JRH\n\n-PK")
     assert not _leaks(r, "PK", "JRH", "Kaminski", "Hale"), r.text
+    r = pii("From: Kaminski, Pawel\n\nPull the tape please.\n\n-PK\n\nPawel Kaminski\nGas Trading - Central")
+    assert not _leaks(r, "PK"), r.text  # a signature's dash before the initials
+    r = pii("The X-ray and the Smith-Jones file, Pawel Kaminski said. PK-12 stays.")
+    assert "X-ray" in r.text and "PK-12" in r.text, r.text
     r = pii("OPENED BY:    ROSS, ALISTAIR (Helpdesk)\nNOTES:\n  08/14 07:32  AR  called user, left vm")
     assert not _leaks(r, "AR", "ROSS", "ALISTAIR"), r.text
     # "Hi" opens the greeting, it is no part of the name the slash pairs ("Hi Linda / Mercy,")
