@@ -34,7 +34,7 @@ from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH
                                  INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
                                  MONTHS, MOVE_VERBS, WEEKDAYS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
-                                 GIVEN_NAME_SYLLABLES, GREETINGS, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
+                                 GIVEN_NAME_SYLLABLES, GREETINGS, INSTITUTION_HEADS, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
                                  SIGNATURE_LOCALES, country_names,
                                  cue_alternation, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
@@ -1202,7 +1202,15 @@ _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|re
 _PLACE_AFTER = re.compile(r"[ \t]+(" + "|".join(sorted(PLACE_AFTER)) + r")\b", re.IGNORECASE)
 _PLACE_NOUN_AFTER = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_NOUNS)) + r")\b", re.IGNORECASE)
 # either closing the candidate itself ("Hancock Brook", "Mullen Siding", "Howard County")
+_INSTITUTION_LAST = re.compile(r"(?:[ \t]+|(?<=\.))(" + "|".join(sorted(INSTITUTION_HEADS)) + r")\.?[ \t]*\Z", re.IGNORECASE)
 _PLACE_LAST = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_AFTER | PLACE_NOUNS)) + r")[ \t]*\Z", re.IGNORECASE)
+
+
+def _institution(text: str, s: int, e: int) -> bool:
+    """A span of two words or more that an institution's or a street's word closes, whatever word opens it
+    ("Thomas Road", "Vijaya Bank", "M.G.Road"; pii_words.INSTITUTION_HEADS, none a surname of the lists)."""
+    head = _INSTITUTION_LAST.search(text, s, e)
+    return bool(head and text[s:head.start()].strip() and head.group(1).capitalize() not in surnames())
 
 
 def _named_place(text: str, s: int, e: int) -> bool:
@@ -1436,6 +1444,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
     cued += [after_office(text, s, e) for s, e in rule_names(
         text, lambda w: w.lower() in NAME_STOPS or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))]
+    # whatever found it, a span an institution's or a street's word closes is a place or a body ("Gopal Reddy Layout",
+    # "Samarth Ashram School", "M.G.Road"), however it grew; its words then spread as no name's
+    ner, titled, cued = ([span for span in spans if not _institution(view, *span)] for spans in (ner, titled, cued))
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
     # sure: the part of a candidate that the model called a person, not the neighbours it grew over
     sure = _intersections(ner, people) + titled + cued

@@ -174,6 +174,13 @@ road boulevard highway village township parish island islands cathedral museum s
 institute foundation railway railroad""".split())
 
 
+# ... and these close a place or a body's name whatever word opens it, a given name too ("Thomas Road", "Gopal Reddy
+# Layout", "Samarth Ashram School", "Vijaya Bank"): none is a surname of the lists, and a person's name never ends so
+INSTITUTION_HEADS = frozenset("""school academy college university hospital clinic institute road avenue boulevard
+highway street lane marg nagar colony layout apartments apartment residency enclave society bank cathedral church
+temple mosque masjid mandir gurudwara museum stadium railway railroad ltd limited pvt llp plc inc""".split())
+
+
 # the closings a writer puts before the initials they sign with on the same line ("thx, dg", "cheers, K")
 SHORT_CLOSINGS = r"thx|thanks|tks|tx|cheers|regards|rgds|best|ta"
 

@@ -1205,6 +1205,17 @@ def test_initials_of_a_surname_first_name_and_a_greeting_before_a_slash(pii):
     assert not _leaks(r, "Linda", "Mercy", "Richard") and r.text.startswith("Hi "), r.text
 
 
+def test_an_institution_or_street_word_closes_no_name(pii):
+    # a street, a school or a bank named after a person is a place or a body, whatever word opens it
+    r = pii("Between:\nMarina Rodrigues\nN0.24, 2Nd Cross, Thomas Road,\nKammanahalli\nAnd\n1.  Vijaya Bank\n"
+            "    Public Utility Buildings, M.G.Road\nhis daughter studied at Shri Samarth Ashram School, Bedag.")
+    assert not _leaks(r, "Marina", "Rodrigues"), r.text
+    for kept in ("Thomas Road", "Vijaya Bank", "M.G.Road", "Samarth Ashram School"):
+        assert kept in r.text, r.text
+    r = pii("Grace Lane and Tom Church gave evidence.")  # surnames that are such words stay names
+    assert not _leaks(r, "Grace Lane", "Tom Church"), r.text
+
+
 def test_re_cased_readings_keep_the_text_length_or_are_skipped(pii):
     from beam_jobs.pii_names import capitalised_copy, lowered_copy, uppercase_text
     assert lowered_copy("İSTANBUL") is None and lowered_copy("WIFE PEARL") == "wife pearl"  # "İ" lowers to 2 chars
