@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials, dash_signature_names, email_owner_names,
-                                      family_names, from_department_names, greeting_names, header_names, last_first_lines,
-                                      message_ends, opening_names, quoted_sender_names, signature_block_names,
-                                      signature_names, signed_initials, whose_names)
+from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials, dash_signature_names,
+                                      dashed_initial_lines, email_owner_names, family_names, from_department_names,
+                                      greeting_names, header_names, last_first_lines, message_ends, opening_names,
+                                      quoted_sender_names, signature_block_names, signature_names, signed_initials,
+                                      whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
                                        lettered_children,
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
@@ -184,6 +185,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "so tired. -_-", "its hilarious! XD",
                      "Which is the answer?\nA\nB\nC\nD", "Pick one: A, B, C or\nD", "see you all there.\n\nbye",
                      "that works for me.  ok", "the two options are\na", "Fine by me.\nyes")),
+    NameRule("dashed_initials", "initials alone on a line after a signature's dash, wherever the message goes on",
+             dashed_initial_lines,
+             finds=(("Mayor Lind might make news.\n\n--JT\nnight metro ed.", ["JT"]),
+                    ("the details are specific.\n-DS\n\n-----Forwarded to: Metro desk", ["DS"])),
+             leaves=("Departments:\n- IT\n- HR", "-- END\nof report", "--OK\nthen", "- JT reviews it")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", dash_signature_names,
              message_end=True,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),
@@ -573,7 +579,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("Pls tell Hiroshi he is a legend too.\nWill\n\n-----Original Message-----\nFrom: IT Helpdesk",
                      ["Will"]),
                     ("Thanks ever so much, I owe you both a coffee.\nSandy\n\nSandra Okoro-Kellett\nSecretary to the "
-                     "Senior Partner\nHallworth LLP - ext 318", ["Sandy"])),
+                     "Senior Partner\nHallworth LLP - ext 318", ["Sandy"]),
+                    ("so copy her in please.\n\nKind regards,\nBeth\n\nBethany Okafor\nCaseworker\nOffice of the MP",
+                     ["Beth"])),
              leaves=("Steps:\n1. Mix.\n\nEnjoy", "Ingredients are listed above.\n\nConclusion",
                      "Bake for an hour.\nEnjoy", "That is all.\nSummary",
                      "Make a list of things to do in the given city.\nParis",

@@ -809,7 +809,15 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     lower_sure = {w for s, e in known if sure_index.overlaps(s, e) for w in text[s:e].split()
                   if w.islower() and w.isalpha() and len(w) >= 3 and w not in STOP_WORDS and w not in MODALS}
     spans += [(s, e) for s, e in _occurrences(text, lower_sure) if PERSON_DOES_AFTER.match(text, e)]
+    # ... and any found name's word in lower case as a signature after a dash, alone on its line ("From: Shiv Raman"
+    # ... "-shiv"): there a dictionary word is the writer's name too
+    if "\n-" in text or "\n~" in text or text[:1] in "-~":
+        names = {w.lower() for w in words if w[:1].isupper()}
+        spans += [m.span(1) for m in _LOWER_DASH_SIGNATURE.finditer(text) if m.group(1) in names]
     return spans + _occurrences(text, words)
+
+
+_LOWER_DASH_SIGNATURE = re.compile(r"(?m)^[ \t]*[-–~]{1,2}[ \t]*([a-z][a-z'’\-]+)[ \t]*$")
 
 
 # A contact list's line: a role, a spaced dash or a colon, and who to reach right before the number ("confirms - PATTY

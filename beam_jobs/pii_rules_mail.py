@@ -46,7 +46,7 @@ _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W
 # "Thanks in advance,\nGrant\n\n---\nReply from ...", "Deb\n\n--\nDeborah Szymanski", "-RG\n\nSent from my
 # BlackBerry"), or a postscript follows it, and the rules that read a signature read the text's end
 _MESSAGE_OPENING = (
-    r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by)|reply[ \t]+message)\b|"
+    r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by|to)|reply[ \t]+message)\b|"
     r"(?:-{3,}|_{3,}|={3,}|\*{3,})[ \t]*$|>{2,}[ \t]+\S[^\n]*>{2,}|on[ \t][^\n]{4,200}\bwrote:[ \t]*$|"
     r"(?:from|sent|date|cc):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
     r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
@@ -390,7 +390,7 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # a signature block: a line of two to four capitalised words, then a line or two of role, firm or number at the end
-_NAME_OVER_BLOCK = re.compile(r"[.!?)][ \t]*\n[ \t]*([A-Z][a-z'’\-]+)[ \t]*\n[ \t]*\n[ \t]*"
+_NAME_OVER_BLOCK = re.compile(rf"(?:[.!?)]|(?i:\b(?:{CLOSINGS})),)[ \t]*\n[ \t]*([A-Z][a-z'’\-]+)[ \t]*\n[ \t]*\n[ \t]*"
                               r"[A-Z][\w'’\-]+(?:[ \t]+[A-Z][\w.'’\-]*){1,3}[ \t]*\n[^\n]{2,80}(?:\n[^\n]{2,80})?\s*\Z")
 
 
@@ -432,6 +432,16 @@ def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
         return []
     off = max(0, len(text) - 40)
     return [(off + m.start(g), off + m.end(g))]
+
+
+# Initials alone on a line after a signature's dash, wherever the message goes on below them ("--JT\nnight metro
+# ed.", "-DS" over a forwarded note); not a list's item ("- IT") or a word ("-- END")
+_DASHED_INITIALS_LINE = re.compile(r"(?m)^[ \t]*(?:--|[–~]|-(?=[A-Z]))[ \t]*([A-Z]{2,3})[ \t]*$")
+
+
+def dashed_initial_lines(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _DASHED_INITIALS_LINE.finditer(text) if m.group(1).lower() not in NOT_INITIALS
+            and (len(m.group(1)) == 2 or not is_word(m.group(1)))] if "-" in text or "~" in text else []
 
 
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")

@@ -1205,6 +1205,14 @@ def test_initials_of_a_surname_first_name_and_a_greeting_before_a_slash(pii):
     assert not _leaks(r, "Linda", "Mercy", "Richard") and r.text.startswith("Hi "), r.text
 
 
+def test_a_found_name_signs_in_lower_case_after_a_dash(pii):
+    # the writer's given name, a dictionary word, signs the message in lower case ("From: Shiv Raman" ... "-shiv")
+    r = pii("lunch thurs? ill ask jo too\n\n-shiv\n\n> -----Original Message-----\n> From: Shiv Raman\n> Sent: Monday")
+    assert not _leaks(r, "shiv", "Shiv"), r.text
+    r = pii("Cut the onion with a shiv.\n-shiv\nis a knife")  # no name found: the word stays
+    assert r.text.count("shiv") == 2, r.text
+
+
 def test_an_institution_or_street_word_closes_no_name(pii):
     # a street, a school or a bank named after a person is a place or a body, whatever word opens it
     r = pii("Between:\nMarina Rodrigues\nN0.24, 2Nd Cross, Thomas Road,\nKammanahalli\nAnd\n1.  Vijaya Bank\n"
