@@ -334,12 +334,22 @@ _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|
 # anonymity note ("H N\n(ANONYMITY DIRECTION MADE)")
 INITIALS_STAND_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant|respondent|petitioner|applicant|accused|"
                                   r"plaintiff|defendant|claimant|complainant)s?\b|[ \t]*(?:\n[ \t]*)?\((?i:anonymity)|"
-                                  rf"\]?(?:{_CHILD_CUE})|{_LETTER_ACTS}|(?<=\({UPPER})\)")  # (and "Ewa Nowak (K)")
+                                  rf"\]?(?:{_CHILD_CUE})|{_LETTER_ACTS}|(?<=\({UPPER})\)|"  # (and "Ewa Nowak (K)")
+                                  rf"(?<=[\"“']{UPPER})[\"”']|[ \t]*\(\d{{1,2}}\)")  # ('as "T"', "C (17)")
 
 
 # ... or as the judgment says it refers to them ("their two children, referred to in these proceedings as T and K")
-_REFERRED_AS = re.compile(rf"{REFERRED_AS}[ \t]+((?:{UPPER}\.?(?:,?[ \t]+and[ \t]+|,[ \t]*)){{0,5}}{UPPER}\.?)"
+# (each letter maybe in quotes and with an age: 'as "T"', "as X (15), Y (12) and Z (8)")
+_AS_LETTER = rf"[\"“']?{UPPER}\.?[\"”']?(?:[ \t]*\(\d{{1,2}}\))?"
+_REFERRED_AS = re.compile(rf"{REFERRED_AS}[ \t]+((?:{_AS_LETTER}(?:,?[ \t]+and[ \t]+|,[ \t]*)){{0,5}}{_AS_LETTER})"
                           r"(?=[ \t]*(?:[,.;:)]|$))", re.M)
+# ... or by a letter in quotes after the party's role ('The husband ("H") appeals', 'the wife ("W")'), or with an
+# age in brackets in a sentence about children ("two children, C (17) and D (15)")
+_ROLE_QUOTED_LETTER = re.compile(rf"(?i:\b(?:husband|wife|mother|father|applicant|respondent|appellant|claimant|"
+                                 rf"defendant|child|son|daughter|brother|sister|partner|grand(?:mother|father)))[ \t]+"
+                                 rf"\([ \t]*[\"“]({UPPER})[\"”][ \t]*\)")
+_CHILDREN_SENTENCE = re.compile(r"(?i)\bchild(?:ren)?\b(?!['’])[^.\n,:]{0,30}[,:]([^.\n]{0,80})")
+_LETTER_AGE = re.compile(rf"(?<![\w'’.\-])({UPPER})[ \t]*\(\d{{1,2}}\)")
 
 
 # ... or the letters a case's name lists ("Re A, B and C (Children: Final Care Orders)")
@@ -361,8 +371,15 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
         if m.group(1) in given_names():
             out.append(m.span(2))
             letters.add(m.group(2))
+    for m in _ROLE_QUOTED_LETTER.finditer(text) if "(" in text else ():
+        out.append(m.span(1))
+        letters.add(m.group(1))
+    for m in _CHILDREN_SENTENCE.finditer(text) if "(" in text else ():
+        for i in _LETTER_AGE.finditer(m.group(1)):
+            out.append((m.start(1) + i.start(1), m.start(1) + i.end(1)))
+            letters.add(i.group(1))
     for m in _REFERRED_AS.finditer(text):
-        for i in re.finditer(rf"{UPPER}\.?", m.group(1)):
+        for i in re.finditer(rf"(?<![\w(]){UPPER}\.?(?![\w)])", m.group(1)):
             out.append((m.start(1) + i.start(), m.start(1) + i.end()))
             letters.add(i.group(0))
     return out + _where_they_act(text, letters)
