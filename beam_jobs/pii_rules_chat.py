@@ -144,7 +144,7 @@ _CALLED_BARE = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:me|him|her)|goes[ \t
 # a comma ('Mr Costel Bălan, known as "Ţiganu"', 'Quintero Salcedo, 46, known as "El Flaco"': _KNOWN_AS)
 _ONE_QUOTED = re.compile(rf"\b(?:[Oo]ne|a[ \t]+certain)[ \t]+[\"“]({CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})[\"”]")
 _NAME_KNOWN_AS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:(?:also|better|commonly|locally|widely)[ \t]+)?"
-                            rf"(?:known|referred[ \t]+to)(?:[ \t]+(?:to|among|by)[ \t]+[\w'’ \t]{{1,25}}?)?[ \t]+as[ \t]+[\"“']({CAPWORD}(?:[ \t]+[\w'’\-]+){{0,2}})[\"”']")
+                            rf"(?:known|referred[ \t]+to)(?:[ \t]+(?:to|among|by)[ \t]+[\w'’ \t]{{1,25}}?)?[ \t]+as[ \t]+[\"“']({CAPWORD}(?:[ \t]+[\w'’\-]+){{0,2}})[,.]?[\"”']")
 # ... and what a person is known as or dubbed, with a person named or meant just before ('a man known as "Smiler"',
 # 'Cheung, 68, known in the local press as "Big Kei"', 'whom the press dubbed "Ivo the Terrible"')
 _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
@@ -153,7 +153,7 @@ _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself
                        rf"neighbou?r|cousin|friend|colleague|driver|brother|sister|son|daughter)s?\b|\b\d{{1,3}},)[^.!?\n]{{0,40}}?"
                        rf"\b(?:(?:known|referred[ \t]+to)(?:[ \t]+(?:on[ \t]+the[ \t]+street|locally|to[ \t]+\w+|in[ \t]+"
                        rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
-                       rf"(?:[ \t]+[\w'’\-]+){{0,2}})[\"”'’])")
+                       rf"(?:[ \t]+[\w'’\-]+){{0,2}})[,.]?[\"”'’])")  # (American quotes take the comma in: '"Bird,"')
 
 # ... and whom somebody knew only by a name in quotes, or the name a person writes under ('one of whom he knew only
 # as "Bato"', 'a blog under the pseudonym "pasha_ural"')
