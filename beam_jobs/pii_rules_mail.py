@@ -6,6 +6,7 @@ beam_jobs/pii_name_rules.py's table, which runs them on every text.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, ENGLISH_NICKNAMES,
@@ -487,15 +488,24 @@ _FROM_DEPARTMENT = re.compile(
     rf"|(?:{CAPWORD}[ \t]+){{0,3}}(?i:{_FIRM_WORDS})\.?)(?![\w'’\-])")
 
 
+_ARTICLE_BEFORE = re.compile(r"(?i)\b(?:the|a|an|my|your|his|her|our|their|this|that)[ \t]+\Z")
+# ... or from where friends know each other, as chat says who is meant ("grace from ur work", "Mike from church")
+_FROM_SOCIAL = re.compile(rf"(?<![\w'’\-.@])({ANYWORD})[ \t]+from[ \t]+(?:(?:my|ur|your|his|her|our|their|the)[ \t]+)?"
+                          r"(?i:work|school|college|uni|church|class|the[ \t]+gym|gym|next[ \t]+door|upstairs|"
+                          r"downstairs|the[ \t]+office|book[ \t]+club|yoga|choir|daycare|nursery|football|soccer|"
+                          r"rugby|netball|karate|swim(?:ming)?|scouts|youth[ \t]+group|mosque|temple|synagogue)\b")
+
+
 def from_department_names(text: str, is_word) -> list[tuple[int, int]]:
     """A given name or surname of the lists before 'from', 'in' or 'at' and a department or a firm
     (_FROM_DEPARTMENT): capitalised, or a given name in lower case ("pat from HR"); never a function word, a
     modal, a month or a weekday ("will from IT on", "May in Finance" is May)."""
     out = []
-    for m in _FROM_DEPARTMENT.finditer(text):
+    for m in itertools.chain(_FROM_DEPARTMENT.finditer(text), _FROM_SOCIAL.finditer(text) if "from" in text else ()):
         w = m.group(1)
-        if is_function_word(w) or w.lower() in MONTHS or w.lower() in WEEKDAYS or CONTRACTION.search(w):
-            continue
+        if is_function_word(w) or w.lower() in MONTHS or w.lower() in WEEKDAYS or CONTRACTION.search(w) \
+                or _ARTICLE_BEFORE.search(text, max(0, m.start(1) - 8), m.start(1)):
+            continue  # (after an article a word is the word: "the bill from school")
         name = w if w[0].isupper() else w.capitalize()
         if w.isupper() and len(w) > 3:
             name = w.capitalize()
