@@ -264,7 +264,13 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
             out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names]
     for m in _OPENING_NAMES.finditer(text):
         names = list(re.finditer(CAPWORD, m.group(1)))
-        if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names):
+        if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names) and not (
+                # ... or one name of any list, or no dictionary word, before the words said to a reader that open a
+                # message ("Olu - FYI, see below"): no place, no country, no acronym ("USA - please ship")
+                len(names) == 1 and m.group(2) and _opens_message(text, m.start()) and (
+                    (w := names[0].group(0)) in given_names() or not is_word(w))
+                and w not in place_names() and w not in country_names() and not w.isupper()
+                and w.lower() not in NOT_ADDRESSED and w.lower() not in _CLOSINGS_SET):
             continue
         if len(names) == 1 and not m.group(2) and not (_DASH_AFTER.match(text, m.end(1)) and _opens_message(text, m.start())):
             continue  # one name alone: only before the words said to a reader, or with a dash opening a message
