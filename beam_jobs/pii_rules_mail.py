@@ -532,7 +532,8 @@ _WHOSE = re.compile(rf"(?<![\w'’\-])({CAPWORD})['’]s[ \t]+(?:(?:\d{{1,2}}(?:
                     r"leaving|farewell|promotion|request|idea|question|questions|concerns|decision|signature|opinion|"
                     r"thoughts|take|vm|voicemail|voice[ \t]+mail|schedule|calendar|"
                     # (and a family's occasions, as personal mail names them: "Lily's recital", "Maya's 7th birthday")
-                    r"recital|lesson|game|party|shower|graduation|funeral|surgery|baby|kids|son|daughter|house)\b")
+                    r"recital|lesson|game|party|shower|graduation|funeral|surgery|baby|kids|son|daughter|house|"
+                    r"bday|b-day|stag|hen|bachelor|bachelorette)\b")
 
 
 def whose_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -540,15 +541,18 @@ def whose_names(text: str, is_word) -> list[tuple[int, int]]:
     holds whose cell, boss or birthday it is, which no firm has ("Paulsen's cell is"), written as prose writes
     it; never a month, a weekday, a place or a firm's word ("May's numbers", "Chase's desk": a bank)."""
     return [(m.start(1), m.end(1)) for m in _WHOSE.finditer(text)
-            if (m.group(1) in given_names() or not is_word(m.group(1)) and _PERSONAL_THING.fullmatch(m.group(2)))
+            if (m.group(1) in given_names() or not is_word(m.group(1)) and _PERSONAL_THING.fullmatch(m.group(2))
+                or _OCCASION.fullmatch(m.group(2)))  # a nickname's birthday is a person's ("Moose's bday")
             and not m.group(1).isupper() and m.group(1).lower() not in MONTHS
             and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()
             and m.group(1) not in country_names() and m.group(1).lower() not in _FIRM_GIVEN_NAMES
             and not re.search(r"(?i)\bthe[ \t]+\Z", text[max(0, m.start(1) - 5):m.start(1)])]
 
 
-_PERSONAL_THING = re.compile(r"cell|extension|birthday|wedding|retirement|farewell|promotion|assistant|secretary|boss|"
+_PERSONAL_THING = re.compile(r"cell|extension|birthday|bday|b-day|wedding|retirement|farewell|promotion|assistant|secretary|boss|"
                              r"vm|voicemail|voice[ \t]+mail|calendar|signature")
+# the occasions only a person has, whatever word names them
+_OCCASION = re.compile(r"birthday|bday|b-day|wedding|funeral|retirement|stag|hen|bachelor|bachelorette")
 _FIRM_GIVEN_NAMES = frozenset("chase morgan wells lloyd ford dell merrill lehman barclay goldman".split())
 
 

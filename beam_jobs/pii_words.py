@@ -18,7 +18,11 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              # (and the closings of other languages in English mail: "besos,\nMari", "Saludos,\nBurak")
              r"besos|abrazos|un[ \t]+abrazo|saludos|saludos[ \t]+cordiales|gracias|gracias[ \t]+por[ \t]+todo|"
              r"muchas[ \t]+gracias|atentamente|cordialmente|ciao|grazie|bisous|cordialement|bien[ \t]+[àa][ \t]+vous|"
-             r"gr[üu](?:ß|ss)e|viele[ \t]+gr[üu](?:ß|ss)e|mfg|obrigad[oa]|abra[çc]os|beijos")
+             r"gr[üu](?:ß|ss)e|viele[ \t]+gr[üu](?:ß|ss)e|mfg|obrigad[oa]|abra[çc]os|beijos|"
+             # (Welsh, Irish, Dutch, Scandinavian, Polish, Turkish)
+             r"diolch|diolch[ \t]+yn[ \t]+fawr|cofion|go[ \t]+raibh[ \t]+maith[ \t]+agat|groetjes|met[ \t]+vriendelijke[ \t]+groet|"
+             r"mvh|med[ \t]+vennlig[ \t]+hilsen|hilsen|hälsningar|vänliga[ \t]+hälsningar|pozdrawiam|pozdrowienia|"
+             r"sayg[ıi]lar[ıi]mla|te[şs]ekk[üu]rler")
 # The folders of a mail client's mailbox ("\\Inbox", "\\Sent Items", "\\Notes Folders\\All documents"): no
 # mailbox owner's name
 MAIL_FOLDER_WORDS = frozenset("""inbox outbox sent items deleted drafts draft junk spam notes folders folder documents
