@@ -30,12 +30,12 @@ from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting
 from beam_jobs.pii_rules_notes import PERSON_DOES_AFTER
-from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES, EPONYM_DEVICES,
-                                 INITIAL_ACTOR_VERBS, INITIAL_ROLES, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS,
-                                 MONTHS, MOVE_VERBS, WEEKDAYS,
-                                 NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOT_INITIALS, NOT_VOCATIVE, NOTE_LABELS, NOTE_SHORTHAND,
-                                 GIVEN_NAME_SYLLABLES, GREETINGS, INSTITUTION_HEADS, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF, PLACE_VERBS, SHORT_CLOSINGS,
-                                 SIGNATURE_LOCALES, country_names,
+from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES,
+                                 EPONYM_DEVICES, GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS, INITIAL_ROLES,
+                                 INSTITUTION_HEADS, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS, MONTHS, MOVE_VERBS,
+                                 NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOTE_LABELS, NOTE_SHORTHAND, NOT_INITIALS,
+                                 NOT_VOCATIVE, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF,
+                                 PLACE_VERBS, SHORT_CLOSINGS, SIGNATURE_LOCALES, WEEKDAYS, country_names,
                                  cue_alternation, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.presidio_loader import import_spacy
 
@@ -1210,7 +1210,8 @@ _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|re
 _PLACE_AFTER = re.compile(r"[ \t]+(" + "|".join(sorted(PLACE_AFTER)) + r")\b", re.IGNORECASE)
 _PLACE_NOUN_AFTER = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_NOUNS)) + r")\b", re.IGNORECASE)
 # either closing the candidate itself ("Hancock Brook", "Mullen Siding", "Howard County")
-_INSTITUTION_LAST = re.compile(r"(?:[ \t]+|(?<=\.))(" + "|".join(sorted(INSTITUTION_HEADS)) + r")\.?[ \t]*\Z", re.IGNORECASE)
+_INSTITUTION_LAST = re.compile(r"(?:[ \t]+|(?<=\.))(" + "|".join(sorted(INSTITUTION_HEADS)) + r")\.?[ \t]*\Z",
+                               re.IGNORECASE)
 _PLACE_LAST = re.compile(r"[ \t]+(?:" + "|".join(sorted(PLACE_AFTER | PLACE_NOUNS)) + r")[ \t]*\Z", re.IGNORECASE)
 
 

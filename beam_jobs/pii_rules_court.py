@@ -127,8 +127,8 @@ def role_initials(text: str, is_word) -> list[tuple[int, int]]:
     """Initials that stand for a person after a role or a kin word, as judgments and reports anonymise
     ("investigator S.", "officers B. and D.", "his son, M."): each initial is that person's name, and so
     wherever it stands alone before a verb ("a daughter, G., in 2011 ... that G. would live with her mother")."""
-    out = [(m.start(g) + i.start(), m.start(g) + i.end()) for m in _ROLE_INITIALS.finditer(text)
-           for g in (1, 2) if m.group(g) and not (m.group(g) in DOTTED_NOT_INITIALS and NUMBER_NEXT.match(text, m.end(g)))
+    out = [(m.start(g) + i.start(), m.start(g) + i.end()) for m in _ROLE_INITIALS.finditer(text) for g in (1, 2)
+           if m.group(g) and not (m.group(g) in DOTTED_NOT_INITIALS and NUMBER_NEXT.match(text, m.end(g)))
            for i in re.finditer(rf"{UPPER}\.?", m.group(g))]  # (an era before its year: "a major A.D. 1200 site")
     return out + _where_they_act(text, {text[s:e] for s, e in out})
 

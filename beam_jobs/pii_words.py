@@ -20,7 +20,8 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"muchas[ \t]+gracias|atentamente|cordialmente|ciao|grazie|bisous|cordialement|bien[ \t]+[àa][ \t]+vous|"
              r"gr[üu](?:ß|ss)e|viele[ \t]+gr[üu](?:ß|ss)e|mfg|obrigad[oa]|abra[çc]os|beijos|"
              # (Welsh, Irish, Dutch, Scandinavian, Polish, Turkish)
-             r"diolch|diolch[ \t]+yn[ \t]+fawr|cofion|go[ \t]+raibh[ \t]+maith[ \t]+agat|groetjes|met[ \t]+vriendelijke[ \t]+groet|"
+             r"diolch|diolch[ \t]+yn[ \t]+fawr|cofion|go[ \t]+raibh[ \t]+maith[ \t]+agat|groetjes|"
+             r"met[ \t]+vriendelijke[ \t]+groet|"
              r"mvh|med[ \t]+vennlig[ \t]+hilsen|hilsen|hälsningar|vänliga[ \t]+hälsningar|pozdrawiam|pozdrowienia|"
              r"sayg[ıi]lar[ıi]mla|te[şs]ekk[üu]rler")
 # The folders of a mail client's mailbox ("\\Inbox", "\\Sent Items", "\\Notes Folders\\All documents"): no
