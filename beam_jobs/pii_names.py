@@ -583,7 +583,8 @@ _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t
 _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duoderm applied"
 # a doubles pair, each maybe with the country in brackets ("Woodbridge (Australia) / Drew Cash (Australia) beat"; a
 # slash between spaces or after a bracket: "Anna Lee/HOU/ECT" is a mail address)
-_SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])(?!(?i:{GREETINGS})[ \t])({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
+_SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])(?!(?i:{GREETINGS})[ \t])({_CAP}(?:[ \t]+{_CAP})?)"  # ("Hi Linda / Mercy,")
+                         rf"(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
                          rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+[-–][ \t]|[ \t]+(?:beat|def\.|lost|won)\b)")
 # a shift's handover, who gave it and who took it ("(Okafor -> Stone)", "days: Priya → Hale")
 _ARROW_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?:->|→|=>)[ \t]*({_CAP}(?:[ \t]+{_CAP})?)"
