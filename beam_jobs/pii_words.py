@@ -182,9 +182,10 @@ institute foundation railway railroad""".split())
 
 # ... and these close a place or a body's name whatever word opens it, a given name too ("Thomas Road", "Gopal Reddy
 # Layout", "Samarth Ashram School", "Vijaya Bank"): none is a surname of the lists, and a person's name never ends so
+# (not "temple" or "nagar", surnames the lists lack: "Shirley Temple", "Rajesh Nagar")
 INSTITUTION_HEADS = frozenset("""school academy college university hospital clinic institute road avenue boulevard
-highway street lane marg nagar colony layout apartments apartment residency enclave society bank cathedral church
-temple mosque masjid mandir gurudwara museum stadium railway railroad ltd limited pvt llp plc inc""".split())
+highway street lane marg colony layout apartments apartment residency enclave society bank cathedral church
+mosque masjid mandir gurudwara museum stadium railway railroad ltd limited pvt llp plc inc""".split())
 
 
 # the closings a writer puts before the initials they sign with on the same line ("thx, dg", "cheers, K")

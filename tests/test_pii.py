@@ -1222,6 +1222,8 @@ def test_an_institution_or_street_word_closes_no_name(pii):
         assert kept in r.text, r.text
     r = pii("Grace Lane and Tom Church gave evidence.")  # surnames that are such words stay names
     assert not _leaks(r, "Grace Lane", "Tom Church"), r.text
+    r = pii("Shirley Temple sang, and Rajesh Nagar said he had booked the hall.")  # surnames the lists lack
+    assert not _leaks(r, "Temple", "Nagar"), r.text
 
 
 def test_re_cased_readings_keep_the_text_length_or_are_skipped(pii):
