@@ -1831,6 +1831,9 @@ def _organisation_short_forms(doc, candidates: "SpanIndex") -> set[str]:
             and not candidates.overlaps(e.start_char, e.end_char)} - person_words
 
 
+_INDEFINITE = frozenset({"a", "an", "another", "every", "each", "any"})
+
+
 def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     """A one-word PERSON that is more likely a capitalised common word: a dictionary word opening its sentence
     or line, or after a field label, before an article, preposition or pronoun ("Embark on a journey",
@@ -1839,6 +1842,11 @@ def _common_word_alone(ent, vocabulary: frozenset[str]) -> bool:
     list around a comma, a list's items run together."""
     if len(ent) == 1 and _WORD_SHAPED.search(ent.text):
         return True  # "Hemodynamically stable", "Cholecystitis": no name ends so
+    if len(ent) == 1 and ent.start and ent.doc[ent.start - 1].lower_ in _INDEFINITE and vocabulary \
+            and in_vocabulary(ent.text, vocabulary) and not in_name_lists(ent.text) \
+            and (ent.end == len(ent.doc) or ent.doc[ent.end].is_punct or ent.doc[ent.end].is_stop):
+        return True  # a thing after an indefinite article ("a Microwave, a toaster"; not "a Kowalczyk", nor a
+        # name as a noun's attribute: "a Trump supporter")
     if len(ent) == 3 and ent[1].text == "," and vocabulary and all(
             in_vocabulary(t.text, vocabulary) and not in_name_lists(t.text) for t in (ent[0], ent[2])):
         return True  # two items of a list of words the NER ran together ("tones include Formal, Assertive, ...")

@@ -203,6 +203,8 @@ def test_numbers_that_are_not_pii_are_left_alone(pii, text):
     "The bowling was tight and Pakistan was all out for 152 in the last over.",
     "Asked whether he could win, he said: 'Nah. There are better players.'",
     "It was a so-so day: a min-max search, a man-made lake and a pop-up shop.",
+    "I also only have a Microwave, a toaster oven, and an inductive range.",   # a thing after "a"
+    "Instead I went into the church, took a Bulletin, dipped my finger in the water.",
 ])
 def test_ordinary_prompts_keep_their_words(pii, text):
     r = pii(text)
