@@ -812,7 +812,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     spans += [(s, e) for s, e in _occurrences(text, lower_sure) if PERSON_DOES_AFTER.match(text, e)]
     # ... and any found name's word in lower case as a signature after a dash, alone on its line ("From: Shiv Raman"
     # ... "-shiv"): there a dictionary word is the writer's name too
-    if "\n-" in text or "\n~" in text or text[:1] in "-~":
+    if "\n-" in text or "\n~" in text or text.startswith(("-", "~")):
         names = {w.lower() for w in words if w[:1].isupper()}
         spans += [m.span(1) for m in _LOWER_DASH_SIGNATURE.finditer(text) if m.group(1) in names]
     return spans + _occurrences(text, words)

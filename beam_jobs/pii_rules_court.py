@@ -360,29 +360,17 @@ _NAMED_LETTER = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{CAPWORD}[ \t]*\((
 
 
 def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
-    named = list(_LETTER_CHILD.finditer(text))
-    out = [m.span(1) for m in named]
-    letters = {m.group(1) for m in named}
-    for m in _CASE_LETTERS.finditer(text) if "(" in text else ():  # "Re A, B and C (Children)"
-        for i in re.finditer(rf"{UPPER}(?:-{UPPER})?", m.group(1)):
-            out.append((m.start(1) + i.start(), m.start(1) + i.end()))
-            letters.add(i.group(0))
-    for m in _NAMED_LETTER.finditer(text) if "(" in text else ():
-        if m.group(1) in given_names():
-            out.append(m.span(2))
-            letters.add(m.group(2))
-    for m in _ROLE_QUOTED_LETTER.finditer(text) if "(" in text else ():
-        out.append(m.span(1))
-        letters.add(m.group(1))
-    for m in _CHILDREN_SENTENCE.finditer(text) if "(" in text else ():
-        for i in _LETTER_AGE.finditer(m.group(1)):
-            out.append((m.start(1) + i.start(1), m.start(1) + i.end(1)))
-            letters.add(i.group(1))
-    for m in _REFERRED_AS.finditer(text):
-        for i in re.finditer(rf"(?<![\w(]){UPPER}\.?(?![\w)])", m.group(1)):
-            out.append((m.start(1) + i.start(), m.start(1) + i.end()))
-            letters.add(i.group(0))
-    return out + _where_they_act(text, letters)
+    out = [m.span(1) for m in _LETTER_CHILD.finditer(text)]
+    if "(" in text:
+        out += [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _CASE_LETTERS.finditer(text)
+                for i in re.finditer(rf"{UPPER}(?:-{UPPER})?", m.group(1))]  # "Re A, B and C (Children)"
+        out += [m.span(2) for m in _NAMED_LETTER.finditer(text) if m.group(1) in given_names()]
+        out += [m.span(1) for m in _ROLE_QUOTED_LETTER.finditer(text)]
+        out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in _CHILDREN_SENTENCE.finditer(text)
+                for i in _LETTER_AGE.finditer(m.group(1))]
+    out += [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _REFERRED_AS.finditer(text)
+            for i in re.finditer(rf"(?<![\w(]){UPPER}\.?(?![\w)])", m.group(1))]
+    return out + _where_they_act(text, {text[s:e] for s, e in out})
 
 
 def _where_they_act(text: str, letters: set[str]) -> list[tuple[int, int]]:

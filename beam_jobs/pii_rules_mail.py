@@ -549,10 +549,10 @@ def whose_names(text: str, is_word) -> list[tuple[int, int]]:
             and not re.search(r"(?i)\bthe[ \t]+\Z", text[max(0, m.start(1) - 5):m.start(1)])]
 
 
-_PERSONAL_THING = re.compile(r"cell|extension|birthday|bday|b-day|wedding|retirement|farewell|promotion|assistant|"
-                             r"secretary|boss|"
+_PERSONAL_THING = re.compile(r"cell|extension|farewell|promotion|assistant|secretary|boss|"
                              r"vm|voicemail|voice[ \t]+mail|calendar|signature")
-# the occasions only a person has, whatever word names them
+# the occasions only a person has, whatever word names them (a dictionary word too: _PERSONAL_THING's others need a
+# word no dictionary holds)
 _OCCASION = re.compile(r"birthday|bday|b-day|wedding|funeral|retirement|stag|hen|bachelor|bachelorette")
 _FIRM_GIVEN_NAMES = frozenset("chase morgan wells lloyd ford dell merrill lehman barclay goldman".split())
 
