@@ -28,7 +28,7 @@ from beam_jobs.pii_rules_common import (DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODAL
                                         UPPER, WORD_START)
 from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
-from beam_jobs.pii_rules_news import company_reporting
+from beam_jobs.pii_rules_news import company_reporting, declared_things
 from beam_jobs.pii_rules_notes import PERSON_DOES_AFTER
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES,
                                  EPONYM_DEVICES, GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS, INITIAL_ROLES,
@@ -1197,8 +1197,9 @@ def is_word_problem(text: str) -> bool:
 
 
 # "the city of Vega", "Lake Louise": a place, whatever the NER says
-_PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|state|county|province|republic|kingdom|university|port|"
-                           r"island|isle|river|lake|mount|bay|gulf|region|district|municipality)[ \t]+of|"
+_PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|hamlet|parish|borough|township|suburb|state|county|province|"
+                           r"republic|kingdom|university|port|island|isle|river|lake|mount|bay|gulf|region|district|"
+                           r"municipality|north|south|east|west|(?:north|south)-?(?:east|west))[ \t]+of|"
                            r"\b(?:lake|mount|river|cape))[ \t]+\Z|"
                            # a storm's given name ("hurricane Irma", "Cyclone Phailin") names no person
                            r"(?i:\b(?:hurricane|typhoon|cyclone|tropical[ \t]+storm|storm))[ \t]+\Z|"
@@ -1312,8 +1313,17 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     # not "Mourinho's side", "the Chelsea boss": there the club's words are someone's or the sentence's)
     sides += [m.group(1) for m in _CLUB_ROLE.finditer(text) if m.group(1).split()[0].lower() not in NAME_STOPS
               and not _DETERMINER_BEFORE.search(text, max(0, m.start(1) - 8), m.start(1))]
+    # ... and so is what the text says is a place, a body or a work ("Atwick is a village", "Thyrza, a series of
+    # elegies"), with the other names it is given in brackets ("Athens (Greek: Αθήνα, Athína), is the capital")
+    for s, e in declared_things(text):
+        sides.append(text[s:e])
+        if (bracket := _BRACKET_AFTER.match(text, e)) is not None:
+            parts.append(bracket.span())
     # a side is a team wherever the text names it ("Panathinaikos 2 Olympiakos 1" ... "Panathinaikos coach")
     return parts + _occurrences(text, set(sides))
+
+
+_BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
 
 
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name
@@ -1460,8 +1470,11 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
     # sure: the part of a candidate that the model called a person, not the neighbours it grew over
     sure = _intersections(ner, people) + titled + cued
+    # (a found name's words repeat as the name, but not inside what the text says is no name: "Mangal" of "Mangal
+    # Shobhajatra, an annual procession")
     ner += [_over_wrap(view, s, e, vocabulary) for s, e in
-            structural_names(view, contact_details, ner + titled + cued, vocabulary, sure)]
+            structural_names(view, contact_details, ner + titled + cued, vocabulary, sure)
+            if not any(a <= s and e <= b for a, b in no_names)]
     if cased_doc is not None:
         ner = [span for s, e in ner for span in [_without_function_words(text, s, e)] if span]
     if ner and langid is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOTE_LABELS,
-                                 NOTE_SHORTHAND, OFFICE_WORDS, WEEKDAYS, country_names, given_names, in_name_lists,
+                                 NOTE_SHORTHAND, OFFICE_WORDS, THING_KINDS, WEEKDAYS, country_names, given_names, in_name_lists,
                                  place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, UPPER, WORD_START
 
@@ -325,6 +325,48 @@ def company_reporting(text: str, s: int, e: int) -> bool:
         return True
     words = text[s:e].split()
     return not (len(words) >= 2 and words[0] in given_names()) and bool(_COMPANY_BEFORE.search(text[max(0, s - 30):s]))
+
+
+# What an encyclopedia's or a guide's sentence says a name is: a copula, a relative clause or an apposition, an
+# article, up to five modifiers that are no function words, and a kind of place, body or work that the next word
+# does not turn into a person's attribute ("Atwick is a village and civil parish in", "Crazyhead are an English punk
+# rock / garage rock band from", "Powell's which is a bookstore.", "Thyrza, a series of elegies"; not "Tom is a
+# village doctor", "Ann, the band's drummer", "Ann is a member of the band"). Other names in brackets may come
+# between ("Athens (Greek: ..., Athína), is the capital city of Greece")
+_THING_KIND = "(?:" + "|".join(sorted(THING_KINDS, key=len, reverse=True)) + ")"
+_NO_MODIFIER = (r"(?:of|in|on|at|for|with|from|by|to|and|or|but|who|whose|which|that|the|a|an|his|her|their|its|my|"
+                r"our|your|is|are|was|were)\b")
+_DECLARED_THING = re.compile(
+    rf"{WORD_START}({CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}?)(?:['’]s)?(?:[ \t]*\([^()\n]{{1,80}}\))?"
+    r"(?:[ \t]*,?[ \t]+(?:(?:which|that)[ \t]+)?(?:is|are|was|were|remains)|[ \t]*,)[ \t]+"
+    rf"(?:an?|the|one[ \t]+of[ \t]+the)[ \t]+(?:(?!{_NO_MODIFIER})[\w'’\-/]+[ \t]+){{0,6}}?{_THING_KIND}(?:s|es)?"
+    r"(?=[ \t]*(?:[,.;:!?)\n]|\Z)|[ \t]+(?:of|in|on|at|near|and|or|that|which|whose|where|based|located|founded|"
+    r"formed|situated|known|named|called|from|with|by|for)\b)")
+_GREETING = r"(?i:\b(?:dear|hi|hello|hey|thanks|thank[ \t]+you|cheers))"
+_GREETING_FIRST = re.compile(rf"{_GREETING}\b")
+_GREETING_BEFORE = re.compile(rf"{_GREETING}[ \t,]*\Z")
+
+
+def declared_things(text: str) -> list[tuple[int, int]]:
+    """The names that `text` itself says are a place, a body or a work (`_DECLARED_THING`): no person's, here or
+    wherever the text repeats them. Never a name that opens with an English given name ("Sam, the band and I"), nor
+    one addressed or thanked."""
+    if not (" a" in text or " the" in text):
+        return []
+    out = []
+    for m in _DECLARED_THING.finditer(text):
+        s, e = m.span(1)
+        if _GREETING_FIRST.match(text, s) or _GREETING_BEFORE.search(text, max(0, s - 16), s):
+            continue  # "Dear Sam, the band and I"
+        e -= len(m.group(1)) - len(POSSESSIVE.sub("", m.group(1)))  # "Powell's which is a bookstore"
+        words = text[s:e].split()
+        while words and words[0].lower() in STOP_WORDS:  # "The Ramones were", "Today Atwick is"
+            s += text.find(words[0], s) - s + len(words[0])
+            s += len(text[s:]) - len(text[s:].lstrip())
+            words = words[1:]
+        if words and words[0] not in given_names(ENGLISH_LOCALES):
+            out.append((s, e))
+    return out
 
 
 def surname_word_names(text: str, is_word) -> list[tuple[int, int]]:

@@ -274,6 +274,19 @@ carmaker automaker drugmaker steelmaker chipmaker planemaker tyremaker toymaker 
 insurer reinsurer retailer bank lender brokerage broker bourse exchange regulator watchdog ministry daily
 newspaper weekly broadcaster airline refiner utility distributor wholesaler supermarket chain fund trust
 consultancy partnership institute federation association union network channel publisher""".split())
+# What a text may declare a name to be that no person is ("Atwick is a village", "Crazyhead are an English punk
+# band", "Thyrza, a series of elegies"): places, bodies, works, dishes, events, species. Not "star", "character",
+# "duo", "show" or "act": a person is called those
+THING_KINDS = frozenset("""village hamlet town city capital suburb district neighbourhood neighborhood municipality
+parish county borough region province state country island archipelago peninsula river lake mountain valley
+volcano port settlement band company firm corporation consultancy brand label manufacturer retailer bank airline
+newspaper magazine journal website bookstore bookshop shop store restaurant hotel pub album song single film movie
+novel book play opera poem series cycle collection anthology sitcom programme program software language dish drink cocktail beverage dessert
+cheese soup sauce procession festival holiday celebration ritual genre ship vessel aircraft school college
+university museum church temple mosque cathedral castle palace bridge building tower station airport stadium park
+road street railway canal dam team club league party organisation organization agency charity foundation
+institute ministry breed species genus plant tree flower bird mineral drug disease syndrome planet galaxy
+constellation crater hurricane storm cyclone typhoon""".split())
 # News agencies, which speak and are told things as people are ("told Reuters", "Interfax quoted"): never a name
 NEWS_AGENCIES = frozenset("reuters interfax itar-tass tass xinhua kyodo bernama ansa anp afp efe dpa yonhap".split())
 

@@ -866,6 +866,24 @@ def test_a_relatives_name_given_in_a_note_and_a_batting_average_list(pii):
     assert not _leaks(r, "Okonkwo", "Burks", "Lindqvist", "Haverford"), r.text
 
 
+def test_what_a_text_says_is_a_place_a_body_or_a_work_is_no_name_wherever_it_repeats(pii):
+    text = ("Quarrowby is a village and civil parish in the north of the county.\nThe hamlet of Tennerleigh lies "
+            "two miles north of Brackwell. Quarrowby church dates from 1120.\n\nVelvetgrub are an English "
+            "garage rock / punk band from Derby. Over the years Velvetgrub toured widely.\n\nIn her memory he wrote "
+            "Ellowenne, a cycle of elegies, and the best stop in town is Drummond's which is a bookstore. "
+            "Ostravel (Greek: Οστράβελ), is the capital city of the region.")
+    r = pii(text)
+    for word in ("Quarrowby", "Tennerleigh", "Brackwell", "Velvetgrub", "Ellowenne", "Drummond", "Ostravel",
+                 "Οστράβελ"):
+        assert word in r.text, (word, r.text)
+    # a person's attribute, a band's member, a greeting: the person stays found
+    for text, name in (("Tobiah Quennell is a village doctor in Kent.", "Quennell"),
+                       ("We met Orlaith Dunleavy, the band's drummer, at noon.", "Dunleavy"),
+                       ("Marguerite Okafor is a member of the band.", "Okafor"),
+                       ("Dear Siobhan, the band and I will be late.", "Siobhan")):
+        assert name not in pii(text).text, pii(text).text
+
+
 def test_where_somebody_goes_and_a_place_or_body_named_after_a_word(pii):
     text = ("Residents of Raqqah fled to Dordrecht. The state of Punjab and the Wayne County board met. "
             "Moti Ram R/o Sahaspuriya appeared.")
