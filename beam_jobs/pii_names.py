@@ -1313,14 +1313,17 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     # not "Mourinho's side", "the Chelsea boss": there the club's words are someone's or the sentence's)
     sides += [m.group(1) for m in _CLUB_ROLE.finditer(text) if m.group(1).split()[0].lower() not in NAME_STOPS
               and not _DETERMINER_BEFORE.search(text, max(0, m.start(1) - 8), m.start(1))]
-    # ... and so is what the text says is a place, a body or a work ("Atwick is a village", "Thyrza, a series of
-    # elegies"), with the other names it is given in brackets ("Athens (Greek: Αθήνα, Athína), is the capital")
-    for s, e in declared_things(text):
-        sides.append(text[s:e])
-        if (bracket := _BRACKET_AFTER.match(text, e)) is not None:
-            parts.append(bracket.span())
     # a side is a team wherever the text names it ("Panathinaikos 2 Olympiakos 1" ... "Panathinaikos coach")
     return parts + _occurrences(text, set(sides))
+
+
+def thing_parts(text: str) -> list[tuple[int, int]]:
+    """Where `text` names what it says is a place, a body or a work ("Atwick is a village", "Thyrza, a series of
+    elegies"; pii_rules_news.declared_things), with the other names it is given in brackets there ("Athens (Greek:
+    Αθήνα, Athína), is the capital"): every occurrence."""
+    declared = declared_things(text)
+    brackets = [m.span() for s, e in declared for m in [_BRACKET_AFTER.match(text, e)] if m]
+    return brackets + _occurrences(text, {text[s:e] for s, e in declared})
 
 
 _BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
@@ -1442,7 +1445,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         ner += lone_given_names(doc, vocabulary) + listed_full_names(text, vocabulary)
     if ner and (short_forms := _organisation_short_forms(doc, SpanIndex(ner))):
         ner = [(s, e) for s, e in ner if text[s:e].strip() not in short_forms]
-    no_names = no_name_parts(text, vocabulary) if ner else []
+    things = thing_parts(text) if ner else []
+    no_names = no_name_parts(text, vocabulary) + things if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _named_place(text, s, e)
@@ -1470,11 +1474,11 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON" and len(ent) >= 2]
     # sure: the part of a candidate that the model called a person, not the neighbours it grew over
     sure = _intersections(ner, people) + titled + cued
-    # (a found name's words repeat as the name, but not inside what the text says is no name: "Mangal" of "Mangal
-    # Shobhajatra, an annual procession")
+    # (a found name's words repeat as the name, but not inside what the text says is a place, a body or a work:
+    # "Mangal" of "Mangal Shobhajatra, an annual procession"; a side's or a heading's words may be a person's)
     ner += [_over_wrap(view, s, e, vocabulary) for s, e in
             structural_names(view, contact_details, ner + titled + cued, vocabulary, sure)
-            if not any(a <= s and e <= b for a, b in no_names)]
+            if not any(a <= s and e <= b for a, b in things)]
     if cased_doc is not None:
         ner = [span for s, e in ner for span in [_without_function_words(text, s, e)] if span]
     if ner and langid is not None:
