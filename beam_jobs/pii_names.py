@@ -1276,6 +1276,29 @@ _CLUB_ROLE = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?<!['�
                         r"playmaker|squad)\b")
 
 
+# A team by its place and its nickname, the plural of a common noun ("Boston Bruins", "Vancouver Canucks", "St.
+# Louis Eagles", "New York Giants"): the place's words are in the dictionary and no given name or surname, and the
+# nickname is no surname of the lists ("Brown Rivers", "Chelsea Stones" stay names); never opening a sentence, where
+# the first word may be any word ("Damn Athenas daughter")
+_TEAM = re.compile(rf"(?<![\w'’\-])((?:St\.?[ \t]+)?{_CAP}(?:[ \t]+{_CAP})?)[ \t]+((?:{_CAP}[ \t]+)?{_CAP}s)(?![\w'’\-])")
+
+
+def _team(m: re.Match, vocabulary: frozenset[str]) -> bool:
+    place = [w for w in m.group(1).split() if w.rstrip(".") != "St"]
+    nickname = m.group(2).split()[-1]
+    return bool(place) and place[0].lower() not in NAME_STOPS and not _is_sentence_start(m.string, m.start()) and all(
+        in_vocabulary(w, vocabulary) and w not in given_names() and w not in surnames() for w in place) \
+        and in_vocabulary(nickname, vocabulary) and not any(w in surnames() or w in given_names()
+                                                            for w in (nickname, nickname[:-1]))  # "Athenas daughter"
+
+
+# A town and its state or country after a preposition of place ("stayed a night in Eugene, Oregon", "a citizen of
+# San Francisco, California"): the town is no person, whatever its word. Not a state that is a given name too
+# ("of Smith, Virginia" may be a "Last, First"), and only before punctuation ("from Okafor, Texas office")
+_TOWN_AND_STATE = re.compile(rf"(?<![\w'’\-])(?:in|of|near|outside|at|from)[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+"
+                             rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]*[,.;:)\n]|\Z)")
+
+
 # A league table's row: a side's name, then its games played, won, drawn, lost, goals and points ("Chelsea 3 2 1 0
 # 5 2 7", "Philadelphia 45 23 14 104 240 198"), six counts or more. Players' tables hold as many (a season's
 # batting, a golf card with its total), so the rows count only in a text that calls itself standings
@@ -1305,6 +1328,10 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
         (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
         for w in _LETTER_WORD.findall(m.group(2)))]
+    # (a town of two words or more opens with no given name: "from Edwina Okafor, Texas." is a person's)
+    parts += [m.span(1) for m in _TOWN_AND_STATE.finditer(text)
+              if (m.group(2) in place_names() or m.group(2) in country_names()) and m.group(2) not in given_names()
+              and not (" " in m.group(1) and _opens_with_given_name(m.group(1)))]
     sides = [m.group(g) for m in _RESULT_LINE.finditer(text) for g in (1, 2)]
     if _STANDINGS.search(text):
         rows = list(_STANDINGS_ROW.finditer(text))
@@ -1313,6 +1340,10 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     # not "Mourinho's side", "the Chelsea boss": there the club's words are someone's or the sentence's)
     sides += [m.group(1) for m in _CLUB_ROLE.finditer(text) if m.group(1).split()[0].lower() not in NAME_STOPS
               and not _DETERMINER_BEFORE.search(text, max(0, m.start(1) - 8), m.start(1))]
+    # ... and so is a team named by its place and nickname, and "the" nickname ("the Bruins")
+    for m in _TEAM.finditer(text):
+        if _team(m, vocabulary):
+            sides += [m.group(0), "the " + m.group(2), "The " + m.group(2)]
     # a side is a team wherever the text names it ("Panathinaikos 2 Olympiakos 1" ... "Panathinaikos coach")
     return parts + _occurrences(text, set(sides))
 
