@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOTE_LABELS,
-                                 NOTE_SHORTHAND, OFFICE_WORDS, THING_KINDS, WEEKDAYS, country_names, given_names, in_name_lists,
+                                 KIN_WORDS, NOTE_SHORTHAND, OFFICE_WORDS, THING_KINDS, WEEKDAYS, country_names, given_names, in_name_lists,
                                  place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, UPPER, WORD_START
 
@@ -347,6 +347,11 @@ _GREETING_FIRST = re.compile(rf"{_GREETING}\b")
 _GREETING_BEFORE = re.compile(rf"{_GREETING}[ \t,]*\Z")
 
 
+_OF_WHOM = re.compile(r"[ \t]+of[ \t]+(?:an?[ \t]+|the[ \t]+)?([\w\-]+)")
+_PEOPLE_NOUNS = frozenset(KIN_WORDS) | frozenset("""person people man men woman women guy guys girl girls boy boys lady
+ladies gentleman gentlemen kid kids child children human humans""".split())
+
+
 def declared_things(text: str) -> list[tuple[int, int]]:
     """The names that `text` itself says are a place, a body or a work (`_DECLARED_THING`): no person's, here or
     wherever the text repeats them. Never a name that opens with an English given name ("Sam, the band and I"), nor
@@ -355,6 +360,8 @@ def declared_things(text: str) -> list[tuple[int, int]]:
         return []
     out = []
     for m in _DECLARED_THING.finditer(text):
+        if (kind_of := _OF_WHOM.match(text, m.end())) and kind_of.group(1).lower() in _PEOPLE_NOUNS:
+            continue  # "Tita Marites is a whole genre of aunt": a kind of person
         s, e = m.span(1)
         if _GREETING_FIRST.match(text, s) or _GREETING_BEFORE.search(text, max(0, s - 16), s):
             continue  # "Dear Sam, the band and I"

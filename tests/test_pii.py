@@ -880,7 +880,8 @@ def test_what_a_text_says_is_a_place_a_body_or_a_work_is_no_name_wherever_it_rep
     for text, name in (("Tobiah Quennell is a village doctor in Kent.", "Quennell"),
                        ("We met Orlaith Dunleavy, the band's drummer, at noon.", "Dunleavy"),
                        ("Marguerite Okafor is a member of the band.", "Okafor"),
-                       ("Dear Siobhan, the band and I will be late.", "Siobhan")):
+                       ("Dear Siobhan, the band and I will be late.", "Siobhan"),
+                       ("Now Tante Roswitha is texting everyone. Tante Roswitha is a whole genre of aunt.", "Roswitha")):
         assert name not in pii(text).text, pii(text).text
 
 
