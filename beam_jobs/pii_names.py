@@ -1354,10 +1354,14 @@ def thing_parts(text: str) -> list[tuple[int, int]]:
     Αθήνα, Athína), is the capital"): every occurrence."""
     declared = declared_things(text)
     brackets = [m.span() for s, e in declared for m in [_BRACKET_AFTER.match(text, e)] if m]
-    return brackets + _occurrences(text, {text[s:e] for s, e in declared})
+    # ... and a storm's given name, which the report repeats alone ("Cyclone Phailin ... Phailin's winds")
+    storms = {m.group(1) for m in _STORM_NAME.finditer(text)}
+    return brackets + _occurrences(text, {text[s:e] for s, e in declared} | storms)
 
 
 _BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
+_STORM_NAME = re.compile(rf"(?i:\b(?:hurricane|typhoon|cyclone|tropical[ \t]+(?:storm|cyclone|depression)))[ \t]+({_CAP})"
+                         r"(?![ \t]+[A-Z])")  # not "Hurricane Relief Fund", "Typhoon Haiyan Appeal"
 
 
 # A character or public figure the prompt asks the model to play: kept, with every repeat of the name

@@ -866,16 +866,18 @@ def test_a_relatives_name_given_in_a_note_and_a_batting_average_list(pii):
     assert not _leaks(r, "Okonkwo", "Burks", "Lindqvist", "Haverford"), r.text
 
 
-def test_what_a_text_says_is_a_place_a_body_or_a_work_is_no_name_wherever_it_repeats(pii):
+def test_what_a_text_says_is_a_place_a_body_a_work_or_a_storm_is_no_name_wherever_it_repeats(pii):
     text = ("Quarrowby is a village and civil parish in the north of the county.\nThe hamlet of Tennerleigh lies "
             "two miles north of Brackwell. Quarrowby church dates from 1120.\n\nVelvetgrub are an English "
             "garage rock / punk band from Derby. Over the years Velvetgrub toured widely.\n\nIn her memory he wrote "
             "Ellowenne, a cycle of elegies, and the best stop in town is Drummond's which is a bookstore. "
-            "Ostravel (Greek: Οστράβελ), is the capital city of the region.")
+            "Ostravel (Greek: Οστράβελ), is the capital city of the region.\n\nCyclone Taruvei has winds of 200 "
+            "km/h today. Taruvei's winds will weaken inland, said forecaster Dana Whitlow.")
     r = pii(text)
     for word in ("Quarrowby", "Tennerleigh", "Brackwell", "Velvetgrub", "Ellowenne", "Drummond", "Ostravel",
-                 "Οστράβελ"):
+                 "Οστράβελ", "Taruvei's"):
         assert word in r.text, (word, r.text)
+    assert "Whitlow" not in r.text, r.text
     # a person's attribute, a band's member, a greeting: the person stays found
     for text, name in (("Tobiah Quennell is a village doctor in Kent.", "Quennell"),
                        ("We met Orlaith Dunleavy, the band's drummer, at noon.", "Dunleavy"),
