@@ -1356,10 +1356,19 @@ def thing_parts(text: str) -> list[tuple[int, int]]:
     brackets = [m.span() for s, e in declared for m in [_BRACKET_AFTER.match(text, e)] if m]
     # ... and a storm's given name, which the report repeats alone ("Cyclone Phailin ... Phailin's winds")
     storms = {m.group(1) for m in _STORM_NAME.finditer(text)}
-    return brackets + _occurrences(text, {text[s:e] for s, e in declared} | storms)
+    # ... and a work's title after the word for it, in quotes or before its year ('the single "Baby Turpentine"',
+    # "their album Velvet Orchid (1988)"): there, not wherever the words repeat (a song may be called "Jolene")
+    titles = [m.span(1) if m.group(1) else m.span(2) for m in _WORK_TITLE.finditer(text)] \
+        if _WORK_WORD.search(text) else []
+    return brackets + titles + _occurrences(text, {text[s:e] for s, e in declared} | storms)
 
 
 _BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
+_WORK_WORDS = (r"(?i:\b(?:single|album|song|track|film|movie|novel|book|poem|play|opera|series|sitcom|documentary|"
+               r"painting|sculpture|game|ep|lp)s?)")
+_WORK_WORD = re.compile(_WORK_WORDS + r"\b")
+_WORK_TITLE = re.compile(rf"{_WORK_WORDS}[ \t]+(?:[\"“]([^\"”\n]{{1,80}})[\"”]|"
+                         rf"({_CAP}(?:[ \t]+{_CAP}){{0,5}})(?=[ \t]+\((?:\d{{4}}|released)))")
 _STORM_NAME = re.compile(rf"(?i:\b(?:hurricane|typhoon|cyclone|tropical[ \t]+(?:storm|cyclone|depression)))[ \t]+({_CAP})"
                          r"(?![ \t]+[A-Z])")  # not "Hurricane Relief Fund", "Typhoon Haiyan Appeal"
 

@@ -872,10 +872,11 @@ def test_what_a_text_says_is_a_place_a_body_a_work_or_a_storm_is_no_name_whereve
             "garage rock / punk band from Derby. Over the years Velvetgrub toured widely.\n\nIn her memory he wrote "
             "Ellowenne, a cycle of elegies, and the best stop in town is Drummond's which is a bookstore. "
             "Ostravel (Greek: Οστράβελ), is the capital city of the region.\n\nCyclone Taruvei has winds of 200 "
-            "km/h today. Taruvei's winds will weaken inland, said forecaster Dana Whitlow.")
+            "km/h today. Taruvei's winds will weaken inland, said forecaster Dana Whitlow.\n\nTheir album \"Quillon "
+            "Reach\" charted, and the novel Ashgrove Tallis (1911) sold out.")
     r = pii(text)
     for word in ("Quarrowby", "Tennerleigh", "Brackwell", "Velvetgrub", "Ellowenne", "Drummond", "Ostravel",
-                 "Οστράβελ", "Taruvei's"):
+                 "Οστράβελ", "Taruvei's", "Quillon Reach", "Ashgrove Tallis"):
         assert word in r.text, (word, r.text)
     assert "Whitlow" not in r.text, r.text
     # a person's attribute, a band's member, a greeting: the person stays found
@@ -883,6 +884,7 @@ def test_what_a_text_says_is_a_place_a_body_a_work_or_a_storm_is_no_name_whereve
                        ("We met Orlaith Dunleavy, the band's drummer, at noon.", "Dunleavy"),
                        ("Marguerite Okafor is a member of the band.", "Okafor"),
                        ("Dear Siobhan, the band and I will be late.", "Siobhan"),
+                       ("In the film Ruairi Dempsey plays a lawyer.", "Dempsey"),
                        ("Now Tante Roswitha is texting everyone. Tante Roswitha is a whole genre of aunt.", "Roswitha")):
         assert name not in pii(text).text, pii(text).text
 
