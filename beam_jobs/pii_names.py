@@ -1360,10 +1360,16 @@ def thing_parts(text: str) -> list[tuple[int, int]]:
     # "their album Velvet Orchid (1988)"): there, not wherever the words repeat (a song may be called "Jolene")
     titles = [m.span(1) if m.group(1) else m.span(2) for m in _WORK_TITLE.finditer(text)] \
         if _WORK_WORD.search(text) else []
+    # ... and a dish a recipe is for ("a recipe for Kubdari?", "the recipe Tunisian Kammounia")
+    # (not a cook's: "the recipe for Nana Okafor's stew")
+    titles += [m.span(1) for m in _RECIPE_FOR.finditer(text) if not _POSSESSIVE_END.search(m.group(1))] \
+        if "ecipe" in text else []
     return brackets + titles + _occurrences(text, {text[s:e] for s, e in declared} | storms)
 
 
 _BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
+_POSSESSIVE_END = re.compile(r"['’]s\Z")
+_RECIPE_FOR = re.compile(rf"(?i:\brecipes?[ \t]+(?:for[ \t]+)?(?:(?:an?|the|some|my|our|your)[ \t]+)?)({_CAP}(?:[ \t]+{_CAP}){{0,3}})")
 _WORK_WORDS = (r"(?i:\b(?:single|album|song|track|film|movie|novel|book|poem|play|opera|series|sitcom|documentary|"
                r"painting|sculpture|game|ep|lp)s?)")
 _WORK_WORD = re.compile(_WORK_WORDS + r"\b")
@@ -1538,6 +1544,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # ... and a drug before its dose, drip or route ("Lopressor 25mg PO", "Fentanyl gtt", "Zosyn IV") is no person
     ner = [(s, e) for s, e in ner if not _note_phrase(text[s:e], vocabulary)
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)
+           and not eponym_concept(text, s, e)
            and not _lower_compound(text, s, e)]
     return NameCandidates(_clean(text, ner), _clean(text, titled, titled=True), _clean(text, cued, cued=True))
 
@@ -1570,6 +1577,25 @@ def eponym_device(text: str, s: int, e: int) -> bool:
     s = e - len(words[-1])
     nxt = _NEXT_WORD.match(text, e)
     return bool(nxt and nxt.group(1).lower() in DEVICE_WORDS) or bool(_DEVICE_BEFORE.search(text, max(0, s - 20), s))
+
+
+# A result of science named after the one who found it ("the Drake equation", "Fermat's theorem", "the Calabi
+# conjecture"): a public name of the field, no private person's. Not a law, a rule, a test or a disease: "Anna's rule
+# is", "Okafor's disease progressed" are a person's
+_CONCEPT_AFTER = re.compile(r"(['’]s)?[ \t]+(?:equations?|theorems?|conjectures?|lemmas?|constants?|paradox|"
+                            r"hypothesis|inequality|transforms?|algorithms?)\b")
+_ARTICLE_JUST_BEFORE = re.compile(r"(?i)\b(?:the|a|an)[ \t]+\Z")
+
+
+def eponym_concept(text: str, s: int, e: int) -> bool:
+    """The span names a result of science (`_CONCEPT_AFTER`): after "the" ("the Drake equation"), or as its
+    possessor when it is no given name of the lists ("Fermat's theorem"; "Anna's hypothesis" is a person's)."""
+    after = _CONCEPT_AFTER.match(text, e)
+    if not after:
+        return False
+    if after.group(1):
+        return text[s:e].split()[0] not in given_names()
+    return bool(_ARTICLE_JUST_BEFORE.search(text, max(0, s - 6), s))
 
 
 def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:

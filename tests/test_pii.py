@@ -889,6 +889,17 @@ def test_what_a_text_says_is_a_place_a_body_a_work_or_a_storm_is_no_name_whereve
         assert name not in pii(text).text, pii(text).text
 
 
+def test_a_dish_a_recipe_is_for_and_a_result_of_science_named_after_its_finder_are_no_names(pii):
+    text = ("Can you give me a recipe for Brindavoc? And a recipe Kestovan Pirrag? I know the Halvorsen equation, "
+            "the Quennick conjecture and Marrowby's theorem.")
+    assert pii(text).text == text, pii(text).text
+    for text, name in (("I want the recipe for Nana Ekwueme's stew.", "Ekwueme"),
+                       ("Anna's hypothesis is that it will rain.", "Anna"),
+                       ("Ravi Okonkwo's algorithm won the prize.", "Okonkwo"),
+                       ("Mr Okafor's disease progressed overnight.", "Okafor")):
+        assert name not in pii(text).text, pii(text).text
+
+
 def test_a_team_by_its_place_and_nickname_and_a_town_with_its_state_are_no_names(pii):
     text = ("He played eight seasons for the Hartford Wolves and Denver Foxes, then coached the Toronto Badgers. "
             "The Foxes folded in 1950. We stayed a night in Eugene, Oregon, then flew from Springvale, Queensland.")
