@@ -437,9 +437,9 @@ _NOT_BARE_VOCATIVE = frozenset("hope love will may miss wish trust bless thank p
 # the follow, Kent!", "Hi Harry", "love you Miranda")
 # (after a comma only before "!", "?" or the line's end: "in Paris, Jordan, Victoria" is a list of places)
 _ADDRESSING = (
-    ("", "hi hey hello hiya thanks", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
+    ("", "hi hey hello hiya yo thanks", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
     ("", "miss", r"[ \t]+you"), ("", "congrats congratulations", r"(?:[ \t]+to)?"),
-    ("", "happy", r"[ \t]+(?:birthday|new[ \t]+year)"), ("", "merry", r"[ \t]+christmas"), ("", "good", r"[ \t]+luck"),
+    ("", "happy", r"[ \t]+(?:birthday|bday|b-day|new[ \t]+year)"), ("", "merry", r"[ \t]+christmas"), ("", "good", r"[ \t]+luck"),
     ("", "bye goodnight", ""), ("", "good", r"[ \t]+night"), ("", "welcome sorry dear go", ""),
 )
 _ADDRESSED = re.compile(r"(?i:\b" + cue_alternation(_ADDRESSING) + r"),?[ \t]+"
@@ -764,6 +764,9 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # never a country ("Sanaa, Yemen" read as a name spread over a whole article)
     words, sure_words, initials = set(), set(), set()
     sure_index = SpanIndex(sure)
+    # (the initials of the part the model called a person too, where a candidate grew beyond it: "Priya Venkataraman
+    # Client's QS ... (PV)")
+    initials |= {mark for s, e in sure for mark in [_initials_of(text[s:e])] if mark}
     for s, e in known:
         sure_name = _given_and_listed_surname(text[s:e]) or _given_and_unknown_word(text[s:e], vocabulary)
         if (sure_name or sure_index.overlaps(s, e)) and (mark := _initials_of(text[s:e])):
@@ -1030,9 +1033,15 @@ def _initials_of(span: str) -> str | None:
     if m := _SURNAME_FIRST.fullmatch(span):
         span = f"{m.group(2)} {m.group(1)}"
     words = [w for w in span.split() if not re.fullmatch(_PARTICLE, w)]
-    if not 2 <= len(words) <= 3 or not all(re.fullmatch(r"[A-Z](?:[a-z'’\-]+|[A-Z'’\-]+)|[A-Z]\.?", w) for w in words):
+    if not 2 <= len(words) <= 3 or not all(_INITIALLED_WORD.fullmatch(w) for w in words):
         return None
-    return "".join(w[0] for w in words)
+    # a word's part after an apostrophe or a hyphen gives its own initial ("Sean O'Rourke": "SOR", "Sarah-Jane
+    # Mills": "SJM"), and a word of any alphabet its first letter ("Wiesław Nowicki": "WN")
+    return "".join(w[0] + "".join(_INNER_INITIAL.findall(w)) for w in words)
+
+
+_INITIALLED_WORD = re.compile(rf"{UPPER}(?:[^\W\d_]|['’\-](?=[^\W\d_]))+|{UPPER}\.?")
+_INNER_INITIAL = re.compile(rf"(?<=['’\-])({UPPER})")
 
 
 def _given_and_listed_surname(span: str) -> bool:

@@ -497,13 +497,20 @@ _QUOTED_ACCOUNT = re.compile(r"(?i:\b(?:user[ \t]?name|handle|gamertag|gamer[ \t
                              r"screen[ \t]?name|profile|nick(?:name)?)\b)[^\"“\n]{0,40}(?:\n[^\"“\n]{0,40})?"
                              r"[\"“']([A-Za-z][\w.\-]{2,30})[\"”']")
 
+# ... and the account a profile's or an application's field gives ("IGN: LupitaMoonfire", "Steam - k_ostrowski88"):
+# a handle as accounts write them (ACCOUNT_LIKE)
+_ACCOUNT_FIELD = re.compile(r"(?im)^[ \t*\-•]*(?:ign|in-game[ \t]+name|gamer[ \t]?tag|battle[ \t]?tag|riot[ \t]+id|psn|"
+                            r"xbox(?:[ \t]+live)?|steam|discord|twitch|user[ \t]?name|handle|insta(?:gram)?|tiktok|"
+                            r"snap(?:chat)?)[ \t]*(?:[:=]|[-–][ \t])[ \t]*@?([A-Za-z][\w.\-]{2,30})[ \t]*$")
+
 
 def prints_posters(text: str) -> bool:
     """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
-    handles (speaker_handles), or names an account by its gamer's tag or in quotes: the gate before the USERNAME
+    handles (speaker_handles), or names an account by its gamer's tag, in quotes or in a profile's field: the gate before the USERNAME
     recognizer where no "@" or profile address stands."""
     return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or "#" in text and any(
-        _tag_is_account(m) for m in _GAMER_TAG.finditer(text)) or _QUOTED_ACCOUNT.search(text) is not None
+        _tag_is_account(m) for m in _GAMER_TAG.finditer(text)) or _QUOTED_ACCOUNT.search(text) is not None \
+        or _ACCOUNT_FIELD.search(text) is not None
 
 
 def _tag_is_account(m: re.Match) -> bool:
@@ -542,6 +549,8 @@ class HandleRecognizer(_OneEntityRecognizer):
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _GAMER_TAG.finditer(text)
                 if _tag_is_account(m)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _QUOTED_ACCOUNT.finditer(text)
+                if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
+        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _ACCOUNT_FIELD.finditer(text)
                 if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
         for handle in speaker_handles(text):  # wherever the log writes the speaker's handle
             out += [RecognizerResult("USERNAME", m.start(), m.end(), 0.85)

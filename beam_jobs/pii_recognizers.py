@@ -98,7 +98,8 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("Re: plot 14\nPosted by old_tom_allotments » Sun Jun 08, 2025 9:41 am", "old_tom_allotments"),
                 ("[Server] daisy_ng joined the game\n<TheRealHarrison> hey\n<daisy_ng> hiii", "TheRealHarrison"),
                 ("need 1 for ranked\nme!! add LenaMoreau#4412", "LenaMoreau#4412"),
-                ('his username is "bignate_420" but IRL he is', "bignate_420"))),
+                ('his username is "bignate_420" but IRL he is', "bignate_420"),
+                ("Application: ranger\nIGN: TorvaldSkyhammer\nClass: hunter", "TorvaldSkyhammer"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "
                "their city/postcode/country lines (pii_patterns.address_spans, named_streets)",
                "address cues ('lives at', 'address:') extend to the clause's end",

@@ -259,12 +259,19 @@ _BRACKETED_WITH_TEAM = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t
 _HONORED = re.compile(rf"{WORD_START}({CAPWORD})(?=-)")
 
 
+# ... or a word of kin or respect after it, as South Asian and West African English address elders ("Pinky aunty +
+# Raju uncle", "Sunita didi"), in lower case after a capitalised word that opens no sentence
+_KIN_AFTER = re.compile(rf"(?<=[^\s.!?:])[ \t]*(?<![\w'’\-])({CAPWORD})[ \t]+(?:aunty|auntie|uncle|didi|bhaiya|bhai|"
+                        r"bhabhi|chacha|chachi|mausi|dada|nani|dadi)(?![\w'’\-])")
+
+
 def honorific_names(text: str, is_word) -> list[tuple[int, int]]:
-    """A capitalised word with an honorific glued to it (HONORIFIC_SUFFIX), never a place or a country ("Tokyo-san")."""
-    if "-" not in text:
-        return []
-    return [(m.start(1), m.end(1)) for m in _HONORED.finditer(text) if HONORIFIC_SUFFIX.match(text, m.end(1))
-            and m.group(1) not in place_names() and m.group(1) not in country_names()]
+    """A capitalised word with an honorific glued to it (HONORIFIC_SUFFIX) or a kin word after it (_KIN_AFTER),
+    never a place or a country ("Tokyo-san", "India uncle")."""
+    found = [(m.start(1), m.end(1)) for m in _HONORED.finditer(text) if HONORIFIC_SUFFIX.match(text, m.end(1))] \
+        if "-" in text else []
+    found += [m.span(1) for m in _KIN_AFTER.finditer(text) if m.group(1).lower() not in STOP_WORDS]
+    return [(s, e) for s, e in found if text[s:e] not in place_names() and text[s:e] not in country_names()]
 
 
 # The speakers of a chat log: a time, maybe a date, then "Name:" at each line's start ("[19:03] Kwame: im in",

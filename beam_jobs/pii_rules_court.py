@@ -35,9 +35,10 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
                 or word.lower() in OFFICE_WORDS:  # "former C.I.A. Director George Bush": an agency's office
             continue
         if len(dots) == 2 and initials.endswith((" ", "\t")) and not text[:m.start(1)].strip(" \t").endswith(
-                tuple("abcdefghijklmnopqrstuvwxyz,;:(")) and is_word(word) and word not in surnames():
+                tuple("abcdefghijklmnopqrstuvwxyz,;:(\"“‘")) and is_word(word) and word not in surnames():
             continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"; not
-            # before a word no dictionary holds or a surname ("B. Lindqvist", "J. Smith" signing a letter)
+            # before a word no dictionary holds or a surname ("B. Lindqvist", "J. Smith" signing a letter), nor
+            # after an opening quote ('signed "J. Faith, inventory clerk"')
         out.append((m.start(1), m.end(1)))
     out += [m.span(1) for m in _BARE_INITIAL_SURNAME.finditer(text)
             if (m.group(1)[2:] in surnames() or not is_word(m.group(1)[2:])) and m.group(1)[2:] not in place_names()

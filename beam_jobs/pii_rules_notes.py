@@ -84,7 +84,10 @@ PERSON_DOES_AFTER = re.compile(r"[ \t]+(?:on[ \t]+(?:the[ \t]+)?(?:phone|tele)|a
 
 # a forum's family shorthand with the name in brackets ("DH (Will) and I", "MIL (Brenda)"): dear husband, wife,
 # son, daughter, partner, mother-, father-, sister-, brother-in-law, ex-husband
-_FORUM_KIN = re.compile(rf"\b(?:DH|DW|DS|DD|DP|MIL|FIL|SIL|BIL|XH|XW|ExH|ExW)[ \t]*\([ \t]*({CAPWORD})[ \t]*\)")
+_FORUM_KIN = re.compile(rf"\b(?:DH|DW|DS|DD|DP|MIL|FIL|SIL|BIL|XH|XW|ExH|ExW)[ \t]*\([ \t]*({CAPWORD})[ \t]*\)|"
+                        # ... or after "my" ("My other SIL Precious says")
+                        r"(?i:\b(?:my|his|her|our|their|your)[ \t]+(?:(?:other|older|younger|ex-?|future)[ \t]+)?)"
+                        rf"(?:DH|DW|DS|DD|DP|MIL|FIL|SIL|BIL|XH|XW|ExH|ExW)[ \t]+({CAPWORD})")
 
 
 def _line_in_lower_case(text: str, i: int) -> bool:
@@ -101,8 +104,8 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
     only a given name of the lists, or a surname of the lists or a capitalised word of 4+ letters that no
     dictionary holds and no place list, counts ("Mother: Unknown", "Mom: Good, sweetie", "Boyfriend: Ive got";
     "PCP: Dr. Oduya" is the title rule's). A forum's family shorthand, the name in brackets (_FORUM_KIN: "DH (Will)")."""
-    out = [m.span(1) for m in _FORUM_KIN.finditer(text)
-           if m.group(1).lower() not in STOP_WORDS or m.group(1).lower() in MODALS]  # "DH (Will)": no modal there
+    out = [m.span(m.lastindex) for m in _FORUM_KIN.finditer(text)  # "DH (Will)": no modal there
+           if m.group(m.lastindex).lower() not in STOP_WORDS or m.group(1) and m.group(1).lower() in MODALS]
     for m in _KIN.finditer(text):
         while m:
             g = m.lastindex  # the name's group: 2 in _KIN (1 is the form's sign), 1 in _KIN_MORE

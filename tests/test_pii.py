@@ -889,6 +889,16 @@ def test_what_a_text_says_is_a_place_a_body_a_work_or_a_storm_is_no_name_whereve
         assert name not in pii(text).text, pii(text).text
 
 
+def test_initials_of_names_in_any_alphabet_with_inner_capitals_and_a_greeting_in_lower_case(pii):
+    text = ("PRESENT:\n  Wiesław Nowicki     Groundworks foreman     (WN)\n  Seán O'Rourke   M&E coordinator   (SOR)\n"
+            "  Priya Venkataraman  Client's QS (Hartwell)    (PV)\n  Sarah-Jane Mills   minutes\n\n"
+            "1. WN to chase the supplier. SOR still waiting. PV advised the client. SJM to circulate.")
+    r = pii(text)
+    assert not _leaks(r, "WN", "SOR", "PV", "SJM"), r.text
+    r = pii("tobiasdk: yo fern whats up\nmarta: happy bday grace!!")
+    assert not _leaks(r, "fern", "grace"), r.text
+
+
 def test_a_dish_a_recipe_is_for_and_a_result_of_science_named_after_its_finder_are_no_names(pii):
     text = ("Can you give me a recipe for Brindavoc? And a recipe Kestovan Pirrag? I know the Halvorsen equation, "
             "the Quennick conjecture and Marrowby's theorem.")
