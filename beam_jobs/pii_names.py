@@ -1360,20 +1360,24 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
 def thing_parts(text: str) -> list[tuple[int, int]]:
     """Where `text` names what it says is a place, a body or a work ("Atwick is a village", "Thyrza, a series of
     elegies"; pii_rules_news.declared_things), with the other names it is given in brackets there ("Athens (Greek:
-    Αθήνα, Athína), is the capital"): every occurrence."""
+    Αθήνα, Athína), is the capital"), and a storm by its given name: every occurrence. No found name's words grow
+    back there."""
     declared = declared_things(text)
     brackets = [m.span() for s, e in declared for m in [_BRACKET_AFTER.match(text, e)] if m]
     # ... and a storm's given name, which the report repeats alone ("Cyclone Phailin ... Phailin's winds")
     storms = {m.group(1) for m in _STORM_NAME.finditer(text)}
-    # ... and a work's title after the word for it, in quotes or before its year ('the single "Baby Turpentine"',
-    # "their album Velvet Orchid (1988)"): there, not wherever the words repeat (a song may be called "Jolene")
-    titles = [m.span(1) if m.group(1) else m.span(2) for m in _WORK_TITLE.finditer(text)] \
+    return brackets + _occurrences(text, {text[s:e] for s, e in declared} | storms)
+
+
+def title_and_dish_parts(text: str) -> list[tuple[int, int]]:
+    """A work's title after the word for it, in quotes or before its year ('the single "Baby Turpentine"', "their
+    album Velvet Orchid (1988)"), and a dish a recipe is for ("a recipe for Kubdari?", not a cook's "the recipe for
+    Nana Okafor's stew"): no candidate of the model there, though a found name may repeat there (a song may be
+    called "Jolene"; a memo book's note '"CB – credibility?"' holds a witness's initials)."""
+    parts = [m.span(1) if m.group(1) else m.span(2) for m in _WORK_TITLE.finditer(text)] \
         if _WORK_WORD.search(text) else []
-    # ... and a dish a recipe is for ("a recipe for Kubdari?", "the recipe Tunisian Kammounia")
-    # (not a cook's: "the recipe for Nana Okafor's stew")
-    titles += [m.span(1) for m in _RECIPE_FOR.finditer(text) if not _POSSESSIVE_END.search(m.group(1))] \
-        if "ecipe" in text else []
-    return brackets + titles + _occurrences(text, {text[s:e] for s, e in declared} | storms)
+    return parts + ([m.span(1) for m in _RECIPE_FOR.finditer(text) if not _POSSESSIVE_END.search(m.group(1))]
+                    if "ecipe" in text else [])
 
 
 _BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
@@ -1505,7 +1509,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if ner and (short_forms := _organisation_short_forms(doc, SpanIndex(ner))):
         ner = [(s, e) for s, e in ner if text[s:e].strip() not in short_forms]
     things = thing_parts(text) if ner else []
-    no_names = no_name_parts(text, vocabulary) + things if ner else []
+    no_names = no_name_parts(text, vocabulary) + things + title_and_dish_parts(text) if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _named_place(text, s, e)

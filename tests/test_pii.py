@@ -895,6 +895,9 @@ def test_initials_of_names_in_any_alphabet_with_inner_capitals_and_a_greeting_in
             "1. WN to chase the supplier. SOR still waiting. PV advised the client. SJM to circulate.")
     r = pii(text)
     assert not _leaks(r, "WN", "SOR", "PV", "SJM"), r.text
+    r = pii("The Crown relies on Ms. Odile Crane, his former partner. Det. Hunter noted in his memo book \"OC – "
+            "credibility? motive.\"")
+    assert not _leaks(r, "OC"), r.text
     r = pii("tobiasdk: yo fern whats up\nmarta: happy bday grace!!")
     assert not _leaks(r, "fern", "grace"), r.text
 
