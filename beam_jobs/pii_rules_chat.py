@@ -351,33 +351,55 @@ def _cells(line: str) -> list[tuple[int, int]]:
 
 
 def _is_person_heading(cell: str) -> bool:
-    words = cell.lower().strip(" :*").replace("_", " ")
-    return words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS or words in PERSON_HEADING_PHRASES
+    """A heading of a column of people; of two such headings with a slash ("Surname / Given names") too."""
+    parts = [p.strip(" :*").replace("_", " ") for p in cell.lower().split("/")] if "/" in cell else [
+        cell.lower().strip(" :*").replace("_", " ")]
+    return all(words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS or words in PERSON_HEADING_PHRASES
+               for words in parts)
+
+
+def _slash_parts(line: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The parts of the cell line[a:b] between slashes, each without its spaces."""
+    out, start = [], a
+    for i in [a + k for k, ch in enumerate(line[a:b]) if ch == "/"] + [b]:
+        s, e = start, i
+        while s < e and line[s] in " \t":
+            s += 1
+        while e > s and line[e - 1] in " \t":
+            e -= 1
+        if e > s:
+            out.append((s, e))
+        start = i + 1
+    return out
 
 
 def table_column_names(text: str, is_word) -> list[tuple[int, int]]:
     """The names in a table's column of people (PERSON_HEADINGS), in the rows under its heading that have as
-    many cells as the heading has."""
+    many cells as the heading has, or a cell that starts where the heading does (a fixed-width list whose heading
+    runs two of its columns into one: "No. Rank   Surname / Given names" over "1   C/O    KRAVCHENKO / Dmytro")."""
     if "|" not in text and "  " not in text and "\t" not in text:
         return []
-    out, column, width = [], None, 0
+    out, column, width, starts = [], None, 0, []
     pos = 0
     for line in text.split("\n"):
         cells = _cells(line)
         texts = [line[a:b] for a, b in cells]
         if len(cells) >= 2:
             heading = [k for k, c in enumerate(texts) if _is_person_heading(c)]
+            aligned = [k for k, (a, _) in enumerate(cells) if a in starts] if column is not None and "|" not in line \
+                and len(cells) > width else []
             if heading and sum(_is_person_heading(c) or not any(ch.isdigit() for ch in c) for c in texts) == len(texts):
-                column, width = heading, len(cells)
-            elif column is not None and len(cells) == width:
-                for k in column:
-                    a, b = cells[k]
-                    cell = line[a:b]
-                    words = re.findall(r"[^\W\d_][\w'’\-]*", cell)
-                    if _CELL_NAME.fullmatch(cell) and cell.split()[0].lower().rstrip(".") not in STOP_WORDS \
-                            and not (len(words) == 1 and is_word(words[0]) and words[0] not in given_names()
-                                     and words[0] not in surnames()):  # "Total", "Vacant"; not "Big Mo"
-                        out.append((pos + a, pos + b))
+                column, width, starts = heading, len(cells), [cells[k][0] for k in heading]
+            elif column is not None and (len(cells) == width or aligned):
+                for k in (column if len(cells) == width else aligned):
+                    # (a cell's parts, as a slashed heading splits it: "KRAVCHENKO / Dmytro")
+                    for a, b in _slash_parts(line, *cells[k]):
+                        cell = line[a:b]
+                        words = re.findall(r"[^\W\d_][\w'’\-]*", cell)
+                        if _CELL_NAME.fullmatch(cell) and cell.split()[0].lower().rstrip(".") not in STOP_WORDS \
+                                and not (len(words) == 1 and is_word(words[0]) and words[0] not in given_names()
+                                         and words[0] not in surnames()):  # "Total", "Vacant"; not "Big Mo"
+                            out.append((pos + a, pos + b))
             elif column is not None and not re.fullmatch(r"[\s|:\-+=]*", line):
                 column = None  # the table ended
         elif column is not None and not re.fullmatch(r"[\s|:\-+=]*", line):

@@ -118,7 +118,9 @@ def case_parties(text: str, is_word) -> list[tuple[int, int]]:
 
 
 _ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\.(?:(?:,?[ \t]+(?:(?:and|&)[ \t]+)?)?(?-i:[A-Z])\.)*"
-                            r"|(?<=,[ \t])(?-i:[A-Z])(?=,))(?![\w.])"  # (or one letter set off by commas: "Her mother, A, is")
+                            r"(?![\w.])|(?<=,[ \t])(?-i:[A-Z])(?=,)"  # (or one letter set off by commas: "Her mother, A, is")
+                            # (or two or three capitals after a comma, before punctuation: "his former partner, SM.")
+                            r"|(?<=,[ \t])(?-i:[A-Z]{2,3})(?=[,.;:)](?!\w)))"
                             # ... or one capital letter after a role a report anonymises people by ("Patient A and
                             # Patient B", "Resident A had had a fall"; not "Patient A&E", "patient A.B.C. scale")
                             rf"|(?i:\b(?:{LETTER_ROLES}))[ \t]+((?-i:[A-Z]))(?![\w&.\-'’])")
@@ -128,9 +130,17 @@ def role_initials(text: str, is_word) -> list[tuple[int, int]]:
     """Initials that stand for a person after a role or a kin word, as judgments and reports anonymise
     ("investigator S.", "officers B. and D.", "his son, M."): each initial is that person's name, and so
     wherever it stands alone before a verb ("a daughter, G., in 2011 ... that G. would live with her mother")."""
-    out = [(m.start(g) + i.start(), m.start(g) + i.end()) for m in _ROLE_INITIALS.finditer(text) for g in (1, 2)
-           if m.group(g) and not (m.group(g) in DOTTED_NOT_INITIALS and NUMBER_NEXT.match(text, m.end(g)))
-           for i in re.finditer(rf"{UPPER}\.?", m.group(g))]  # (an era before its year: "a major A.D. 1200 site")
+    out = []
+    for m in _ROLE_INITIALS.finditer(text):
+        for g in (1, 2):
+            mark = m.group(g)
+            if not mark or mark in DOTTED_NOT_INITIALS and NUMBER_NEXT.match(text, m.end(g)) \
+                    or mark.lower() in NOT_INITIALS:
+                continue  # an era before its year: "a major A.D. 1200 site"
+            if mark.isalpha() and len(mark) > 1:
+                out.append(m.span(g))  # capitals without dots are one person's: "his former partner, SM."
+            else:
+                out += [(m.start(g) + i.start(), m.start(g) + i.end()) for i in re.finditer(rf"{UPPER}\.?", mark)]
     return out + _where_they_act(text, {text[s:e] for s, e in out})
 
 
@@ -379,6 +389,18 @@ def _where_they_act(text: str, letters: set[str]) -> list[tuple[int, int]]:
     rule found it standing for, wherever the text names them so."""
     return [m.span() for letter in letters
             for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}{_LETTER_ACTS}", text)]
+
+
+# Initials a person marks a document with, in quotes ('each line initialled "MLDC"', 'signed "K.O."'): theirs,
+# wherever they stand again before a verb
+_MARKED_WITH = re.compile(r"(?i:\b(?:initial(?:l)?ed|initials|signed|countersigned|marked)(?:[ \t]+(?:with|as|by))?)"
+                          r"[ \t]+[\"“']((?-i:[A-Z]{2,4}|(?:[A-Z]\.){2,4}))[\"”']")
+
+
+def marked_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials in quotes after "initialled" or "signed" (_MARKED_WITH), never an acronym of NOT_INITIALS."""
+    out = [m.span(1) for m in _MARKED_WITH.finditer(text) if m.group(1).lower() not in NOT_INITIALS]
+    return out + _where_they_act(text, {text[s:e] for s, e in out})
 
 
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,

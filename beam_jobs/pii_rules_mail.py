@@ -418,7 +418,7 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
                               rf"(?:[.!?,][)\"'’”]?|[:;]-?[)D]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?"
-                              r"(?P<letter>[A-Za-z])[ \t.]*\s*\Z|"
+                              r"(?P<letter>[A-Za-z])[ \t.]*(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"  # "T x": with a kiss
                               r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
                               r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z")

@@ -83,7 +83,8 @@ member members student students teacher teachers coach coaches approver approver
 lead leads captain captains staff worker workers technician caller patient patients client clients customer
 customers tenant tenants guest guests volunteer volunteers speaker speakers presenter presenters host hosts
 instructor instructors judge judges witness witnesses""".split())
-PERSON_HEADING_PHRASES = ("assigned to", "full name", "first name", "last name", "account manager",
+PERSON_HEADING_PHRASES = ("assigned to", "full name", "first name", "last name", "given name", "given names",
+                          "family name", "surname", "surnames", "forename", "forenames", "account manager",
                           "point of contact", "responsible", "submitted by", "approved by", "owned by")
 
 # The words of a body's name, which a party line in a judgment's heading holds and a person's does not ("THE STATE",
