@@ -1208,7 +1208,8 @@ def is_word_problem(text: str) -> bool:
 # "the city of Vega", "Lake Louise": a place, whatever the NER says
 _PLACE_BEFORE = re.compile(r"(?i:\b(?:city|town|village|hamlet|parish|borough|township|suburb|state|county|province|"
                            r"republic|kingdom|university|port|island|isle|river|lake|mount|bay|gulf|region|district|"
-                           r"municipality|north|south|east|west|(?:north|south)-?(?:east|west))[ \t]+of|"
+                           r"municipality|north|south|east|west|(?:north|south)-?(?:east|west)|liberation|siege|"
+                           r"shelling|bombardment|recapture)[ \t]+of|"
                            r"\b(?:lake|mount|river|cape))[ \t]+\Z|"
                            # a storm's given name ("hurricane Irma", "Cyclone Phailin") names no person
                            r"(?i:\b(?:hurricane|typhoon|cyclone|tropical[ \t]+storm|storm))[ \t]+\Z|"
@@ -1301,6 +1302,11 @@ def _team(m: re.Match, vocabulary: frozenset[str]) -> bool:
                                                             for w in (nickname, nickname[:-1]))  # "Athenas daughter"
 
 
+_LIST_PLACE = rf"{_CAP}(?:[ \t]+{_CAP})?"
+_IN_LIST = re.compile(rf"(?<![\w'’\-])[Ii]n[ \t]+{_LIST_PLACE}(?:,[ \t]*{_LIST_PLACE})+,?[ \t]+and[ \t]+{_LIST_PLACE}"
+                      r"(?![\w'’\-])")
+
+
 # A town and its state or country after a preposition of place ("stayed a night in Eugene, Oregon", "a citizen of
 # San Francisco, California"): the town is no person, whatever its word. Not a state that is a given name too
 # ("of Smith, Virginia" may be a "Last, First"), and only before punctuation ("from Okafor, Texas office")
@@ -1338,6 +1344,15 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
         (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
         for w in _LETTER_WORD.findall(m.group(2)))]
     # (a town of two words or more opens with no given name: "from Edwina Okafor, Texas." is a person's)
+    # the members of a list of three places or more after "in", none of them a given name or a surname of the lists,
+    # nor cited ("attacks in Qamenas, Sarmin and Talamenes"; not "in Moran and Pyle", "in Maria, Tom and Joe", "as
+    # held in Okafor, Lindqvist and Moran")
+    for m in _IN_LIST.finditer(text) if " and " in text else ():
+        items = [i for i in re.finditer(_LIST_PLACE, m.group(0)[2:])]
+        if len(items) >= 3 and not _CITED_BEFORE.search(text, max(0, m.start() - 30), m.start() + 3) \
+                and not any(_opens_with_given_name(i.group(0)) or any(w in surnames() for w in i.group(0).split())
+                            for i in items) and not _NOT_A_PLACE_AFTER.match(text, m.end()):
+            parts += [(m.start() + 2 + i.start(), m.start() + 2 + i.end()) for i in items]
     parts += [m.span(1) for m in _TOWN_AND_STATE.finditer(text)
               if (m.group(2) in place_names() or m.group(2) in country_names()) and m.group(2) not in given_names()
               and not (" " in m.group(1) and _opens_with_given_name(m.group(1)))]

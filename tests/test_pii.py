@@ -850,6 +850,14 @@ def test_a_place_after_in_is_no_name_unless_cited_owned_or_paired(pii):
         assert name not in pii(text).text, pii(text).text
 
 
+def test_a_list_of_places_after_in_and_a_place_fought_over_are_no_names(pii):
+    text = "The strikes in Qarmesh, Tellaruk and Ubbadin were condemned after the liberation of Kharzan."
+    assert pii(text).text == text, pii(text).text
+    for text, name in (("I met friends in Maribel, Tomasz and Jovana at the fair.", "Tomasz"),
+                       ("As held in Okafor, Lindqvist and Moran, the claim fails.", "Lindqvist")):
+        assert name not in pii(text).text, pii(text).text
+
+
 def test_the_short_forms_english_speakers_go_by(pii):
     r = pii("Can you resend the curve file?\n\nThanks,\nRob")
     assert "Rob" not in r.text, r.text
