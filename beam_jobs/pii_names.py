@@ -1375,13 +1375,16 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
 def thing_parts(text: str) -> list[tuple[int, int]]:
     """Where `text` names what it says is a place, a body or a work ("Atwick is a village", "Thyrza, a series of
     elegies"; pii_rules_news.declared_things), with the other names it is given in brackets there ("Athens (Greek:
-    Αθήνα, Athína), is the capital"), and a storm by its given name: every occurrence. No found name's words grow
-    back there."""
+    Αθήνα, Athína), is the capital"), a storm by its given name and a town by its name: every occurrence. No
+    found name's words grow back there."""
     declared = declared_things(text)
     brackets = [m.span() for s, e in declared for m in [_BRACKET_AFTER.match(text, e)] if m]
-    # ... and a storm's given name, which the report repeats alone ("Cyclone Phailin ... Phailin's winds")
+    # ... and a storm's given name, which the report repeats alone ("Cyclone Phailin ... Phailin's winds"), and a town
+    # the text calls one ("the town of Bridgton ... the Bridgton Hinkleys")
     storms = {m.group(1) for m in _STORM_NAME.finditer(text)}
-    return brackets + _occurrences(text, {text[s:e] for s, e in declared} | storms)
+    towns = {m.group(1) for m in _TOWN_OF.finditer(text) if not _opens_with_given_name(m.group(1))} \
+        if " of " in text else set()
+    return brackets + _occurrences(text, {text[s:e] for s, e in declared} | storms | towns)
 
 
 def title_and_dish_parts(text: str) -> list[tuple[int, int]]:
@@ -1395,6 +1398,8 @@ def title_and_dish_parts(text: str) -> list[tuple[int, int]]:
                     if "ecipe" in text else [])
 
 
+_TOWN_OF = re.compile(rf"(?i:\bthe[ \t]+(?:city|town|village|hamlet|borough|parish|township|municipality)[ \t]+of)[ \t]+"
+                      rf"({_CAP}(?:[ \t]+{_CAP})?)(?![\w'’\-])")
 _BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
 _POSSESSIVE_END = re.compile(r"['’]s\Z")
 _RECIPE_FOR = re.compile(rf"(?i:\brecipes?[ \t]+(?:for[ \t]+)?(?:(?:an?|the|some|my|our|your)[ \t]+)?)({_CAP}(?:[ \t]+{_CAP}){{0,3}})")

@@ -881,10 +881,11 @@ def test_what_a_text_says_is_a_place_a_body_a_work_or_a_storm_is_no_name_whereve
             "Ellowenne, a cycle of elegies, and the best stop in town is Drummond's which is a bookstore. "
             "Ostravel (Greek: Οστράβελ), is the capital city of the region.\n\nCyclone Taruvei has winds of 200 "
             "km/h today. Taruvei's winds will weaken inland, said forecaster Dana Whitlow.\n\nTheir album \"Quillon "
-            "Reach\" charted, and the novel Ashgrove Tallis (1911) sold out.")
+            "Reach\" charted, and the novel Ashgrove Tallis (1911) sold out.\n\nIn 1926 the town of Pellowby bought "
+            "the line. Pellowby began a long effort to keep it.")
     r = pii(text)
     for word in ("Quarrowby", "Tennerleigh", "Brackwell", "Velvetgrub", "Ellowenne", "Drummond", "Ostravel",
-                 "Οστράβελ", "Taruvei's", "Quillon Reach", "Ashgrove Tallis"):
+                 "Οστράβελ", "Taruvei's", "Quillon Reach", "Ashgrove Tallis", "Pellowby began"):
         assert word in r.text, (word, r.text)
     assert "Whitlow" not in r.text, r.text
     # a person's attribute, a band's member, a greeting: the person stays found
