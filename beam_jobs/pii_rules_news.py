@@ -22,9 +22,16 @@ _BATTING_LINE = re.compile(rf"(?m)(?:^|(?<=[,;:]))[ \t]*((?:{UPPER}\.[ \t]?)*{CA
 _CARD_WORDS = frozenset("c st b lbw run out not retired hurt hit wicket".split())
 
 
+# A bowler's figures: overs, maidens, runs and wickets ("Kulatunga 18-3-62-1", "Herath-Bandara 24.2-7-55-1"),
+# which only a cricket card gives
+_BOWLING_FIGURES = re.compile(rf"(?<![\w'’\-.])((?:{UPPER}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+"
+                              r"\d{1,2}(?:\.\d)?-\d{1,2}-\d{1,3}-\d{1,2}(?![\d\-])")
+
+
 def batting_names(text: str, is_word) -> list[tuple[int, int]]:
-    """Every name of a batting card's line: the batsman and the fielder and bowler named in his dismissal."""
-    out = []
+    """Every name of a batting card's line: the batsman and the fielder and bowler named in his dismissal; and
+    every bowler with his figures."""
+    out = [m.span(1) for m in _BOWLING_FIGURES.finditer(text) if m.group(1).split()[0].lower() not in STOP_WORDS]
     for m in _BATTING_LINE.finditer(text):
         out.append((m.start(1), m.end(1)))
         for w in re.finditer(rf"(?:{UPPER}\.[ \t]?)*{CAPWORD}", text[m.end(1):m.end()]):

@@ -315,7 +315,8 @@ _ROLE_IN_BRACKETS = re.compile(
     r"(?:mother|father|son|daughter|brother|sister)-in-law|grand(?:mother|father|son|daughter)|uncle|aunt|cousin|"
     r"chair|chairman|chairwoman|chairperson|co-chair|vice-chair|secretary|treasurer|staff|host|moderator|"
     r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain|"
-    r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse)"
+    r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse|"
+    r"carer|caregiver|care[ \t]+assistant|key[ \t]?worker|support[ \t]+worker|midwife|mw|health[ \t]+visitor|hv)"
     r"[ \t]*\)")
 
 
@@ -330,7 +331,8 @@ def role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
             words, start = words[1:], m.start(1) + len(words[0]) + 1
         if words[0].lower() in STOP_WORDS and words[0] not in given_names():
             continue  # "The (attending)"; "Will (PTA)" is a name
-        if words and all(in_name_lists(w) or not is_word(w) for w in words):
+        if words and all(in_name_lists(w) or w.isupper() and in_name_lists(w.capitalize()) or not is_word(w)
+                         for w in words):  # (in capitals too: "ME AND FAITH (carer)")
             out.append((start, m.end(1)))
     return out
 
