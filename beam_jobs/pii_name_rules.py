@@ -156,7 +156,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("card + flowers. Mark from facilities will keep the room free", ["Mark"]),
                     ("Also - Karen from Micro is off sick with her back again", ["Karen"]),
                     ("which grace? college grace or grace from ur work", ["grace"]),
-                    ("Mike from church said he can lend us the van", ["Mike"])),
+                    ("Mike from church said he can lend us the van", ["Mike"]),
+                    ("they left together. Dolly in reprographics saw them", ["Dolly"])),
              leaves=("Apart from HR, nobody knew.", "We will from IT get the laptops.", "Calls from Legal are logged.",
                      "Work from home in May.", "Sales in Finance rose", "In May from IT: patches",
                      "Paris in the spring", "Jordan at the bank", "no hope at work", "the bill from school",
@@ -477,9 +478,11 @@ NAME_RULES: tuple[NameRule, ...] = (
     NameRule("handle_owner", "the given names a chat handle is made of, written alone in the log", handle_owner_names,
              finds=(("nightbot: Follow @RileyPlays for the schedule\nhannah_b_xo: RILEY HI\ngrimlock_77: riley can u "
                      "say hi\nRileyPlays: hi all", ["RILEY"]),
-                    ("sunnyday_zoe: jamie thats a crime\nbigdaddy_dele: send help\nmarcoo: zoe ur lying", ["zoe"])),
+                    ("sunnyday_zoe: jamie thats a crime\nbigdaddy_dele: send help\nmarcoo: zoe ur lying", ["zoe"]),
+                    ("sunny_daze_tv: hi chat\nmo_22: ok sunny pls play the song\nkit_k8: yes pls", ["sunny"])),
              leaves=("Follow @GreenPeace for news. Peace out.", "bot_1: hi\nbot_2: hi\nbot_1: bye",
-                     "MarkTheShark: hi\nbot_2: mark my words\nMarkTheShark: ok")),
+                     "MarkTheShark: hi\nbot_2: mark my words\nMarkTheShark: ok",
+                     "ivy_gardens_22: hi\nbot_2: ivy can grow fast\nivy_gardens_22: ok")),
     NameRule("last_first_line", "a 'Last, First' name alone on its line or a table row's first cell, as invitations "
              "and rosters list people",
              last_first_lines,

@@ -499,12 +499,18 @@ _AT_HANDLE = re.compile(r"(?<![\w.@/\\-])@([A-Za-z]\w{2,30})")
 def handle_owner_names(text: str, is_word) -> list[tuple[int, int]]:
     """The given names of the lists a speaker's or an @-mentioned handle is made of, wherever the text writes them
     as words: in any case, or only capitalised where the name is also a dictionary word ("MarkTheShark" leaves
-    "mark my words")."""
+    "mark my words"), unless the message asks it something ("fern can u say hi" under "cozy_fern_plays")."""
     handles = speaker_handles(text) | ({m.group(1) for m in _AT_HANDLE.finditer(text)} if "@" in text else frozenset())
     parts = {p.lower() for h in handles for p in _HANDLE_PART.findall(h)
              if len(p) >= 3 and p.capitalize() in given_names() and not is_function_word(p)}
     if not parts:
         return []
     return [(m.start(), m.end()) for m in re.finditer(r"(?<![\w@.\-])[^\W\d_]{3,}(?![\w\-])", text)
-            if m.group(0).lower() in parts and (m.group(0)[0].isupper() or not is_word(m.group(0)))]
+            if m.group(0).lower() in parts and (m.group(0)[0].isupper() or not is_word(m.group(0))
+                                                or _ASKED_NEXT.match(text, m.end()))]
+
+
+# what follows a word a message addresses in lower case ("fern can u say hi", "riley pls"): there a dictionary word
+# that a speaker's handle is made of is its owner
+_ASKED_NEXT = re.compile(r"[ \t,]+(?:(?:can|could|would|will|do|did)[ \t]+(?:u|you)|u|ur|pls|plz|please|whats|what's)\b")
 

@@ -70,7 +70,8 @@ DEPARTMENTS = frozenset("""hr it legal payroll accounting accounts finance compl
 security marketing sales ops operations admin administration procurement purchasing research engineering tax audit
 reception support helpdesk billing logistics shipping trading structuring origination settlements contracts records
 personnel pharmacy radiology admissions housekeeping catering maintenance underwriting claims investor relations
-communications comms pr desk mailroom float pool float-pool registry agency transport lab rt ot resp respiratory
+communications comms pr desk mailroom reprographics repro print printroom post-room postroom float pool float-pool
+registry agency transport lab rt ot resp respiratory
 dietary nutrition physio micro microbiology haematology hematology biochem biochemistry histology histo pathology
 cytology immunology virology""".split())
 # The headings of a table's column that holds people ("| Manager |", "TRADER", "Assigned to")
