@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import (DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, NUMBER_NEXT, REFERRED_AS,
-                                        UPPER, WORD_START)
+from beam_jobs.pii_rules_common import (DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, NUMBER_NEXT, POSSESSIVE,
+                                        REFERRED_AS, UPPER, WORD_START)
 from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting, declared_things
@@ -1343,16 +1343,17 @@ def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]
     parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
         (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
         for w in _LETTER_WORD.findall(m.group(2)))]
-    # (a town of two words or more opens with no given name: "from Edwina Okafor, Texas." is a person's)
     # the members of a list of three places or more after "in", none of them a given name or a surname of the lists,
     # nor cited ("attacks in Qamenas, Sarmin and Talamenes"; not "in Moran and Pyle", "in Maria, Tom and Joe", "as
     # held in Okafor, Lindqvist and Moran")
     for m in _IN_LIST.finditer(text) if " and " in text else ():
-        items = [i for i in re.finditer(_LIST_PLACE, m.group(0)[2:])]
+        items = list(re.finditer(_LIST_PLACE, m.group(0)[2:]))
         if len(items) >= 3 and not _CITED_BEFORE.search(text, max(0, m.start() - 30), m.start() + 3) \
                 and not any(_opens_with_given_name(i.group(0)) or any(w in surnames() for w in i.group(0).split())
                             for i in items) and not _NOT_A_PLACE_AFTER.match(text, m.end()):
             parts += [(m.start() + 2 + i.start(), m.start() + 2 + i.end()) for i in items]
+    # a town before its state (_TOWN_AND_STATE); one of two words or more opens with no given name ("from Edwina
+    # Okafor, Texas." is a person's)
     parts += [m.span(1) for m in _TOWN_AND_STATE.finditer(text)
               if (m.group(2) in place_names() or m.group(2) in country_names()) and m.group(2) not in given_names()
               and not (" " in m.group(1) and _opens_with_given_name(m.group(1)))]
@@ -1394,14 +1395,13 @@ def title_and_dish_parts(text: str) -> list[tuple[int, int]]:
     called "Jolene"; a memo book's note '"CB – credibility?"' holds a witness's initials)."""
     parts = [m.span(1) if m.group(1) else m.span(2) for m in _WORK_TITLE.finditer(text)] \
         if _WORK_WORD.search(text) else []
-    return parts + ([m.span(1) for m in _RECIPE_FOR.finditer(text) if not _POSSESSIVE_END.search(m.group(1))]
+    return parts + ([m.span(1) for m in _RECIPE_FOR.finditer(text) if not POSSESSIVE.search(m.group(1))]
                     if "ecipe" in text else [])
 
 
 _TOWN_OF = re.compile(rf"(?i:\bthe[ \t]+(?:city|town|village|hamlet|borough|parish|township|municipality)[ \t]+of)[ \t]+"
                       rf"({_CAP}(?:[ \t]+{_CAP})?)(?![\w'’\-])")
 _BRACKET_AFTER = re.compile(r"[ \t]*\([^()\n]{1,80}\)")
-_POSSESSIVE_END = re.compile(r"['’]s\Z")
 _RECIPE_FOR = re.compile(rf"(?i:\brecipes?[ \t]+(?:for[ \t]+)?(?:(?:an?|the|some|my|our|your)[ \t]+)?)({_CAP}(?:[ \t]+{_CAP}){{0,3}})")
 _WORK_WORDS = (r"(?i:\b(?:single|album|song|track|film|movie|novel|book|poem|play|opera|series|sitcom|documentary|"
                r"painting|sculpture|game|ep|lp)s?)")

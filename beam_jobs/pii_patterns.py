@@ -506,8 +506,8 @@ _ACCOUNT_FIELD = re.compile(r"(?im)^[ \t*\-•]*(?:ign|in-game[ \t]+name|gamer[ 
 
 def prints_posters(text: str) -> bool:
     """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
-    handles (speaker_handles), or names an account by its gamer's tag, in quotes or in a profile's field: the gate before the USERNAME
-    recognizer where no "@" or profile address stands."""
+    handles (speaker_handles), or names an account by its gamer's tag, in quotes or in a profile's field: the gate
+    before the USERNAME recognizer where no "@" or profile address stands."""
     return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or "#" in text and any(
         _tag_is_account(m) for m in _GAMER_TAG.finditer(text)) or _QUOTED_ACCOUNT.search(text) is not None \
         or _ACCOUNT_FIELD.search(text) is not None

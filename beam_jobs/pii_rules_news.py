@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOTE_LABELS,
-                                 KIN_WORDS, NOTE_SHORTHAND, OFFICE_WORDS, THING_KINDS, WEEKDAYS, country_names, given_names, in_name_lists,
-                                 place_names, surnames, trie_alternation)
+                                 KIN_WORDS, NOTE_SHORTHAND, OFFICE_WORDS, THING_KINDS, WEEKDAYS, country_names,
+                                 given_names, in_name_lists, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, UPPER, WORD_START
 
 # A batting card's line: the batsman, how he was out and by whom, his runs ("Smith c Jones b Brown 12",
@@ -335,7 +335,7 @@ def company_reporting(text: str, s: int, e: int) -> bool:
 
 
 # What an encyclopedia's or a guide's sentence says a name is: a copula, a relative clause or an apposition, an
-# article, up to five modifiers that are no function words, and a kind of place, body or work that the next word
+# article, up to six modifiers that are no function words, and a kind of place, body or work that the next word
 # does not turn into a person's attribute ("Atwick is a village and civil parish in", "Crazyhead are an English punk
 # rock / garage rock band from", "Powell's which is a bookstore.", "Thyrza, a series of elegies"; not "Tom is a
 # village doctor", "Ann, the band's drummer", "Ann is a member of the band"). Other names in brackets may come
