@@ -432,22 +432,36 @@ def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset
     return frozenset(names)
 
 
-# The given names of the 1990 US Census that are common enough (bench/name_lists_recipe.py writes the file): the
-# names of older people, whom notes and letters name most ("Pearl", "Myrtle", "Clyde"), which Faker's lists lack
-CENSUS_GIVEN_NAMES = Path(__file__).resolve().parent.parent / "eaglekit" / "data" / "pii" / "names" / "census1990-given.txt"
+# The given names and surnames of the 1990 US Census that are common enough (bench/name_lists_recipe.py writes the
+# files): the names of older people, whom notes and letters name most ("Pearl", "Myrtle", "Clyde"), and the surnames
+# no dictionary holds ("Kowalczyk", "Wojcik"), which Faker's lists lack
+_CENSUS_DIR = Path(__file__).resolve().parent.parent / "eaglekit" / "data" / "pii" / "names"
+CENSUS_GIVEN_NAMES = _CENSUS_DIR / "census1990-given.txt"
+CENSUS_SURNAMES = _CENSUS_DIR / "census1990-surnames.txt"
+
+
+def _census_list(path: Path, what: str) -> frozenset[str]:
+    """The names of one census list (empty, with a warning, where the file is missing: a damaged install)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        import warnings
+        warnings.warn(f"{path}: {err}; reinstall eaglekit or run bench/name_lists_recipe.py. English {what} come "
+                      "from Faker's lists alone")
+        return frozenset()
+    return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
 
 
 @lru_cache(maxsize=1)
 def census_given_names() -> frozenset[str]:
-    """CENSUS_GIVEN_NAMES' names (empty, with a warning, where the file is missing: a damaged install)."""
-    try:
-        lines = CENSUS_GIVEN_NAMES.read_text(encoding="utf-8").splitlines()
-    except OSError as err:
-        import warnings
-        warnings.warn(f"{CENSUS_GIVEN_NAMES}: {err}; reinstall eaglekit or run bench/name_lists_recipe.py. "
-                      "English given names come from Faker's lists alone")
-        return frozenset()
-    return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
+    """CENSUS_GIVEN_NAMES' names."""
+    return _census_list(CENSUS_GIVEN_NAMES, "given names")
+
+
+@lru_cache(maxsize=1)
+def census_surnames() -> frozenset[str]:
+    """CENSUS_SURNAMES' names."""
+    return _census_list(CENSUS_SURNAMES, "surnames")
 
 
 # Words some of Faker's lists hold as given names (of the Kenyan, Pakistani and Irish lists) that text uses as words
@@ -473,9 +487,10 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
 
 @lru_cache(maxsize=None)
 def surnames(locales: tuple[str, ...] = ENGLISH_LOCALES) -> frozenset[str]:
-    """Last names of people in Faker's English locale lists ("Adams", "Banks", "Woods"): a plural of a common
-    noun that is also a surname is not taken for the noun."""
-    return _person_names(locales, ("last_names",))
+    """Last names of people in Faker's locale lists ("Adams", "Banks", "Woods"), and with an English locale the
+    census's (census_surnames): a plural of a common noun that is also a surname is not taken for the noun."""
+    names = _person_names(locales, ("last_names",))
+    return names | census_surnames() if set(locales) & set(ENGLISH_LOCALES) else names
 
 
 _PLACE_LIST_WORDS = ("cities", "states", "provinces", "regions", "counties", "departments", "prefectures",

