@@ -18,7 +18,7 @@ from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials,
                                       quoted_sender_names, signature_block_names, signature_names, signed_initials,
                                       whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
-                                       lettered_children, marked_initials,
+                                       anonymised_initials, lettered_children, marked_initials,
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
                                        party_line_names, role_initials, witness_names)
 from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names, headline_subjects,
@@ -255,6 +255,18 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("Flooding in SW Florida", "SW London rents rose", "sw of the city", "CM is 2.54 inches",
                      "the sitter will stay", "1200 SW Main St", "read DC Comics at the GP Surgery",
                      "called interpreter Services on Monday", "RN Case Manager visit")),
+    NameRule("anonymised_initials", "initials an anonymised judgment gives a person with an age, a kinship or the "
+             "letter the judge calls them by", anonymised_initials,
+             finds=(("REASONS\n1. QT is a 29 year old man with a diagnosis of schizophrenia. QT stopped his depot.",
+                     ["QT"]),
+                    ("1. RW is 87. She lives alone; RW was admitted in May.", ["RW"]),
+                    ("EEE, then 13 years old, lived with her mother FFF and her aunt GGG. FFF told the police",
+                     ["EEE", "FFF", "GGG"]),
+                    ('I shall refer to their mother as "W" and to their father as "H". H was violent to W on '
+                     'occasions; a fall described by W, was unlikely. H gave evidence. W\'s sister ("WK") came.',
+                     ["W", "H", "WK"])),
+             leaves=("The UK is 5th in the table.", "Henry VIII, then 18 years old, was crowned.",
+                     "Section B is 12 pages long", "FYI is 3 letters", "the NHS, then 40 years old, grew")),
     NameRule("marked_initials", "initials in quotes that a person marked a document with", marked_initials,
              finds=(('time sheets, each line initialled "KTRB". The Claimant accepted', ["KTRB"]),
                     ('the form was countersigned "D.O." and dated. D.O. said', ["D.O."])),

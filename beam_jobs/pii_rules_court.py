@@ -337,16 +337,25 @@ _CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|[ \t]*
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
 _LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])\[?({UPPER}\.?(?:-{UPPER}\.?)?)\]?(?:{_CHILD_CUE})")  # (and "[C] (now 7)")
 _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|"
-                r"could|expressed|wants|wanted|attends|attended|stayed|spent|described)\b|"
+                r"could|expressed|wants|wanted|attends|attended|stayed|spent|described|sustained|suffered|stopped|"
+                r"missed|left|returned|moved|reported|denied|admitted|accepted|agreed|explained|alleged|claimed|"
+                r"testified|confided|disclosed|spoke|wrote|asked|refused|gave|caused|sent|made|took|saw|heard|"
+                r"found|knew|became|began|hit|struck|pushed|grabbed|threatened|assaulted|kicked|punched|shouted)\b|"
                 # ... or says something, or heads a list of letters ("K \"talks about Mummy\"", "Re A, B and C")
                 r"[ \t]+[\"“]|,[ \t]+[A-Z]\b(?![.'’]))")
 # what follows initials alone that stand for a person (pii_names keeps such a span): a child's age, the case name's
 # "(Children)" or what the child does; a party's role after dots ("B O A ........ APPELLANT"); the court's
 # anonymity note ("H N\n(ANONYMITY DIRECTION MADE)")
+# ... or a person's letter as the object of a preposition ("F was violent to M on", "described by B,")
+_OBJECT_PREPOSITIONS = ("to", "by", "with", "against", "from", "for")
+_TO_A_PERSON = "(?:" + "|".join(rf"(?<=\b{p}[ \t])" for p in _OBJECT_PREPOSITIONS) + ")"
+_OBJECT_END = r"(?=[ \t]*[,.;:)]|[ \t]+(?:on|and|in|at)\b)"
 INITIALS_STAND_AFTER = re.compile(r"[ \t]*(?:\.{3,}|…+)[ \t.…]*(?i:appellant|respondent|petitioner|applicant|accused|"
                                   r"plaintiff|defendant|claimant|complainant)s?\b|[ \t]*(?:\n[ \t]*)?\((?i:anonymity)|"
                                   rf"\]?(?:{_CHILD_CUE})|{_LETTER_ACTS}|(?<=\({UPPER})\)|"  # (and "Ewa Nowak (K)")
-                                  rf"(?<=[\"“']{UPPER})[\"”']|[ \t]*\(\d{{1,2}}\)")  # ('as "T"', "C (17)")
+                                  rf"(?<=[\"“']{UPPER})[\"”']|[ \t]*\(\d{{1,2}}\)|"  # ('as "T"', "C (17)")
+                                  + "(?:" + "|".join(rf"(?<=\b{p}[ \t]{UPPER})" for p in _OBJECT_PREPOSITIONS) + ")"
+                                  + _OBJECT_END)
 
 
 # ... or as the judgment says it refers to them ("their two children, referred to in these proceedings as T and K")
@@ -385,10 +394,15 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
 
 
 def _where_they_act(text: str, letters: set[str]) -> list[tuple[int, int]]:
-    """Each of `letters` (or initials) standing alone before a verb or a possessive (_LETTER_ACTS): the person a
-    rule found it standing for, wherever the text names them so."""
+    """Each of `letters` (or initials) standing alone before a verb or a possessive (_LETTER_ACTS), or after a
+    preposition that a person is the object of ("F was violent to M on", "described by B,"): the person a rule found
+    it standing for, wherever the text names them so."""
     return [m.span() for letter in letters
-            for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}{_LETTER_ACTS}", text)]
+            for m in re.finditer(rf"(?<![\w'’.\-]){re.escape(letter)}{_LETTER_ACTS}|"
+                                 rf"{_TO_A_PERSON}{re.escape(letter)}{_OBJECT_END}", text)]
+
+
+
 
 
 # Initials a person marks a document with, in quotes ('each line initialled "MLDC"', 'signed "K.O."'): theirs,
@@ -401,6 +415,44 @@ def marked_initials(text: str, is_word) -> list[tuple[int, int]]:
     """The initials in quotes after "initialled" or "signed" (_MARKED_WITH), never an acronym of NOT_INITIALS."""
     out = [m.span(1) for m in _MARKED_WITH.finditer(text) if m.group(1).lower() not in NOT_INITIALS]
     return out + _where_they_act(text, {text[s:e] for s, e in out})
+
+
+# Initials that an anonymised judgment gives a person: with the person's age ("AB is a 29 year old man", "GW is 87.",
+# "AAA, then 13 years old,"), after a kin word and "her", "his" or "their" ("her mother BBB", "his son KT"), or as the
+# judge says they will refer to a relative ('I shall refer to their mother as "M" and to their father as "F"')
+_AGED_INITIALS = re.compile(r"(?<![\w.'’\-])([A-Z]{1,3})(?:,[ \t]+(?:then|now)[ \t]+|[ \t]+(?:is|was)[ \t]+(?:an?[ \t]+)?)"
+                            r"\d{1,3}(?:[ \t-]+years?[ \t-]+old\b|[ \t-]+year\b|[ \t]*[.,;](?!\d))")
+_KIN_INITIALS = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS}))[ \t]+([A-Z]{{2,3}})(?![\w'’\-]|\.\w)")
+_RELATIVE_AS = re.compile(rf"(?i:\bto[ \t]+(?:the|their|his|her|my|our)[ \t]+(?:{_KIN_NOUNS}|{INITIAL_ROLES})[ \t]+as)"
+                          r"[ \t]+[\"“']?([A-Z]{1,3})[\"”']?(?![\w'’\-]|\.\w)|"
+                          # ... or in quotes in brackets after a kin word ("M's sister (\"MA\")")
+                          rf"(?i:\b(?:{_KIN_NOUNS}))[ \t]*\([ \t]*[\"“']([A-Z]{{1,3}})[\"”'][ \t]*\)")
+# a letter's label, after which a capital is no person's ("Section F", "Appendix B", "vitamin D")
+_LETTER_LABEL_BEFORE = re.compile(r"(?i)\b(?:section|appendix|annex|part|schedule|exhibit|form|class|grade|block|room|"
+                                  r"type|category|plan|item|vitamin|hepatitis|option|step|stage|phase|level|ward|bay|"
+                                  r"unit|table|figure|fig|box|tab|paragraph|para|clause|article|annexe|page|row|column|"
+                                  r"zone|gate|flat|apartment|suite|wing|floor|route|line)\.?[ \t]+\Z")
+
+
+_THE_BEFORE = re.compile(r"(?i)\bthe[ \t]+\Z")  # "the NHS, then 40 years old": a body
+
+
+def anonymised_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """Initials standing for a person where an anonymised judgment gives their age, their kinship or the letter the
+    judge calls them by (_AGED_INITIALS, _KIN_INITIALS, _RELATIVE_AS), and where they stand again; never an acronym
+    of NOT_INITIALS or a body's (BODY_WORDS), nor a Roman numeral, nor after "the" ("the UK is 5th", "VI, then
+    12")."""
+    out = [m.span(m.lastindex) for pattern in (_AGED_INITIALS, _KIN_INITIALS, _RELATIVE_AS)
+           for m in pattern.finditer(text) if m.group(m.lastindex).lower() not in NOT_INITIALS
+           and m.group(m.lastindex).lower() not in BODY_WORDS and not re.fullmatch(r"[IVX]{2,3}", m.group(m.lastindex))
+           and not _THE_BEFORE.search(text, max(0, m.start(m.lastindex) - 5), m.start(m.lastindex))]
+    marks = {text[s:e] for s, e in out}
+    # two or three capitals stand for the person wherever they stand alone ("QT stopped his depot"), but after a
+    # label ("Section QT"); one letter only where it acts or is acted on (_where_they_act: "Section F" stays)
+    out += [m.span() for mark in marks if len(mark) > 1 for m in re.finditer(
+        rf"(?<![\w.'’\-]){mark}(?![\w\-]|\.\w)", text) if not _LETTER_LABEL_BEFORE.search(text, max(0, m.start() - 12),
+                                                                                            m.start())]
+    return out + _where_they_act(text, {mark for mark in marks if len(mark) == 1})
 
 
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,
