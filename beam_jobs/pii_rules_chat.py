@@ -281,8 +281,8 @@ _CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[?[^\n:\]]{0,30}?\d{1,2}:\d{2}(?::\d{2}
                         r"[ \t]*:[ \t]")
 # ... and as Discord and its kind print a message's header: the display name, a dash and the time on a line of
 # its own ("**Kenji | EU** — Today at 9:15 PM", "Rose 🌹 — 03/04/2024 8:02 PM", "Emre — Bugün saat 23:07")
-_CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2}"
-                          r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*$")
+_CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \t]+[—–-][ \t]+(?:[^\n]{0,30}?\d{1,2}:\d{2}"
+                          r"(?:[ \t]*[AaPp]\.?[Mm]\.?)?|\d{1,2}/\d{1,2}/\d{2,4})[ \t]*$")  # (or a date alone: "— 03/05/2024")
 
 
 # ... and a group chat copied without times: "Name:" opening three or more lines, two or more of the names given

@@ -146,7 +146,7 @@ INITIAL_ROLES = (r"investigator|officer|police[ \t]+officer|witness|prosecutor|j
                  r"accused|guard|warder|head|director|employee|patient|resident|client|"
                  # (and kin, as judgments name a party's child or relative by an initial: "his son, M.")
                  r"son|daughter|child|brother|sister|wife|husband|mother|father|nephew|niece|grandson|granddaughter|"
-                 r"cousin|partner")
+                 r"cousin|partner|fianc[eé]e?|girlfriend|boyfriend|friend|ex")
 
 
 # Roles before which a report or a tribunal names a person by one capital letter, no dot ("Patient A", "Resident
