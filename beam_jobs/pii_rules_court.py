@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (BODY_WORDS, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, LETTER_ROLES,
+from beam_jobs.pii_words import (BODY_WORDS, CARE_ROLES, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, LETTER_ROLES,
                                  MONTHS, NOT_INITIALS, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES,
                                  country_names, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (CAPWORD, DIGRAPH_INITIAL, KIN_SET, NUMBER_NEXT, REFERRED_AS, STOP_WORDS, UPPER,
@@ -23,6 +23,11 @@ _INITIALS_AND_WORD = re.compile(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:{UPPER}\.[ \t
 _DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:{UPPER}\.){{1,2}}|(?:{UPPER}\.){{2,3}}))(?=[\s,;:)\"”’']|['’]s\b|$)")
 
 
+# a role after a signature's name ("P. Harkness, Staff Nurse", "D. Tanner RN")
+_ROLE_AFTER = re.compile(rf"(?i:,?[ \t]+(?:staff[ \t]+nurse|charge[ \t]+nurse|nurse|consultant|clerk|solicitor|counsel|"
+                         rf"officer|manager|director|{'|'.join(re.escape(r) for r in CARE_ROLES)}))\b")
+
+
 def initials_names(text: str, is_word) -> list[tuple[int, int]]:
     """Initials glued or close to a surname ("E.Radhakrishnan", "Ms T. Doe", "A. J. Abraham") and dotted
     initials alone ("a witness, J.P., said"); never a dotted abbreviation ("U.S. Army", "9 P.M."), a list
@@ -35,10 +40,12 @@ def initials_names(text: str, is_word) -> list[tuple[int, int]]:
                 or word.lower() in OFFICE_WORDS:  # "former C.I.A. Director George Bush": an agency's office
             continue
         if len(dots) == 2 and initials.endswith((" ", "\t")) and not text[:m.start(1)].strip(" \t").endswith(
-                tuple("abcdefghijklmnopqrstuvwxyz,;:(\"“‘")) and is_word(word) and word not in surnames():
+                tuple("abcdefghijklmnopqrstuvwxyz,;:(\"“‘")) and is_word(word) and word not in surnames() \
+                and not _ROLE_AFTER.match(text, m.end(1)):
             continue  # one initial at a line or sentence start: a list item, a heading or "plan B. Then"; not
             # before a word no dictionary holds or a surname ("B. Lindqvist", "J. Smith" signing a letter), nor
-            # after an opening quote ('signed "J. Faith, inventory clerk"')
+            # after an opening quote ('signed "J. Faith, inventory clerk"') or before a role ("P. Harkness, Staff
+            # Nurse" signing a note)
         out.append((m.start(1), m.end(1)))
     out += [m.span(1) for m in _BARE_INITIAL_SURNAME.finditer(text)
             if (m.group(1)[2:] in surnames() or not is_word(m.group(1)[2:])) and m.group(1)[2:] not in place_names()

@@ -414,7 +414,7 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 # A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3})[ \t.]*\s*\Z|"
                               r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2}|[A-Z](?=\.))[ \t.]*\s*\Z|"
-                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
+                              r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–—~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
                               rf"(?:[.!?,][)\"'’”]?|[:;]-?[)D]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?"

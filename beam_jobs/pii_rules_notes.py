@@ -316,7 +316,8 @@ _ROLE_IN_BRACKETS = re.compile(
     r"chair|chairman|chairwoman|chairperson|co-chair|vice-chair|secretary|treasurer|staff|host|moderator|"
     r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain|"
     r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse|"
-    r"carer|caregiver|care[ \t]+assistant|key[ \t]?worker|support[ \t]+worker|midwife|mw|health[ \t]+visitor|hv)"
+    r"carer|caregiver|care[ \t]+assistant|key[ \t]?worker|support[ \t]+worker|midwife|mw|health[ \t]+visitor|hv|"
+    r"para|paramedic|emt|ecp|ccp|tech)"
     r"[ \t]*\)")
 
 
@@ -331,8 +332,9 @@ def role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
             words, start = words[1:], m.start(1) + len(words[0]) + 1
         if words[0].lower() in STOP_WORDS and words[0] not in given_names():
             continue  # "The (attending)"; "Will (PTA)" is a name
-        if words and all(in_name_lists(w) or w.isupper() and in_name_lists(w.capitalize()) or not is_word(w)
-                         for w in words):  # (in capitals too: "ME AND FAITH (carer)")
+        named = [in_name_lists(w) or w.isupper() and in_name_lists(w.capitalize()) or not is_word(w) for w in words]
+        # (in capitals too: "ME AND FAITH (carer)"; of two words one will do: "Obi Nwosu (Tech)", "obi" is a word)
+        if words and (all(named) or len(words) == 2 and any(named)):
             out.append((start, m.end(1)))
     return out
 
