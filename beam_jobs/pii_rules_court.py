@@ -174,7 +174,9 @@ def alias_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # A judge by the letters after the surname, as common-law judgments name them ("Samuels J", "per Kahn-Jacobs J
 # concurring", "MOLEFE-VAN WYK J:", "Okafor LJ", "Dlamini AJA")
-_JUDGE_LETTERS = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+)?{CAPWORD})[ \t]+(?:J|JA|JJ|LJ|LJJ|CJ|AJ|AJA|ACJ|DCJ|JP)\.?"
+# (or a US appellate opinion's, after a comma: "ALVARADO, P. J.", "KIMURA, J.")
+_JUDGE_LETTERS = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+)?{CAPWORD})(?:[ \t]+|,[ \t]*(?=P\.[ \t]?J\.|J\.))"
+                            r"(?:P\.[ \t]?J|J|JA|JJ|LJ|LJJ|CJ|AJ|AJA|ACJ|DCJ|JP)\.?"
                             r"(?=[ \t]*(?:[,:;)]|$|\(|concurring|dissenting|agreeing|said|held|observed|found|"
                             r"in|and|with|at|\n))", re.M)
 
@@ -460,6 +462,22 @@ def anonymised_initials(text: str, is_word) -> list[tuple[int, int]]:
         rf"(?<![\w.'’\-]){mark}(?![\w\-]|\.\w)", text) if not _LETTER_LABEL_BEFORE.search(text, max(0, m.start() - 12),
                                                                                             m.start())]
     return out + _where_they_act(text, {mark for mark in marks if len(mark) == 1})
+
+
+# The court's staff on a judgment's cover, a role and a colon before the name alone on its line ("Court Assistant:
+# Wycliffe", "Interpreter: Ana Ferreira"); and a police officer by rank and collar number ("PC 1184 Martin Hope",
+# "DC 2207 Okafor"), as witness lists give them
+_STAFF_LINE = re.compile(rf"(?im)^[ \t>*\-]*(?:court[ \t]+(?:assistant|clerk|reporter|usher|officer)|clerk|usher|interpreter|"
+                         r"stenographer|tribunal[ \t]+clerk|legal[ \t]+adviser|court[ \t]+associate|associate|"
+                         rf"judge['’]s[ \t]+clerk)[ \t]*:[ \t]*((?-i:{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}))[ \t]*$")
+_COLLAR_NUMBER = re.compile(rf"\b(?:PC|PS|DC|DS|WPC|Sgt|Insp|Constable)[ \t]+\d{{2,5}}[ \t]+({CAPWORD}(?:[ \t]+{CAPWORD})?)")
+
+
+def court_staff_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The court staff a cover names (_STAFF_LINE) and officers by collar number (_COLLAR_NUMBER), when a word is a
+    name of the lists or no dictionary word ("Interpreter: None", "PC 2024 Edition" stay)."""
+    return [m.span(1) for pattern in (_COLLAR_NUMBER, _STAFF_LINE) for m in pattern.finditer(text)
+            if any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())]  # not "PC 2024 Edition"
 
 
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,
