@@ -32,7 +32,7 @@ _REACHED = re.compile(
     r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with|w/)|(?:cover(?:s|ed|ing)?|fill(?:s|ed|ing)?[ \t]+in)[ \t]+for|"
     r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)"
     r"(?:[ \t]+(?:it|this|that|them|these|those|report|handover|handoff|over))?"  # ("gave report to grace")
-    r"[ \t]+to)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
+    r"[ \t]+to|who[ \t]+(?:is|was)|who['’]?s)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
     r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:about|re|on|if|whether|know|for|tomorrow|today|tonight|when|before|after|asap|"
     r"first|too|also|directly|or|and|this|again|back|yet|yesterday|i|to)\b))")
 
