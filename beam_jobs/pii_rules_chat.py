@@ -32,7 +32,7 @@ _REACHED = re.compile(
     r"touch(?:ed)?[ \t]+base|follow(?:ed)?[ \t]+up)[ \t]+(?:to|with|w/)|(?:cover(?:s|ed|ing)?|fill(?:s|ed|ing)?[ \t]+in)[ \t]+for|"
     r"(?:forward(?:ed)?|send|sent|give|gave|pass(?:ed)?|hand(?:ed)?|route(?:d)?)"
     r"(?:[ \t]+(?:it|this|that|them|these|those|report|handover|handoff|over))?"  # ("gave report to grace")
-    r"[ \t]+to|who[ \t]+(?:is|was)|who['’]?s)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
+    r"[ \t]+to)[ \t]+([a-z][a-z'’\-]+)(?:[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+))?"
     r"(?=[ \t]*(?:[.,;:!?)\n]|$|(?i:about|re|on|if|whether|know|for|tomorrow|today|tonight|when|before|after|asap|"
     r"first|too|also|directly|or|and|this|again|back|yet|yesterday|i|to)\b))")
 
@@ -64,14 +64,19 @@ _LOWER_SUBJECT = re.compile(r"(?:(?<=\A)|(?<=\n)|(?<=[.!?;:,][ \t])|(?<=[.!?;:][
                             r"told|tells|mentioned|confirmed|agreed|promised|emailed|is[ \t]+out|will[ \t]+be[ \t]+out|"
                             r"is[ \t]+off|is[ \t]+covering|is[ \t]+on[ \t]+vacation|is[ \t]+back|signed[ \t]+off)\b")
 
+# ... or who a message asks about, the name ending the question ("who is drew", "who's sunny?"); a pattern apart from
+# _REACHED, whose matches would else swallow the verb after "who is" ("who is covering for drew")
+_ASKED_ABOUT = re.compile(r"\b(?i:who(?:[ \t]+(?:is|was)|['’]?s))[ \t]+([a-z][a-z'’\-]+)(?=[ \t]*(?:[.,;:!?)\n]|$))")
+
 
 def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
     """The lower-case given names of the English lists that a message asks to reach or says it reached
     (_REACHED, _ADDRESSED_LOWER), dictionary words too ("mark", "bill", "frank"); never a modal, a month or a
     function word ("forward to june", "call will be at 3")."""
     names, out = given_names(ENGLISH_LOCALES), []
-    out += [m.span(1) for m in _ADDRESSED_LOWER.finditer(text) if m.group(1).capitalize() in names
-            and m.group(1) not in STOP_WORDS and m.group(1) not in MODALS and m.group(1) not in MONTHS]
+    out += [m.span(1) for pattern in (_ADDRESSED_LOWER, _ASKED_ABOUT) for m in pattern.finditer(text)
+            if m.group(1).capitalize() in names and m.group(1) not in STOP_WORDS and m.group(1) not in MODALS
+            and m.group(1) not in MONTHS]
     for m in _REACHED.finditer(text):
         for g in (1, 2):
             w = m.group(g)
