@@ -370,8 +370,11 @@ def _acronym(word: str) -> bool:
 
 
 def _is_sentence_start(text: str, i: int) -> bool:
-    before = text[:i].rstrip(" \t")
-    return not before or before[-1] in ".!?:\n\"“"
+    """Nothing but spaces and tabs stand between text[i] and the text's start, a sentence's end, a colon, a line
+    break or an opening quote (a walk back over the blanks: slicing the text before i cost a copy of it per call)."""
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i == 0 or text[i - 1] in ".!?:\n\"“"
 
 
 # Cues after which capitalised words are a name ("was called Crystal Murdock", "says Navrátilová"), as rows of

@@ -359,6 +359,9 @@ _PEOPLE_NOUNS = frozenset(KIN_WORDS) | frozenset("""person people man men woman 
 ladies gentleman gentlemen kid kids child children human humans""".split())
 
 
+_WORD_RUN = re.compile(r"\S+")
+
+
 def declared_things(text: str) -> list[tuple[int, int]]:
     """The names that `text` itself says are a place, a body or a work (`_DECLARED_THING`): no person's, here or
     wherever the text repeats them. Never a name that opens with an English given name ("Sam, the band and I"), nor
@@ -373,13 +376,11 @@ def declared_things(text: str) -> list[tuple[int, int]]:
         if _GREETING_FIRST.match(text, s) or _GREETING_BEFORE.search(text, max(0, s - 16), s):
             continue  # "Dear Sam, the band and I"
         e -= len(m.group(1)) - len(POSSESSIVE.sub("", m.group(1)))  # "Powell's which is a bookstore"
-        words = text[s:e].split()
-        while words and words[0].lower() in STOP_WORDS:  # "The Ramones were", "Today Atwick is"
-            s += text.find(words[0], s) - s + len(words[0])
-            s += len(text[s:]) - len(text[s:].lstrip())
-            words = words[1:]
-        if words and words[0] not in given_names(ENGLISH_LOCALES):
-            out.append((s, e))
+        words = list(_WORD_RUN.finditer(text, s, e))
+        while words and words[0].group(0).lower() in STOP_WORDS:  # "The Ramones were", "Today Atwick is"
+            words.pop(0)
+        if words and words[0].group(0) not in given_names(ENGLISH_LOCALES):
+            out.append((words[0].start(), e))
     return out
 
 
