@@ -41,6 +41,7 @@ class NameRule:
     finds: tuple           # ((text, [values that must be found]), ...)
     leaves: tuple          # (text, ...) in which it finds nothing
     message_end: bool = False  # it reads the end of a message: run on every message of a thread (message_ends)
+    letters: bool = False  # its finds are letters standing for a person: kept, though bare initials are no name elsewhere
 
 
 NAME_RULES: tuple[NameRule, ...] = (
@@ -267,14 +268,18 @@ NAME_RULES: tuple[NameRule, ...] = (
                      ["EEE", "FFF", "GGG"]),
                     ('I shall refer to their mother as "W" and to their father as "H". H was violent to W on '
                      'occasions; a fall described by W, was unlikely. H gave evidence. W\'s sister ("WK") came.',
-                     ["W", "H", "WK"])),
+                     ["W", "H", "WK"]),
+                    ("The child is referred to as Q; the mother as M; the father as F. M opposes both orders.",
+                     ["Q", "M", "F", "M opposes"])),
              leaves=("The UK is 5th in the table.", "Henry VIII, then 18 years old, was crowned.",
-                     "Section B is 12 pages long", "FYI is 3 letters", "the NHS, then 40 years old, grew")),
+                     "Section B is 12 pages long", "FYI is 3 letters", "the NHS, then 40 years old, grew"),
+             letters=True),
     NameRule("marked_initials", "initials in quotes that a person marked a document with", marked_initials,
              finds=(('time sheets, each line initialled "KTRB". The Claimant accepted', ["KTRB"]),
                     ('the form was countersigned "D.O." and dated. D.O. said', ["D.O."])),
              leaves=('the box marked "URGENT" on the desk', 'signed "OK" at the foot', 'initialled "N/A"',
-                     'marked "TBC" in the plan')),
+                     'marked "TBC" in the plan'),
+             letters=True),
     NameRule("role_initial", "an initial standing for a person after a role or a kin word", role_initials,
              finds=(("investigator S. questioned the neighbour", ["S."]),
                     ("he had seen officers B. and D. beating him", ["B.", "D."]),
@@ -587,11 +592,20 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ('lives with her son, referred to in the proceedings as "Q", who was then nine. Q\'s needs', ["Q"]),
                     ("three children, to whom I will refer as Q (15), V (12) and W (8). V has asthma.", ["Q", "V", "W"]),
                     ('The husband ("Q") appeals. They have two children, V (17) and W (15), who live with the wife '
-                     '("K"). Q had agreed.', ["Q", "V", "W", "K"])),
+                     '("K"). Q had agreed.', ["Q", "V", "W", "K"]),
+                    # the letter wherever it stands again, not only where it acts ("handled Q roughly")
+                    ("RE A AND Q (CHILDREN: FACT-FINDING)\nThe father handled Q roughly.", ["Q", "Q roughly"]),
+                    ("IN THE MATTER OF Q AND V (CHILDREN)\n1. He shouted in front of Q.", ["Q", "V", "of Q"]),
+                    ("their two children, QT (aged 8) and VW (aged 4). QT has autism; VW sleeps well.",
+                     ["QT", "VW", "VW sleeps"]),
+                    ('a daughter, "Q" (aged 6), with her; a son, "V" (aged 13). He is a good dad to V when he calls.',
+                     ["Q", "V", "to V when"])),
              leaves=("Exhibit B (aged stock) was sold.", "Plan B was adopted.", "Vitamin D (aged cheese) is",
                      "Schedule Two (B) applies", "Section Four (A), B.", "Answer A, B or C.", "Appendix C (17) applies",
                      'the term ("A") is defined', "children's ward B (12) beds",
-                     "Block C (a girder) was replaced.", "Appendix B (a table of rates) follows.")),
+                     "Block C (a girder) was replaced.", "Appendix B (a table of rates) follows.",
+                     "RE TAX AND DUTY (CHILD BENEFIT)"),
+             letters=True),
     NameRule("newborn", "a newborn a ward names by sex and surname", newborn_names,
              finds=(("NICU NURSING NOTE\nBaby Girl ADEYEMI-PRICE (\"Twin A\")  GA 29+3 wks", ["ADEYEMI-PRICE"]),
                     ("BG Lindqvist tolerating feeds, Infant Boy Okoro to phototherapy.", ["Lindqvist", "Okoro"])),
@@ -658,10 +672,16 @@ NAME_RULES: tuple[NameRule, ...] = (
 )
 
 
-def rule_names(text: str, is_word) -> list[tuple[int, int]]:
-    """Every span any rule of NAME_RULES finds; `is_word(w)` says whether w is an English dictionary word. The
-    rules that read a message's end read every message of a thread."""
+def rule_names(text: str, is_word) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
+    """Every span any rule of NAME_RULES finds, and those of them that are letters standing for a person (a rule
+    with `letters`); `is_word(w)` says whether w is an English dictionary word. The rules that read a message's end
+    read every message of a thread."""
     ends = message_ends(text)
-    return [span for rule in NAME_RULES
-            for end in (ends if rule.message_end else (len(text),))
-            for span in rule.find(text[:end] if end < len(text) else text, is_word)]
+    spans, letters = [], set()
+    for rule in NAME_RULES:
+        for end in (ends if rule.message_end else (len(text),)):
+            found = rule.find(text[:end] if end < len(text) else text, is_word)
+            spans += found
+            if rule.letters:
+                letters.update(found)
+    return spans, letters

@@ -1552,8 +1552,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         if span]
     cued = [complete(view, s, e) if text[s:s + 1].isupper() else (s, e) for s, e in cue_names(text)]
     # where a name stands in letters, headers and notes (pii_name_rules' table): never exempted, like a cue
-    cued += [after_office(text, s, e) for s, e in rule_names(
-        text, lambda w: w.lower() in NAME_STOPS or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))]
+    ruled, letters = rule_names(
+        text, lambda w: w.lower() in NAME_STOPS or w.lower() in STOP_WORDS or in_vocabulary(w, vocabulary))
+    cued += [after_office(text, s, e) for s, e in ruled]
     # whatever found it, a span an institution's or a street's word closes is a place or a body ("Gopal Reddy Layout",
     # "Samarth Ashram School", "M.G.Road"), however it grew; its words then spread as no name's
     ner, titled, cued = ([span for span in spans if not _institution(view, *span)] for spans in (ner, titled, cued))
@@ -1582,7 +1583,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)
            and not eponym_concept(text, s, e)
            and not _lower_compound(text, s, e)]
-    return NameCandidates(_clean(text, ner), _clean(text, titled, titled=True), _clean(text, cued, cued=True))
+    return NameCandidates(_clean(text, ner), _clean(text, titled, titled=True),
+                          _clean(text, cued, cued=True, letters=letters))
 
 
 _DOSE_AFTER = re.compile(r"(?i)[ \t]*\d+(?:\.\d+)?[ \t]*(?:mg|mcg|µg|gm?|ml|cc|units?|u|meq|mmol|%|l/min)(?![a-z])|"
@@ -1826,13 +1828,13 @@ def _never_a_name(span: str, titled: bool = False, cued: bool = False) -> bool:
 
 
 def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False,
-           cued: bool = False) -> list[tuple[int, int]]:
+           cued: bool = False, letters: set[tuple[int, int]] = frozenset()) -> list[tuple[int, int]]:
     """Merged spans without a weekday alone (a date the NER misread: "police said Sunday"), initials only
     ("the father of B. B is": letters) unless a title or a role stands before them ("Mrs K.", "investigator
     S.", as judgments name parties), a verb after a lone one ("G. told"), it signs a message off or a rule found
     it where initials stand for a person ("K (aged 7)", "B O A .... APPELLANT": pii_rules_court.INITIALS_STAND_AFTER),
     or words
-    that are never a name."""
+    that are never a name; the `letters` a rule found standing for a person ("the mother as M") are kept."""
     return [(s, e) for s, e in union_spans(spans) if not _WEEKDAY.fullmatch(text[s:e])
             and not (_INITIALS_ONLY.fullmatch(text[s:e]) and not _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                      and not _INITIAL_VERB_AFTER.match(text, e) and not _signs_off(text, s, e)
@@ -1840,7 +1842,7 @@ def _clean(text: str, spans: list[tuple[int, int]], titled: bool = False,
             and not _never_a_name(text[s:e], titled, cued) and not _PRONOUN_CONTRACTION.fullmatch(text[s:e])
             and (_PLAIN_WORD.search(text[s:e]) or _INITIAL_CUE_BEFORE.search(text[max(0, s - 60):s])
                  or _INITIAL_VERB_AFTER.match(text, e) or _signs_off(text, s, e)
-                 or cued and INITIALS_STAND_AFTER.match(text, e))]
+                 or cued and INITIALS_STAND_AFTER.match(text, e)) or (s, e) in letters]
 
 
 def _signs_off(text: str, s: int, e: int) -> bool:

@@ -344,7 +344,9 @@ _CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|[ \t]*
               r",[ \t]+an?[ \t]+(?:boy|girl|baby|toddler)[ \t]+(?:now[ \t]+)?aged\b|"  # "children: A, a girl aged 8; B, ..."
               r",[ \t]+(?:residing|living|domiciled)[ \t]+(?:in|at)\b|"  # a party: "A, residing in X, complainant"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
-_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])\[?({UPPER}\.?(?:-{UPPER}\.?)?)\]?(?:{_CHILD_CUE})")  # (and "[C] (now 7)")
+# (and "[C] (now 7)", 'a daughter, "J" (aged 6)'; two or three capitals too: "AR (aged 8)")
+_LETTER_CHILD = re.compile(rf"(?<![\w'’.\-])(?:\[|[\"“'](?={UPPER}))?({UPPER}{{1,3}}\.?(?:-{UPPER}\.?)?)[\]\"”']?"
+                           rf"(?:{_CHILD_CUE})")
 _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|came|lived|lives|and|who|did|does|would|"
                 r"could|expressed|wants|wanted|attends|attended|stayed|spent|described|sustained|suffered|stopped|"
                 r"missed|left|returned|moved|reported|denied|admitted|accepted|agreed|explained|alleged|claimed|"
@@ -382,7 +384,7 @@ _LETTER_AGE = re.compile(rf"(?<![\w'’.\-])({UPPER})[ \t]*\(\d{{1,2}}\)")
 
 
 # ... or the letters a case's name lists ("Re A, B and C (Children: Final Care Orders)")
-_CASE_LETTERS = re.compile(rf"\bRe[ \t]+((?:{UPPER}(?:-{UPPER})?(?:,[ \t]*|[ \t]+and[ \t]+|[ \t]*&[ \t]*))+{UPPER}(?:-{UPPER})?)"
+_CASE_LETTERS = re.compile(rf"(?:\b(?i:re)|(?i:\bin[ \t]+the[ \t]+matter[ \t]+of))[ \t]+((?:{UPPER}(?:-{UPPER})?(?:,[ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]*&[ \t]*))+{UPPER}(?:-{UPPER})?)"
                            r"[ \t]*\((?i:a[ \t]+)?(?i:child)")
 # ... or a letter in brackets right after a person's name, as a judgment gives the letter it will use ("Ewa Nowak (K)")
 _NAMED_LETTER = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{CAPWORD}[ \t]*\(({UPPER})\)")
@@ -392,14 +394,32 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
     out = [m.span(1) for m in _LETTER_CHILD.finditer(text)]
     if "(" in text:
         out += [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _CASE_LETTERS.finditer(text)
-                for i in re.finditer(rf"{UPPER}(?:-{UPPER})?", m.group(1))]  # "Re A, B and C (Children)"
+                for i in re.finditer(rf"(?<![\w\-]){UPPER}(?:-{UPPER})?(?![\w\-])", m.group(1))]  # "Re A, B and C (Children)"
         out += [m.span(2) for m in _NAMED_LETTER.finditer(text) if m.group(1) in given_names()]
         out += [m.span(1) for m in _ROLE_QUOTED_LETTER.finditer(text)]
         out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in _CHILDREN_SENTENCE.finditer(text)
                 for i in _LETTER_AGE.finditer(m.group(1))]
     out += [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _REFERRED_AS.finditer(text)
             for i in re.finditer(rf"(?<![\w(]){UPPER}\.?(?![\w)])", m.group(1))]
-    return out + _where_they_act(text, {text[s:e] for s, e in out})
+    return out + where_letters_stand(text, {text[s:e] for s, e in out})
+
+
+def where_letters_stand(text: str, letters: set[str]) -> list[tuple[int, int]]:
+    """Each of `letters` (initials a rule found standing for a person) wherever it stands alone again: the judgment
+    that calls a child "B" writes "handled B roughly" and "until N finishes school" as often as "B said". Never after
+    a label ("Section B", "Plan B", _LETTER_LABEL_BEFORE) nor as a heading's letter ("B. The law"). "A" and "I" are
+    words too (an article, the speaker), so those two only where they act or are acted on (_where_they_act)."""
+    out, acting = [], set()
+    for letter in letters:
+        mark = letter.rstrip(".")
+        if mark in ("A", "I") or not re.fullmatch(rf"{UPPER}{{1,3}}(?:-{UPPER})?", mark):
+            acting.add(letter)
+            continue
+        for m in re.finditer(rf"(?<![\w.'’\-]){re.escape(mark)}(?![\w\-]|\.\w)", text):
+            heading = (m.start() == 0 or text[m.start() - 1] == "\n") and text[m.end():m.end() + 1] in (".", ")")
+            if not heading and not _LETTER_LABEL_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+                out.append(m.span())
+    return out + _where_they_act(text, acting)
 
 
 def _where_they_act(text: str, letters: set[str]) -> list[tuple[int, int]]:
@@ -423,7 +443,7 @@ _MARKED_WITH = re.compile(r"(?i:\b(?:initial(?:l)?ed|initials|signed|countersign
 def marked_initials(text: str, is_word) -> list[tuple[int, int]]:
     """The initials in quotes after "initialled" or "signed" (_MARKED_WITH), never an acronym of NOT_INITIALS."""
     out = [m.span(1) for m in _MARKED_WITH.finditer(text) if m.group(1).lower() not in NOT_INITIALS]
-    return out + _where_they_act(text, {text[s:e] for s, e in out})
+    return out + where_letters_stand(text, {text[s:e] for s, e in out})
 
 
 # Initials that an anonymised judgment gives a person: with the person's age ("AB is a 29 year old man", "GW is 87.",
@@ -432,7 +452,7 @@ def marked_initials(text: str, is_word) -> list[tuple[int, int]]:
 _AGED_INITIALS = re.compile(r"(?<![\w.'’\-])([A-Z]{1,3})(?:,[ \t]+(?:then|now)[ \t]+|[ \t]+(?:is|was)[ \t]+(?:an?[ \t]+)?)"
                             r"\d{1,3}(?:[ \t-]+years?[ \t-]+old\b|[ \t-]+year\b|[ \t]*[.,;](?!\d))")
 _KIN_INITIALS = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS}))[ \t]+([A-Z]{{2,3}})(?![\w'’\-]|\.\w)")
-_RELATIVE_AS = re.compile(rf"(?i:\bto[ \t]+(?:the|their|his|her|my|our)[ \t]+(?:{_KIN_NOUNS}|{INITIAL_ROLES})[ \t]+as)"
+_RELATIVE_AS = re.compile(rf"(?i:(?:\bto[ \t]+|(?<=[;,][ \t]))(?:the|their|his|her|my|our)[ \t]+(?:{_KIN_NOUNS}|{INITIAL_ROLES})[ \t]+as)"
                           r"[ \t]+[\"“']?([A-Z]{1,3})[\"”']?(?![\w'’\-]|\.\w)|"
                           # ... or in quotes in brackets after a kin word ("M's sister (\"MA\")")
                           rf"(?i:\b(?:{_KIN_NOUNS}))[ \t]*\([ \t]*[\"“']([A-Z]{{1,3}})[\"”'][ \t]*\)")
@@ -455,13 +475,8 @@ def anonymised_initials(text: str, is_word) -> list[tuple[int, int]]:
            for m in pattern.finditer(text) if m.group(m.lastindex).lower() not in NOT_INITIALS
            and m.group(m.lastindex).lower() not in BODY_WORDS and not re.fullmatch(r"[IVX]{2,3}", m.group(m.lastindex))
            and not _THE_BEFORE.search(text, max(0, m.start(m.lastindex) - 5), m.start(m.lastindex))]
-    marks = {text[s:e] for s, e in out}
-    # two or three capitals stand for the person wherever they stand alone ("QT stopped his depot"), but after a
-    # label ("Section QT"); one letter only where it acts or is acted on (_where_they_act: "Section F" stays)
-    out += [m.span() for mark in marks if len(mark) > 1 for m in re.finditer(
-        rf"(?<![\w.'’\-]){mark}(?![\w\-]|\.\w)", text) if not _LETTER_LABEL_BEFORE.search(text, max(0, m.start() - 12),
-                                                                                            m.start())]
-    return out + _where_they_act(text, {mark for mark in marks if len(mark) == 1})
+    # they stand for the person wherever they stand alone again ("QT stopped his depot"; "Section QT" stays)
+    return out + where_letters_stand(text, {text[s:e] for s, e in out})
 
 
 # The court's staff on a judgment's cover, a role and a colon before the name alone on its line ("Court Assistant:
