@@ -21,7 +21,8 @@ from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names
                                        anonymised_initials, court_staff_names, lettered_children, marked_initials,
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
                                        party_line_names, role_initials, witness_names)
-from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names, headline_subjects,
+from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names,
+                                      headline_subjects,
                                       hockey_scoring_names, leaderboard_names, pairing_names, pitcher_names,
                                       role_bracketed_names, scorer_names, statistics_names, surname_word_names)
 from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
@@ -251,6 +252,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                      ["Radoslaw", "Hughes", "Precious"]),
                     ("Police informed (DC Okwuosa). Alcohol liaison (Mags) not on until 0800.", ["Okwuosa", "Mags"]),
                     ("line placed by NNP Oyinda Bakare, tip confirmed on film", ["Oyinda", "Bakare"]),
+                    ("MORNING (Carer: Mercy)\nWoke at 7.10, bit confused.", ["Mercy"]),
                     ("Found on floor by HCA Precious Moyo. Present: OT - Anneke de Vries, SW - Farouk Haddad",
                      ["Precious Moyo", "Anneke de Vries", "Farouk Haddad"]),
                     ("pumps checked by biomed (Lyle) at 2330, told charge (Mo); bed ordered by sup Ferdie",
@@ -410,7 +412,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "surname: <your surname>", "first = nums[0]", "first_name = user.first_name",
                      "const p = { firstName: props.first };", "for first in items: last = first")),
     NameRule("nickname", "a name with its nickname in quotes, and the nickname somebody goes by", nickname_names,
-             finds=(('champion Teodoro "El Flaco" Ibarra of Peru', ['Teodoro "El Flaco" Ibarra']),
+             finds=(('Italy .............. Pieter Brand\nSpain .............. "Del" Okonkwo', ["Del", "Okonkwo"]),
+                    ('champion Teodoro "El Flaco" Ibarra of Peru', ['Teodoro "El Flaco" Ibarra']),
                     ("Mr Bohdan 'Bodya' Kravets filmed it", ["Bohdan 'Bodya' Kravets"]),
                     ("linebacker Tyrell \"Tank\" Odom was released", ['Tyrell "Tank" Odom']),
                     ('2. MIKE "THE BRAIN" BALDUCCI 59-33', ['MIKE "THE BRAIN" BALDUCCI']),
@@ -462,8 +465,11 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "Grace until 2019 lived")),
     NameRule("line_owners", "who a log's or a task list's lines are signed or owned by, after a dash", line_owners,
              finds=(("00:00 asleep, resp seen  – KQ\n00:15 asleep  – KQ\n00:30 awake – JT", ["KQ"]),
-                    ("[ ] translations - Amélie\n[ ] release notes - Sunny\n[x] crash fix - Hiroshi", ["Sunny", "Hiroshi"])),
-             leaves=("Step 1 - OK\nStep 2 - OK", "Mon - TBD\nTue - TBD", "Step 1 - Mix\nStep 2 - Bake",
+                    ("[ ] translations - Amélie\n[ ] release notes - Sunny\n[x] crash fix - Hiroshi", ["Sunny", "Hiroshi"]),
+                    ("00:40 c/o chest tightness. obs: bp 164/98, p 104. gave gtn spray x1 as per his PRN chart. "
+                     "-chidi\n01:25 no better. rang 111, put through to on-call GP (dr Mensah) who said call 999. "
+                     "-chidi\n01:32 999 called. ambulance ETA 40 mins. -chidi/Kasia", ["chidi"])),
+             leaves=("Step 1 - OK\nStep 2 - OK", "fix the build - done\nupdate the docs - done", "Mon - TBD\nTue - TBD", "Step 1 - Mix\nStep 2 - Bake",
                      "Deadline - June\nReview - Monday")),
     NameRule("credentialed", "the name a note is signed with, before a care credential", credentialed_names,
              finds=(("Wife en route. To rm 7.\n--KT RN", ["KT"]), ("WILL CONT TO MONITOR.\n--K.MENSAH RN", ["K.MENSAH"]),
@@ -527,7 +533,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("DESK            TRADER              BOOK\nERCOT           J. Okafor           ERC-FIN\n"
                      "East Power      Dawn Price          EPW-PHY", ["J. Okafor", "Dawn Price"]),
                     ("No. Rank   Surname / Given names     Nat.\n1   C/O    HALVORSEN / Tarjei        NOR\n"
-                     "2   AB     DE GUZMAN / Rolando       PHL", ["HALVORSEN", "Tarjei", "DE GUZMAN", "Rolando"])),
+                     "2   AB     DE GUZMAN / Rolando       PHL", ["HALVORSEN", "Tarjei", "DE GUZMAN", "Rolando"]),
+                    # (a signer's initials, whatever they spell, under "Obs by", "Sign", "Initials")
+                    ("Time  | Location | Behaviour      | Obs by\n07:00 | bedroom  | asleep         | DQ\n"
+                     "07:15 | lounge   | calm, watching | KO'N", ["DQ", "KO'N"])),
              leaves=("| Name | Value |\n|---|---|\n| Total | 12 |", "| Team | Points |\n| Chelsea | 12 |",
                      "Player   Score\nme       12", "No. Item   Owner      Due\n1   Roof repair   TBD   May")),
     NameRule("alias", "both names of an alias joined by ' @ ', as Indian judgments write them", alias_names,
@@ -638,12 +647,15 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=((" L. Abramia - Xu Meiqin 1/2\n Zhu Lan - T. Gogoladze 0-1\n Ye. Markina - E. Kovacs 1-0",
                      ["L. Abramia", "Xu Meiqin", "Zhu Lan", "T. Gogoladze", "Ye. Markina", "E. Kovacs"]),),
              leaves=("Georgia - China 1/2", "Hungary - Russia 1-0")),
-    NameRule("family", "a family by its surname in the plural", family_names,
+    NameRule("family", "a family by its surname in the plural, or before 'brothers', 'family', 'twins'", family_names,
              finds=(("reminder - the Gallaghers have the bounce house again", ["Gallaghers"]),
+                    ("the letter-books of the Mavrogordato brothers, to rethink credit", ["Mavrogordato"]),
+                    ("The Okonkwo twins start school in May; the Baker family moved.", ["Okonkwo", "Baker"]),
                     ("RE: dinner w/ the Drummonds?", ["Drummonds"]), ("Rose called, the Grants can't make it Sat.",
                                                                       ["Grants"])),
              leaves=("the Yankees won again", "a trip to the Philippines", "the grants are due", "The Grants Office",
-                     "the Browns beat the Jets")),
+                     "the Browns beat the Jets", "the Royal family", "the Texas family that won",
+                     "the Helvetica family of fonts")),
     NameRule("signature_block", "the name on a signature block's first line, under '--'", signature_block_names,
              finds=(("Sorry, fall it is.\n\nDeb\n\n--\nDeborah Szymanowska\nGraduate Program Coordinator",
                      ["Deborah Szymanowska"]), ("ok\n-- \nBob\n", ["Bob"])),

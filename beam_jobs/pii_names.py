@@ -578,9 +578,9 @@ _RESULT = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2}|[ \t]+\([^)\n]{2,30}\)[ \t]*$)", re.MULTILINE)
 # (or a line that ends on the loser's bracket: a sumo day's bouts, "Konishimaru (yokozuna) beat Takatoriyama (komusubi)")
 _SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1,2}(?:-\d{1,2})?\))?[ \t,]+[0-7]-[0-7]")
-# "Park and Mann", and as chat writes it, "Bob n Renee"; "Carter or Price" (alternatives are as often things:
+# "Park and Mann", and as chat and a ward's log write it, "Bob n Renee", "Kasia + Florin"; "Carter or Price" (alternatives are as often things:
 # "MCat or Meow", so with "or" only a word of the name lists)
-_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?)[ \t]+({_CAP})(?![\w'’\-])")
+_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?|\+)[ \t]+({_CAP})(?![\w'’\-])")
 _OR_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+or[ \t]+({_CAP})(?![\w'’\-])")
 _LOWER_PAIR = re.compile(r"(?<![\w'’\-])([a-z][a-z'’\-]+)[ \t]+(?:and|&)[ \t]+([a-z][a-z'’\-]+)(?![\w'’\-])")
 _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duoderm applied"
@@ -589,11 +589,18 @@ _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duod
 _SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])(?!(?i:{GREETINGS})[ \t])({_CAP}(?:[ \t]+{_CAP})?)"  # ("Hi Linda / Mercy,")
                          rf"(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
                          rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+[-–][ \t]|[ \t]+(?:beat|def\.|lost|won)\b)")
+# ... or in brackets, each maybe with initials, as a racecard gives a winner's jockey and trainer ("(E. LACROIX / D.
+# HILL)")
+_BRACKET_SLASH = re.compile(rf"\((?:{UPPER}\.[ \t]?){{0,3}}({_CAP}(?:[ \t]+{_CAP})?)[ \t]*/[ \t]*"
+                            rf"(?:{UPPER}\.[ \t]?){{0,3}}({_CAP}(?:[ \t]+{_CAP})?)\)")
 # a shift's handover, who gave it and who took it ("(Okafor -> Stone)", "days: Priya → Hale")
 _ARROW_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?:->|→|=>)[ \t]*({_CAP}(?:[ \t]+{_CAP})?)"
                          r"(?=[ \t]*(?:[)\],;\n]|$))", re.M)
 # two people in brackets, as slides and minutes credit them ("(Okafor, Cash)")
 _BRACKET_PAIR = re.compile(rf"\(({_CAP}(?:[ \t]+{_CAP})?),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)\)")
+# a line-up's substitute, in brackets with the minute after the player he replaced ("Tiemens (Rose 78)")
+_SUBSTITUTE = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([ \t]*((?=[^\W\d_]{{2}}){_CAP}(?:[ \t]+{_CAP})?)[ \t]+"
+                         r"\d{1,3}(?:\+\d)?['’]?[ \t]*\)")
 # a table's cell "Last, First" ("| Stone, Maeve |")
 _CELL_LAST_FIRST = re.compile(rf"(?<=\|)[ \t]*({_CAP}),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?=\|)")
 # a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
@@ -686,7 +693,10 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                                                    and not _place_not_name(w) and not _acronym(w)),
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS),
                               (_SLASH_PAIR, _no_place_or_acronym), (_ARROW_PAIR, _no_place_or_acronym),
-                              (_BRACKET_PAIR, _no_place_or_acronym),
+                              (_BRACKET_PAIR, _no_place_or_acronym), (_BRACKET_SLASH, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
+                                  x.capitalize() in country_names() or x.capitalize() in place_names() for x in w.split())),
+                              (_SUBSTITUTE, lambda w: _no_place_or_acronym(w) or all(
+                                  in_name_lists(x) and x not in country_names() for x in w.split())),
                               (_CELL_LAST_FIRST, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x in country_names() or x in place_names() for x in w.split())),
                               (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
@@ -1823,6 +1833,9 @@ def _never_a_name(span: str, titled: bool = False, cued: bool = False) -> bool:
     words = re.findall(r"[^\W\d_][\w'’]*", span)
     if (titled or cued) and words and all(w.capitalize() in surnames() or w in SHORT_SURNAMES for w in words):
         return False  # ... and a short one that is an interjection too ("Rev. Oh")
+    if len(words) == 1 and len(words[0]) >= 4 and words[0].lower() in CARE_ROLES \
+            and words[0].capitalize() not in surnames():
+        return True  # a care team's role alone ("(Carer: Joy)", "Physio: mobilised"; "Porter" is a surname too)
     return bool(words) and all(NEVER_A_NAME.match(w) or w.lower() in KNOWN_PRODUCTS or w.lower() in NOTE_SHORTHAND
                                and not (cued and w[:1].isupper() and w[1:].islower()) for w in words)
 
@@ -2235,6 +2248,8 @@ def _unknown_tail(ent, vocabulary: frozenset[str]) -> tuple[int, int] | None:
                 and (_unknown_name_word(tail[1].text, vocabulary) or tail[1].text in SHORT_SURNAMES)) and (all(
                 _ROLE_OR_DEMONYM.match(t.text) and in_vocabulary(t.text, vocabulary) or t.lower_ in ("ex", "former")
                 or j and head[j - 1].lower_ in ("ex", "former") for j, t in enumerate(head))
+                or tail[0].text in given_names() and all(t.text.islower() for t in head)  # a role in another
+                # language, lower case: "directeur sportif Walter Verbeke" ORG
                 or _SLOT_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])  # "Call Anselma Quillfeather" ORG
                 or _LABEL_BEFORE.search(_text_of(ent.doc)[ent.start_char:tail[0].idx])
                 and all(in_vocabulary(t.text, vocabulary) or _acronym(t.text) for t in head)):

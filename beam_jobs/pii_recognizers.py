@@ -92,6 +92,9 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("Reply — Bethan_Llewellyn:\nYes, go to the head.", "Bethan_Llewellyn"),
                 ("try pinging @hannah.w she was looking for a group", "@hannah.w"),
                 ("2,318 Comments\n\n@PetraNovakova\nWatching from Brno.", "@PetraNovakova"),
+                # (a comment section prints each author alone over the comment, two or more)
+                ("Sort by: Top\n\nGrahamTheGardener\nAbsolute joke. Where do they think people will park?\n\n"
+                 "beverley_m_1958\nMy late husband drove the number 7 for years.", "GrahamTheGardener"),
                 ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all", "gareth_w"),
                 ("my profile: https://www.linkedin.com/in/teodor-okafor-4411", "teodor-okafor-4411"),
                 ("code at github.com/sunnivahaugland.", "sunnivahaugland"),

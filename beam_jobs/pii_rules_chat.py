@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES, NOTE_LABELS,
+from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES, NOTE_LABELS, NOT_INITIALS,
                                  NOT_ADDRESSED, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
@@ -125,8 +125,9 @@ _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)"
                         rf"[ \t]+)*{CAPWORD})")
 # ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers', a
-# pairing's '/ "Doc" Abernethy /', a line-up's '5. "Tank" Pulaski C')
-_NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<=\band))[ \t]*[\"“]([A-Z][\w'’\-]*(?:[ \t][A-Z][\w'’\-]*)?)[\"”][ \t]+"
+# pairing's '/ "Doc" Abernethy /', a line-up's '5. "Tank" Pulaski C', a table's cell after dot leaders or a column's
+# gap: 'Spain ........ "Del" Okonkwo')
+_NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<=\band)|(?<=\.\.)|(?<=…)|(?<=[ \t][ \t]))[ \t]*[\"“]([A-Z][\w'’\-]*(?:[ \t][A-Z][\w'’\-]*)?)[\"”][ \t]+"
                                rf"({CAPWORD})(?![\w'’\-])",
                                re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
@@ -359,8 +360,9 @@ def _is_person_heading(cell: str) -> bool:
     """A heading of a column of people; of two such headings with a slash ("Surname / Given names") too."""
     parts = [p.strip(" :*").replace("_", " ") for p in cell.lower().split("/")] if "/" in cell else [
         cell.lower().strip(" :*").replace("_", " ")]
+    # (and who did a log's line: "Obs by", "Done by", "Seen by")
     return all(words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS or words in PERSON_HEADING_PHRASES
-               for words in parts)
+               or re.fullmatch(r"[a-z]+[ \t]+by", words) for words in parts)
 
 
 def _slash_parts(line: str, a: int, b: int) -> list[tuple[int, int]]:
@@ -401,7 +403,10 @@ def table_column_names(text: str, is_word) -> list[tuple[int, int]]:
                     for a, b in _slash_parts(line, *cells[k]):
                         cell = line[a:b]
                         words = re.findall(r"[^\W\d_][\w'’\-]*", cell)
-                        if _CELL_NAME.fullmatch(cell) and cell.split()[0].lower().rstrip(".") not in STOP_WORDS \
+                        # (a signer's initials are a name whatever they spell: "DA", "KO'N")
+                        initials = re.fullmatch(r"[A-Z]{2,3}|[A-Z]{1,2}['’][A-Z]", cell) is not None \
+                            and cell.lower() not in NOT_INITIALS
+                        if initials or _CELL_NAME.fullmatch(cell) and cell.split()[0].lower().rstrip(".") not in STOP_WORDS \
                                 and not (len(words) == 1 and is_word(words[0]) and words[0] not in given_names()
                                          and words[0] not in surnames()):  # "Total", "Vacant"; not "Big Mo"
                             out.append((pos + a, pos + b))
@@ -481,18 +486,34 @@ ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")  # a handle, not a word: a digit,
 _DOTTED = re.compile(r"[a-z]\.[a-z]")  # "kasia.nowak"
 
 
+# ... or who wrote each comment of a comment section, which prints the handle alone on its line over the comment
+# ("GrahamTheGardener\nAbsolute joke. 400 students and ...", "  > JennyLo\n  > She did vote against"): two handles
+# or more, each over a line of prose (a capital, three words), each with a digit, an underscore or a given name
+# inside (a glossary's "HashMap\nA map of keys to values." stays)
+_COMMENT_AUTHOR = re.compile(r"(?m)^[ \t>]*@?([^\W\d][\w.\-]{2,30})[ \t]*\n[ \t>]*(?=[A-Z][^\n]*?\s\S+\s\S+)")
+
+
+def _comment_authors(text: str) -> frozenset[str]:
+    authors = {m.group(1).rstrip(".-") for m in _COMMENT_AUTHOR.finditer(text)} if "\n" in text else ()
+    handles = frozenset(h for h in authors if ACCOUNT_LIKE.search(h) and h.lower() not in NOT_HANDLES and (
+        re.search(r"[\d_]", h) or any(p.capitalize() in given_names() for p in _HANDLE_PART.findall(h) if len(p) >= 3)))
+    return handles if len(handles) >= 2 else frozenset()
+
+
 @lru_cache(maxsize=64)  # the USERNAME gate, its recognizer and handle_owner_names read the same text
 def speaker_handles(text: str) -> frozenset[str]:
     """The account-like handles (ACCOUNT_LIKE: a digit, an underscore or a capital inside) that speak in a chat
-    log (_SPEAKER_LINE), when three lines or more speak and two speakers or more."""
+    log (_SPEAKER_LINE), when three lines or more speak and two speakers or more, or that sign a comment section's
+    comments (_COMMENT_AUTHOR)."""
+    authors = _comment_authors(text)
     if ":" not in text and "<" not in text and " the " not in text:
-        return frozenset()
+        return authors
     speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)] if ":" in text else []
     speakers += [(m.group(1) or m.group(2)).rstrip(".-") for m in _LOG_SPEAKER.finditer(text)]
     if len(speakers) < 3 or len(set(speakers)) < 2:
-        return frozenset()
-    return frozenset(h for h in speakers if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h))
-                     and h.lower() not in NOT_HANDLES and len(h) >= 3)
+        return authors
+    return authors | frozenset(h for h in speakers if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h))
+                               and h.lower() not in NOT_HANDLES and len(h) >= 3)
 
 
 # The given names a chat handle is made of ("RileyPlays", "hannah_b_xo", "Anya_plays_chess", "xX_Dimitri_Xx"),

@@ -585,8 +585,11 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A family by its surname in the plural after "the" ("the Fitzpatricks have the bounce house", "dinner w/ the
-# Drummonds?", "the Grants can't make it"), as personal mail names neighbours and friends
+# Drummonds?", "the Grants can't make it"), as personal mail names neighbours and friends; or before a word for its
+# members ("the Mavrogordato brothers", "the Okonkwo twins", "the Baker family"; not "the Helvetica family of fonts")
 _FAMILY = re.compile(r"(?<![\w'’\-])[Tt]he[ \t]+([A-Z][a-z]+(?:[A-Z][a-z]+)?s)(?![\w\-])")
+_FAMILY_NOUN = re.compile(rf"(?<![\w'’\-])[Tt]he[ \t]+({CAPWORD})[ \t]+(?:brothers|sisters|family|families|twins|triplets|"
+                          r"siblings|household|clan)\b(?![ \t]+of\b)")
 _FAMILY_DOES = re.compile(r"[ \t]+(?:are|were|have|had|can|can['’]?t|cannot|could|couldn['’]t|will|won['’]t|would|"
                           r"invited|came|come|said|say|live|lived|moved|sent|got|went|just|also)\b|['’](?:re|ll|ve)\b")
 
@@ -605,6 +608,10 @@ def family_names(text: str, is_word) -> list[tuple[int, int]]:
         if not is_word(stem) and not is_word(word) \
                 or stem in given_names(ENGLISH_LOCALES) and _FAMILY_DOES.match(text, m.end()):
             out.append(m.span(1))
+    # (before a word for its members, a surname of the lists or a word no dictionary holds; never a place's)
+    out += [m.span(1) for m in _FAMILY_NOUN.finditer(text)
+            if (m.group(1) in surnames() or not is_word(m.group(1))) and m.group(1) not in place_names()
+            and m.group(1) not in country_names() and m.group(1).lower() not in STOP_WORDS]
     return out
 
 

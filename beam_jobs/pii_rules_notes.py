@@ -150,7 +150,7 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
 _CARE_ROLE_WORDS = "|".join(sorted({w for r in CARE_ROLES for w in (r, r.upper(), r.capitalize())}, key=len, reverse=True))
 # (a role before another opens it: "Charge RN (Barb)")
 _CARE_ROLE = re.compile(rf"(?<![\w/])(?:{_CARE_ROLE_WORDS})(?:[ \t]+(?:{_CARE_ROLE_WORDS}))?"
-                        rf"(?:[ \t]+|[ \t]*\([ \t]*|[ \t]+[-–][ \t]+)({CAPWORD}|[a-z][\w'’\-]+)"
+                        rf"(?:[ \t]+|[ \t]*\([ \t]*|[ \t]+[-–][ \t]+|[ \t]*:[ \t]*)({CAPWORD}|[a-z][\w'’\-]+)"
                         rf"(?:[ \t]+((?:(?:de|van|der|den|dela|del|da|dos|du|le|la|al|el)[ \t]+)*{CAPWORD}))?|"
                         # a physical therapist's in brackets, any name: "pt" is the patient too ("pt tolerated
                         # diet"); outside brackets only a given name of the lists (patient_or_therapist_names)
@@ -191,6 +191,9 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
             out.append((m.start(1), m.start(2) + len(POSSESSIVE.sub("", m.group(2)))))
         elif bracketed and (w in given_names() or not is_word(w)) and _CLOSES_BRACKET.match(text, m.end(1)):
             out.append((m.start(1), m.end(1)))  # "SW (BARB)", "PT (Joy)": a bracket after a role holds its name
+        elif ":" in m.group(0)[:m.start(1) - m.start()]:
+            if m.group(1)[0].isupper() and (w in given_names() or not is_word(w)) and not m.group(2):
+                out.append((m.start(1), m.end(1)))  # a shift's label: "(Carer: Joy)"; not "Physio: Mobilised"
         elif (in_name_lists(w) or role in _PLACE_LETTERS) and not is_word(w) \
                 or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
                 and not _is_sentence_start(text, m.start(1)) \
@@ -224,8 +227,9 @@ def on_shift_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A log's or a task list's lines each ending with who wrote or owns them after a dash: initials ("00:15 asleep
-# – KP") or a given name ("[ ] release notes - Sunny"), two or more lines so
-_LINE_OWNER = re.compile(r"(?m)[ \t][-–—~][ \t]*([A-Z]{2,3}|[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*)[ \t]*$")
+# – KP") or a given name ("[ ] release notes - Sunny"; in lower case the same word no dictionary holds on two lines
+# or more: "rang 111. -chidi"), two or more lines so
+_LINE_OWNER = re.compile(r"(?m)[ \t][-–—~][ \t]*([A-Z]{2,3}|[^\W\d_a-z][^\W\d_A-Z][\w'’\-]*|[^\W\d_A-Z]{3,})[ \t]*$")
 
 
 def line_owners(text: str, is_word) -> list[tuple[int, int]]:
@@ -241,9 +245,10 @@ def line_owners(text: str, is_word) -> list[tuple[int, int]]:
     counts: dict[str, int] = {}
     for m in found:
         counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    words = [m for m in found if not m.group(1).isupper()]
+    words = [m for m in found if m.group(1)[:1].isupper() and not m.group(1).isupper()]
     named = [m for m in words if in_name_lists(m.group(1)) or not is_word(m.group(1))]
-    out = [(m.start(1), m.end(1)) for m in found if m.group(1).isupper() and counts[m.group(1)] >= 2]
+    out = [(m.start(1), m.end(1)) for m in found if m.group(1).isupper() and counts[m.group(1)] >= 2
+           or m.group(1).islower() and counts[m.group(1)] >= 2 and not is_word(m.group(1))]
     if len(named) >= 2 and 2 * len(named) >= len(words):
         out += [(m.start(1), m.end(1)) for m in words]
     return out

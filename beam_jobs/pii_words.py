@@ -83,7 +83,7 @@ author authors driver drivers nurse nurses doctor doctors physician rep represen
 member members student students teacher teachers coach coaches approver approvers requester requestor chair
 lead leads captain captains staff worker workers technician caller patient patients client clients customer
 customers tenant tenants guest guests volunteer volunteers speaker speakers presenter presenters host hosts
-instructor instructors judge judges witness witnesses""".split())
+instructor instructors judge judges witness witnesses sign signed signature sig initials""".split())
 PERSON_HEADING_PHRASES = ("assigned to", "full name", "first name", "last name", "given name", "given names",
                           "family name", "surname", "surnames", "forename", "forenames", "account manager",
                           "point of contact", "responsible", "submitted by", "approved by", "owned by")
@@ -302,7 +302,7 @@ wanna gonna yall imma mucho bueno amigo amiga mama papa hola ciao""".split())
 # The shorthand of clinical and nursing notes that no English dictionary holds ("Abd soft", "coarse bilat",
 # "tol clear liquids", "f/u lytes"), and a ward's drugs and services: a safe list for the dictionary rule,
 # never a name alone
-NOTE_SHORTHAND = frozenset("""abd bilat sx tol cont noc prn qd bid tid qid qhs qam qpm qod hx dx tx rx fx sob doe pnd
+NOTE_SHORTHAND = frozenset("""abd obs bilat sx tol cont noc prn qd bid tid qid qhs qam qpm qod hx dx tx rx fx sob doe pnd
 nad wnl ivf npo oob lytes sats tf uo mso4 mae perrla perrl perl tmax tcurrent npn nsr abx vss afeb cath ett ngt ogt
 picc cvp sbp dbp spo2 fio2 peep cpap bipap abg vbg cxr ekg ecg cta rrr ntnd inr ptt wbc hct hgb plt bun gluc fsbs riss ssi htn chf copd
 cad cva uti pna gib ards afib vfib svt pvc dvt lle rle lue rue llq rlq luq ruq dtr hcp dnr dni cmo micu sicu ccu

@@ -1171,6 +1171,8 @@ def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
     assert not _leaks(r, "Green"), r.text
     r = pii("Please route all curve questions to Carter or Price.")      # the partner of a found name
     assert not _leaks(r, "Carter", "Price"), r.text
+    r = pii("Obs stable. Hoisted back to bed by Kasia + Radoslaw per protocol.")  # a ward log's "+"
+    assert not _leaks(r, "Kasia", "Radoslaw"), r.text
     r = pii("FYI - Hunter will be out next week.")                      # the NER ran a mail acronym into the name
     assert not _leaks(r, "Hunter") and "FYI" in r.text, r.text
     r = pii("Could you send the ISDA for Cargill? Per Carol's note, we need it by Fri.")  # the NER's one-word ORG
@@ -1180,6 +1182,25 @@ def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):
                  "Draw the Lewis structure for water.", "Is Green a colour or a party?", "He was born in Hill Valley.",
                  "Women's 100 metres: the final is on Sunday.", "Wolves of the north lost ground."):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_sports_report_names_substitutes_jockeys_and_staff(pii):
+    # a line-up's substitute in brackets with the minute; a racecard's jockey / trainer pair, one side found; a name
+    # after a role in another language that the model ran into an organisation
+    r = pii("Line-ups:\nUtrecht: Smits; Bakker, Oosterhuis; Tiemens (Rose 78), Mulder; Lane (Hunter 65).")
+    assert not _leaks(r, "Rose", "Hunter"), r.text
+    r = pii("RACE 3:  SILVER ARROW  (E. LACROIX / D. HILL)  61.00")
+    assert not _leaks(r, "LACROIX", "HILL"), r.text
+    r = pii('"He is the fastest man in the world over the last 200 metres," said his directeur sportif Walter Verbeke.')
+    assert not _leaks(r, "Walter", "Verbeke"), r.text
+    for text in ("Prices (Paris / London) rose.", "Answer (Yes / No) below."):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_care_role_alone_is_no_name(pii):
+    # the model reads a shift's label as a person ("(Carer: ...)"); the role alone stays, the name after it goes
+    r = pii("MORNING (Carer: Mercy)\nWoke at 7.10. Physio: mobilised with frame.")
+    assert not _leaks(r, "Mercy") and "Carer" in r.text and "Physio" in r.text, r.text
 
 
 def test_a_kin_role_names_a_given_name_that_is_a_word_in_lower_case_text(pii):
