@@ -22,10 +22,10 @@ from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names
                                        initial_subjects, initials_names, judge_names, party_apposition_names,
                                        party_line_names, role_initials, witness_names)
 from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names,
-                                      headline_subjects,
+                                      headline_subjects, team_sheet_names,
                                       hockey_scoring_names, leaderboard_names, pairing_names, pitcher_names,
                                       role_bracketed_names, scorer_names, statistics_names, surname_word_names)
-from beam_jobs.pii_rules_notes import (aged_names, care_role_names, credentialed_names, kin_names, line_owners,
+from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names, kin_names, line_owners,
                                        newborn_names,
                                        on_shift_names, patient_or_therapist_names, role_in_brackets_names,
                                        title_names_any_case)
@@ -338,6 +338,10 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Tonight's lineup:\n1. Okafor SS\n2. Whitby 2B\n3. Lindqvist CF\n4. Kingsley 1B\n5. Young C",
                      ["Okafor", "Whitby", "Lindqvist", "Kingsley", "Young"]),),
              leaves=("Sizes:\n1. Small S\n2. Medium M\n3. Large L", "1. Vitamin C\n2. Vitamin D", "Grades:\n1 A\n2 B")),
+    NameRule("team_sheet", "the players of a football team sheet, by their positions' letters", team_sheet_names,
+             finds=(("Team for Sunday, KO 10:30:\nGK - Stan\nCB - Big Mick, Nunes\nLB - Ferdi\nST - Rich, Kowalczyk\n"
+                     "Subs: Fitzy, Jordan Young", ["Big Mick", "Nunes", "Rich", "Kowalczyk", "Fitzy", "Jordan Young"]),),
+             leaves=("Formation:\nGK - TBC\nCB - TBC\nST - TBC", "Glossary:\nCB - Centre Back\nGK - Goal Keeper\nST - Striker")),
     NameRule("scorers", "the names of a football report's scorers' line", scorer_names,
              finds=(("Scorers: Okonjo (14th minute), Lindqvist (67th). Rovers - Hale (80th pen)",
                      ["Okonjo", "Lindqvist", "Hale"]),
@@ -471,6 +475,14 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "-chidi\n01:32 999 called. ambulance ETA 40 mins. -chidi/Kasia", ["chidi"])),
              leaves=("Step 1 - OK\nStep 2 - OK", "fix the build - done\nupdate the docs - done", "Mon - TBD\nTue - TBD", "Step 1 - Mix\nStep 2 - Bake",
                      "Deadline - June\nReview - Monday")),
+    NameRule("action_owner", "the initials that own an action item or a minute's point", action_owners,
+             finds=(("Plan agreed with son.\n\nActions:\n - QM to complete ReSPECT form\n - KT/JW to chase bloods",
+                     ["QM", "KT", "JW"]), ("Actions:\n - MS to complete the form\n - DR to call the family",
+                                           ["MS", "DR"]), ("Minutes\n1. Budget approved.\n2. DV to circulate the draft by Friday.",
+                                           ["DV"])),
+             leaves=("Actions:\n - GP to review meds\n - MDT to discuss\n - OT to visit\n - UK to remain",
+                     "- ED to admit overnight", "2. NHS to fund the pilot"),
+             letters=True),
     NameRule("credentialed", "the name a note is signed with, before a care credential", credentialed_names,
              finds=(("Wife en route. To rm 7.\n--KT RN", ["KT"]), ("WILL CONT TO MONITOR.\n--K.MENSAH RN", ["K.MENSAH"]),
                     ("D/w Dr. Ruiz.  -- P. Vo RN", ["P. Vo"]), ("Plan as above.\n-- T. Vo RN", ["T. Vo"]),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOTE_LABELS,
+from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOT_INITIALS, NOTE_LABELS,
                                  KIN_WORDS, NOTE_SHORTHAND, OFFICE_WORDS, THING_KINDS, WEEKDAYS, country_names,
                                  given_names, in_name_lists, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import CAPWORD, INITIAL, POSSESSIVE, STOP_WORDS, UPPER, WORD_START
@@ -135,6 +135,27 @@ def batting_order_names(text: str, is_word) -> list[tuple[int, int]]:
     """The players of a batting order (_BATTING_ORDER_LINE), where three or more lines are so written."""
     lines = list(_BATTING_ORDER_LINE.finditer(text)) if "\n" in text else []
     return [m.span(1) for m in lines] if len(lines) >= 3 else []
+
+
+# A football team sheet: lines of a position's letters and who plays there ("CB - Big Mick, Nunes", "ST: Rich,
+# Kowalczyk", "Subs: Fitzy, Jordan Young"), as a club's chat or mail posts them; three such lines make one
+_POSITION_LINE = re.compile(rf"(?m)^[ \t]*(?:GK|RB|CB|LB|RWB|LWB|CDM|DM|CM|CAM|AM|RM|LM|RW|LW|ST|CF|SS|Subs|SUBS|Bench)"
+                            rf"[ \t]*[-–:][ \t]*((?:{CAPWORD}[ \t]*)+(?:,[ \t]*(?:{CAPWORD}[ \t]*)+)*)[ \t]*$")
+_PLAYER_ITEM = re.compile(rf"{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}")
+
+
+def team_sheet_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The players of a team sheet (_POSITION_LINE), where three or more lines are so written and half its entries
+    or more hold a name of the lists or a word no dictionary holds (a glossary's "CB - Centre Back" stays); not
+    "TBC"."""
+    lines = list(_POSITION_LINE.finditer(text)) if "\n" in text else []
+    if len(lines) < 3:
+        return []
+    items = [(m.start(1) + i.start(), m.start(1) + i.end(), i.group(0)) for m in lines
+             for i in _PLAYER_ITEM.finditer(m.group(1))
+             if i.group(0).lower() not in NOT_INITIALS and i.group(0).lower() not in STOP_WORDS]
+    named = sum(any(in_name_lists(w) or not is_word(w) for w in item.split()) for _, _, item in items)
+    return [(s, e) for s, e, _ in items] if 2 * named >= len(items) else []
 
 
 # A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),

@@ -254,6 +254,26 @@ def line_owners(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# Who an action item or a minute's point is for, by initials at the line's start before "to" and a verb ("- MS to
+# complete ReSPECT form", "JT/KO to chase the lab", "2. AB to circulate the draft"): the bodies, teams and wards that
+# take actions too stay ("GP to review", "MDT to discuss", "ED to admit", "UK to remain")
+_ACTION_OWNER = re.compile(r"(?m)^[ \t>]*(?:[-*•]|\d{1,2}[.)]|[Aa]ctions?[ \t]*:)?[ \t]*([A-Z]{2,3})"
+                           r"(?:[ \t]*[/&+,][ \t]*([A-Z]{2,3}))?[ \t]+to[ \t]+[a-z]{3,}")
+_TEAMS_THAT_ACT = frozenset("""mdt ed ae icu itu hdu ccu nicu picu scbu ward wards team cmht crht cpn dn dns ooh lab
+labs ccg icb pct cqc dwp cps hmrc dvla la lea smt slt pta pfa board exec ops fin mgt mgmt sec gov govt uk us eu un nhs
+who imf gp gps""".split())
+
+
+def action_owners(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials that own an action item (_ACTION_OWNER), never a team's, a body's or a role's letters
+    (_TEAMS_THAT_ACT, CARE_ROLES, a note's shorthand, pii_words.NOT_INITIALS)."""
+    if " to " not in text:
+        return []
+    return [m.span(g) for m in _ACTION_OWNER.finditer(text) for g in (1, 2) if m.group(g)
+            and m.group(g).lower() not in _TEAMS_THAT_ACT and m.group(g).lower() not in NOT_INITIALS
+            and m.group(g).lower() not in CARE_ROLES and m.group(g).lower() not in NOTE_SHORTHAND]
+
+
 # A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
 # ("WILL CONT TO MONITOR. --T.BOATENG RN",
 # "-- R. Ng RN", "-s.bettencourt rn", "Soo-ah P., RN", "Yvette Toussaint, RN"); a word of it is an initial,

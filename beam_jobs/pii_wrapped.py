@@ -29,10 +29,11 @@ _COLUMN_GAP = re.compile(r"[ ]{3,}|\t")  # two table rows are no wrapped prose (
 
 def unquoted_copy(text: str) -> tuple[str, list[int]] | None:
     """`text` without the quote marks that open its lines ("> ", ">> "), and for each character of the copy its
-    offset in `text`; None unless most of its non-empty lines are quoted (a reply's quoted part)."""
+    offset in `text`; None unless most of its non-empty lines are quoted (a reply's quoted part) or three or more
+    are (a thread whose last message quotes the one before: "> ...\n> D." signs it)."""
     lines = [line for line in text.split("\n") if line.strip()]
     marks = list(_QUOTE_MARKS.finditer(text))
-    if not marks or len(marks) * 2 < len(lines):
+    if not marks or len(marks) * 2 < len(lines) and len(marks) < 3:
         return None
     return copy_without(text, {i for m in marks for i in range(m.start(), m.end())})
 

@@ -1197,6 +1197,14 @@ def test_a_sports_report_names_substitutes_jockeys_and_staff(pii):
         assert pii(text).text == text, pii(text).text
 
 
+def test_a_quoted_message_signed_with_one_letter(pii):
+    # the last message of a thread quotes the one before, which its writer signed with a letter and a dot
+    r = pii("Will do, booking the room now.\n\nMarta\n\n-----Original Message-----\nFrom: Quigley, Fergus\nSent: 02 "
+            "June 2004 09:12\nTo: Lis, Marta\nSubject: RE: offsite\n\n> Can you sort the room for Thursday? Ask "
+            "facilities\n> for the big screen, and order lunch for twelve.\n> F.")
+    assert not _leaks(r, "> F.", "Marta", "Fergus"), r.text
+
+
 def test_a_care_role_alone_is_no_name(pii):
     # the model reads a shift's label as a person ("(Carer: ...)"); the role alone stays, the name after it goes
     r = pii("MORNING (Carer: Mercy)\nWoke at 7.10. Physio: mobilised with frame.")
