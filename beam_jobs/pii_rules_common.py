@@ -53,8 +53,8 @@ KIN_SET = frozenset(KIN_WORDS)
 
 # how a judgment or a post says it names people by letters ("referred to in these proceedings as", "known as",
 # "let's call him", "whom I shall call K")
-REFERRED_AS = (r"(?i:\b(?:referred[ \t]+to|known)(?:[ \t]+(?:in|throughout)[ \t]+(?:(?:these|the)[ \t]+proceedings|"
-               r"this[ \t]+judgment))?[ \t]+as|\b(?:let['’]s|we['’]ll|i['’]ll)[ \t]+(?:keep[ \t]+)?call(?:ing)?[ \t]+"
+REFERRED_AS = (r"(?i:\b(?:referred[ \t]+to|known)(?:[ \t]+(?:in|throughout)[ \t]+(?:these|the|this)[ \t]+"
+               r"(?:proceedings|judgment|inquiry|investigation|report|decision|hearing|case|appeal|statement))?[ \t]+as|\b(?:let['’]s|we['’]ll|i['’]ll)[ \t]+(?:keep[ \t]+)?call(?:ing)?[ \t]+"
                r"(?:him|her|them)|"
                r"\b(?:whom[ \t]+)?(?:i|we)[ \t]+(?:shall|will)[ \t]+(?:call|refer[ \t]+(?:to[ \t]+)?as))")
 

@@ -90,7 +90,7 @@ _NUMBERED = re.compile(r"[ \t]*(?:No\.?|Nos\.?|Number)[ \t]*\d")
 
 # A case's parties: "Wade v. Jacobs", "SMITH v. THE UNITED KINGDOM", "in Brown against the United States"
 _PARTY = rf"((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})"
-_CASE = re.compile(rf"{WORD_START}{_PARTY}[ \t]+(?:v\.?|vs\.?|versus)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
+_CASE = re.compile(rf"{WORD_START}{_PARTY}[ \t]+(?:v\.?|vs\.?|versus|-v-)[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
                    rf"\bin[ \t]+{_PARTY}[ \t]+against[ \t]+(?:(?i:the)[ \t]+)?{_PARTY}|"
                    # a case cited by its first applicant ("criticised in Xhafa and Others and Hoxha v. Albania")
                    rf"{WORD_START}{_PARTY}[ \t]+and[ \t]+(?:Others|Another|Ors)\b")
@@ -179,6 +179,15 @@ _JUDGE_LETTERS = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+)?{CAPWORD})(?:
                             r"(?:P\.[ \t]?J|J|JA|JJ|LJ|LJJ|CJ|AJ|AJA|ACJ|DCJ|JP)\.?"
                             r"(?=[ \t]*(?:[,:;)]|$|\(|concurring|dissenting|agreeing|said|held|observed|found|"
                             r"in|and|with|at|\n))", re.M)
+
+
+# ... or letter-spaced over the opinion, before the title ("E C K H A R D T, Judge:")
+_SPACED_JUDGE = re.compile(r"(?m)^[ \t]*((?:[A-Z][ \t]){3,}[A-Z])[ \t]*,[ \t]*(?:(?:Presiding|Chief|Associate)[ \t]+)?"
+                           r"(?:Judge|Justice|J\.|C\.[ \t]?J\.|P\.[ \t]?J\.)")
+
+
+def spaced_judge_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _SPACED_JUDGE.finditer(text)]
 
 
 def judge_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -351,7 +360,9 @@ _LETTER_ACTS = (r"(?=['’]s\b|[ \t]+(?:was|were|is|had|has|told|said|says|went|
                 r"could|expressed|wants|wanted|attends|attended|stayed|spent|described|sustained|suffered|stopped|"
                 r"missed|left|returned|moved|reported|denied|admitted|accepted|agreed|explained|alleged|claimed|"
                 r"testified|confided|disclosed|spoke|wrote|asked|refused|gave|caused|sent|made|took|saw|heard|"
-                r"found|knew|became|began|hit|struck|pushed|grabbed|threatened|assaulted|kicked|punched|shouted)\b|"
+                r"found|knew|became|began|hit|struck|pushed|grabbed|threatened|assaulted|kicked|punched|shouted|"
+                r"deserved|deserves|needs|needed|felt|feels|loved|loves|cried|opposes|opposed|remains|remained|"
+                r"continues|continued|finishes|finished|wished|wishes|enjoys|enjoyed)\b|"
                 # ... or says something, or heads a list of letters ("K \"talks about Mummy\"", "Re A, B and C")
                 r"[ \t]+[\"“]|,[ \t]+[A-Z]\b(?![.'’]))")
 # what follows initials alone that stand for a person (pii_names keeps such a span): a child's age, the case name's
@@ -404,15 +415,25 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
     return out + where_letters_stand(text, {text[s:e] for s, e in out})
 
 
+_A_AS_OBJECT = re.compile(r"\b[a-z]+[ \t]+(A)(?=[ \t]+[a-z]|[ \t]*[,.;:!?)])")
+_BEFORE_A_GRADE = frozenset("a an the got get gets getting scored score earned earn achieved achieve gave give grade "
+                            "an plan type class vitamin hepatitis".split())
+
+
 def where_letters_stand(text: str, letters: set[str]) -> list[tuple[int, int]]:
     """Each of `letters` (initials a rule found standing for a person) wherever it stands alone again: the judgment
     that calls a child "B" writes "handled B roughly" and "until N finishes school" as often as "B said". Never after
     a label ("Section B", "Plan B", _LETTER_LABEL_BEFORE) nor as a heading's letter ("B. The law"). "A" and "I" are
-    words too (an article, the speaker), so those two only where they act or are acted on (_where_they_act)."""
+    words too (an article, the speaker), so those two only where they act or are acted on (_where_they_act), and "A"
+    inside a sentence after a word in lower case, as no article stands ("He grabbed A by the shirt"; not "got an A",
+    "Class A", "a type A personality")."""
     out, acting = [], set()
     for letter in letters:
         mark = letter.rstrip(".")
-        if mark in ("A", "I") or not re.fullmatch(rf"{UPPER}{{1,3}}(?:-{UPPER})?", mark):
+        if mark == "A":
+            out += [m.span(1) for m in _A_AS_OBJECT.finditer(text) if m.group(0).split()[0].lower() not in _BEFORE_A_GRADE
+                    and not _LETTER_LABEL_BEFORE.search(text, max(0, m.start(1) - 12), m.start(1))]
+        if mark in ("A", "I") or not re.fullmatch(rf"{UPPER}{{1,3}}(?:-{UPPER}|\d{{1,3}})?", mark):
             acting.add(letter)
             continue
         for m in re.finditer(rf"(?<![\w.'’\-]){re.escape(mark)}(?![\w\-]|\.\w)", text):
@@ -452,10 +473,20 @@ def marked_initials(text: str, is_word) -> list[tuple[int, int]]:
 _AGED_INITIALS = re.compile(r"(?<![\w.'’\-])([A-Z]{1,3})(?:,[ \t]+(?:then|now)[ \t]+|[ \t]+(?:is|was)[ \t]+(?:an?[ \t]+)?)"
                             r"\d{1,3}(?:[ \t-]+years?[ \t-]+old\b|[ \t-]+year\b|[ \t]*[.,;](?!\d))")
 _KIN_INITIALS = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS}))[ \t]+([A-Z]{{2,3}})(?![\w'’\-]|\.\w)")
-_RELATIVE_AS = re.compile(rf"(?i:(?:\bto[ \t]+|(?<=[;,][ \t]))(?:the|their|his|her|my|our)[ \t]+(?:{_KIN_NOUNS}|{INITIAL_ROLES})[ \t]+as)"
+_RELATIVE_AS = re.compile(rf"(?i:(?:\bto[ \t]+|(?<=[;,][ \t])|\band[ \t]+)(?:the|their|his|her|my|our)[ \t]+(?:{_KIN_NOUNS}|{INITIAL_ROLES})[ \t]+as)"
                           r"[ \t]+[\"“']?([A-Z]{1,3})[\"”']?(?![\w'’\-]|\.\w)|"
                           # ... or in quotes in brackets after a kin word ("M's sister (\"MA\")")
                           rf"(?i:\b(?:{_KIN_NOUNS}))[ \t]*\([ \t]*[\"“']([A-Z]{{1,3}})[\"”'][ \t]*\)")
+# ... or with the role a record gives them, a letter or a cipher after it ("Patient B's account", "Pupil B",
+# "prisoner G.", "Midwife M14"), or a kin word's letter between commas ("her son, Y, with")
+_ROLE_LETTER = re.compile(r"(?i:\b(?:patient|pupil|student|child|witness|resident|client|prisoner|inmate|midwife|"
+                          r"nurse|doctor|officer|teacher|complainant|victim|colleague|employee|tenant|baby|"
+                          r"service[ \t]+user|young[ \t]+person|person|individual|informant|source|carer|parent|"
+                          r"social[ \t]+worker|foster[ \t]+carer|claimant|applicant|respondent))[ \t]+"
+                          r"([A-Z]{1,2}\d{0,3})(?![\w\-]|\.\w)")
+_KIN_LETTER = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS})),[ \t]+([A-Z])(?=[ \t]*[,;)])")
+# ... or the cipher an inquiry gives a person ("a boy referred to in this Inquiry as PX27")
+_REFERRED_CIPHER = re.compile(rf"{REFERRED_AS}[ \t]+[\"“']?([A-Z]{{1,3}}\d{{1,3}})[\"”']?(?![\w\-])")
 # a letter's label, after which a capital is no person's ("Section F", "Appendix B", "vitamin D")
 _LETTER_LABEL_BEFORE = re.compile(r"(?i)\b(?:section|appendix|annex|part|schedule|exhibit|form|class|grade|block|room|"
                                   r"type|category|plan|item|vitamin|hepatitis|option|step|stage|phase|level|ward|bay|"
@@ -471,7 +502,8 @@ def anonymised_initials(text: str, is_word) -> list[tuple[int, int]]:
     judge calls them by (_AGED_INITIALS, _KIN_INITIALS, _RELATIVE_AS), and where they stand again; never an acronym
     of NOT_INITIALS or a body's (BODY_WORDS), nor a Roman numeral, nor after "the" ("the UK is 5th", "VI, then
     12")."""
-    out = [m.span(m.lastindex) for pattern in (_AGED_INITIALS, _KIN_INITIALS, _RELATIVE_AS)
+    out = [m.span(m.lastindex) for pattern in (_AGED_INITIALS, _KIN_INITIALS, _RELATIVE_AS, _ROLE_LETTER, _KIN_LETTER,
+                                               _REFERRED_CIPHER)
            for m in pattern.finditer(text) if m.group(m.lastindex).lower() not in NOT_INITIALS
            and m.group(m.lastindex).lower() not in BODY_WORDS and not re.fullmatch(r"[IVX]{2,3}", m.group(m.lastindex))
            and not _THE_BEFORE.search(text, max(0, m.start(m.lastindex) - 5), m.start(m.lastindex))]
