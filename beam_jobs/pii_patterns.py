@@ -463,8 +463,10 @@ _REDDIT_USER = re.compile(r"(?<![\w/])u/([A-Za-z0-9][\w\-]{2,19})\b")
 _DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
 # ... a decorator's line is followed by code: another decorator, a definition or a signature (a comment section
 # prints each commenter's handle alone on its line too, over the comment: "@PetraNovakova\nWatching from Brno")
-_CODE_NEXT = re.compile(r"[ \t]*\n[ \t]*(?:@|(?:def|class|async|public|private|protected|static|override|fun|function|"
-                        r"void|export)\b|[\w<>\[\],]+[ \t]+\w+[ \t]*\()")
+# (another annotation is alone on its line too, maybe with its arguments: a thread's "@Nkechi_Obi_\n@jonty_wfh same
+# here" is two posters)
+_CODE_NEXT = re.compile(r"[ \t]*\n[ \t]*(?:@[\w.]+(?:\([^\n]*\))?[ \t]*(?:\n|\Z)|(?:def|class|async|public|private|protected|"
+                        r"static|override|fun|function|void|export)\b|[\w<>\[\],]+[ \t]+\w+[ \t]*\()")
 # ... and a profile's address on a social or professional site ("linkedin.com/in/teodor-okafor-4411",
 # "github.com/sunnivahaugland", "youtube.com/@kwame"): the account's name, often its holder's. Only a profile: a
 # repository's or a post's address names a project or a page ("github.com/apache/beam" stays)

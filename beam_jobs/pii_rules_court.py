@@ -483,10 +483,13 @@ _ROLE_LETTER = re.compile(r"(?i:\b(?:patient|pupil|student|child|witness|residen
                           r"nurse|doctor|officer|teacher|complainant|victim|colleague|employee|tenant|baby|"
                           r"service[ \t]+user|young[ \t]+person|person|individual|informant|source|carer|parent|"
                           r"social[ \t]+worker|foster[ \t]+carer|claimant|applicant|respondent))[ \t]+"
-                          r"([A-Z]{1,2}\d{0,3})(?![\w\-]|\.\w)")
-_KIN_LETTER = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS})),[ \t]+([A-Z])(?=[ \t]*[,;)])")
-# ... or the cipher an inquiry gives a person ("a boy referred to in this Inquiry as PX27")
-_REFERRED_CIPHER = re.compile(rf"{REFERRED_AS}[ \t]+[\"“']?([A-Z]{{1,3}}\d{{1,3}})[\"”']?(?![\w\-])")
+                          r"(?!I\b)([A-Z]{1,2}\d{0,3})(?![\w\-]|\.\w)")  # ("the best officer I could be")
+_KIN_LETTER = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS})),[ \t]+(?!I\b)([A-Z])(?=[ \t]*[,;)])")
+# ... or the cipher an inquiry gives a person ("a boy referred to in this Inquiry as PX27"; not a group's: "The Big
+# Four, also known as G4")
+_REFERRED_CIPHER = re.compile(rf"(?i:\b(?:boy|girl|man|woman|child|person|witness|patient|pupil|student|officer|"
+                              rf"individual|applicant|complainant|victim|survivor|resident|mother|father|he|she|who)\b)"
+                              rf"[^.\n]{{0,40}}?{REFERRED_AS}[ \t]+[\"“']?([A-Z]{{1,3}}\d{{1,3}})[\"”']?(?![\w\-])")
 # a letter's label, after which a capital is no person's ("Section F", "Appendix B", "vitamin D")
 _LETTER_LABEL_BEFORE = re.compile(r"(?i)\b(?:section|appendix|annex|part|schedule|exhibit|form|class|grade|block|room|"
                                   r"type|category|plan|item|vitamin|hepatitis|option|step|stage|phase|level|ward|bay|"

@@ -37,10 +37,13 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
                            rf"((?:{ANYWORD}|{INITIAL})(?:[ \t]+(?:{ANYWORD}|{INITIAL})){{0,2}})[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
+_SHORT_CLOSINGS_SET = frozenset(SHORT_CLOSINGS.split("|")) | {"love", "hugs", "luv", "lots", "night", "morning", "bye"}
 _GREETING_WORDS = frozenset("hi hello hey dear hiya yo morning greetings good buenos buenas hola bonjour hallo ciao "
                             "salut".split())
 
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
+# ... with a kiss after it ("...\n\nHarps x"): a sign-off whatever the word, but a closing ("Love x", "Thanks xx")
+_KISSED_LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+)[ \t]+[xX]{1,3}!?[ \t]*\s*\Z")
 
 # Where a message ends inside a thread or a post with replies: the line that opens the next one. A reply is signed
 # above the message it quotes ("- Raj\n\n>>> Brandon Whitfield 04/19/01 >>>", "JP\n\n-----Original Message-----",
@@ -371,6 +374,11 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     """A message's last line, set apart by a blank line, of one or two capitalised words that are no
     dictionary words, or open with a given name: its signature ("...\n\nVaclav", "...\n\nKaren", "...\n\nDieter");
     right under the last sentence, an English given name alone ("... anything else.\nCarol")."""
+    m = _KISSED_LAST_LINE.search(text[-60:])
+    if m and m.group(1).lower() not in _CLOSINGS_SET and m.group(1).lower() not in NOT_ADDRESSED \
+            and not is_function_word(m.group(1)) and m.group(1).lower() not in _SHORT_CLOSINGS_SET:
+        off = max(0, len(text) - 60)
+        return [(off + m.start(1), off + m.end(1))]
     m = _LAST_LINE.search(text)
     first = m.group(1).split()[0] if m else ""
     if m and (not all(is_word(w) for w in m.group(1).split()) or first in given_names(ENGLISH_LOCALES)
@@ -407,12 +415,13 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 
 # A message signed with initials at its very end: after its last sentence on the same line ("... look at this.
 # JW", in lower case two letters: "merry xmas.  em", one capital with its dot: "Thanks.  O."), alone on the last line ("Talk tomorrow.\nDF"), after a dash
-# ("will do. -kb", "call me if questions.  -d") or a closing and its comma ("thx, dg"); one letter alone on the last
+# ("will do. -kb", "call me if questions.  -d") or a closing and its comma ("thx, dg"); a particle's initial inside
+# ("SdV", "JvB") too; one letter alone on the last
 # line under a sentence, a smiley or a closing ("Call me.\nD", "coming?  :)\n\nF.", "talk soon\nk", "Thanks,\n- M") or
 # under a line that ends in words in lower case ("call me tonite\nj", "...at 4. i am freaking out a little\n\nm",
 # "see you there\n\nd.").
 # A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
-_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3})[ \t.]*\s*\Z|"
+_SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}|[A-Z][a-z][A-Z])[ \t.]*\s*\Z|"
                               r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2}|[A-Z](?=\.))[ \t.]*\s*\Z|"
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–—~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"

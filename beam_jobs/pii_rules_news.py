@@ -159,6 +159,16 @@ def team_sheet_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(s, e) for s, e, _ in items] if 2 * named >= len(items) else []
 
 
+# A results list's seeded player, the seed glued to the name by a dash ("2-Carolina Ruiz (Spain) beat", "1-Pete
+# Kovacs (Hungary) 6-2 6-4"): the seed's dash splits the name from the number the NER reads with it
+_SEEDED = re.compile(rf"(?m)(?:^|(?<=[ \t(]))\d{{1,2}}-((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})(?=[ \t]*\([^)\n]{{2,30}}\)[ \t]+"
+                     r"(?:beat|bt|d\.|def\.|lost|[0-7]-[0-7]\b))")
+
+
+def seeded_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _SEEDED.finditer(text)] if "-" in text else []
+
+
 # A football report's scorers: every name before its minute in brackets ("Scorers: Gallacher (14th minute),
 # Sherwood (67th)", an ice hockey report's "Goals : Toronto - Sundstrom ( 12 ) , Gilmour 2 ( 8 )"); a side before
 # its dash is no name ("Scorers: Rovers - Hirst (80th pen)")

@@ -264,12 +264,22 @@ labs ccg icb pct cqc dwp cps hmrc dvla la lea smt slt pta pfa board exec ops fin
 who imf gp gps""".split())
 
 
+# ... and who did a note's task, by initials after the verb and "by" ("Handed over by JSP to", "checked by KO and
+# RT", "countersigned by AB")
+_DONE_BY_INITIALS = re.compile(r"(?i:\b(?:handed[ \t]+over|handover[ \t]+given|seen|reviewed|checked|witnessed|"
+                               r"countersigned|signed|completed|administered|given|escalated|assessed|examined|covered|"
+                               r"relieved|discussed|verified|co-signed|cosigned|documented|written|recorded|taken)[ \t]+by)"
+                               r"[ \t]+([A-Z]{2,3})(?:[ \t]*(?:/|&|\+|and)[ \t]*([A-Z]{2,3}))?(?![\w\-]|\.\w)")
+
+
 def action_owners(text: str, is_word) -> list[tuple[int, int]]:
-    """The initials that own an action item (_ACTION_OWNER), never a team's, a body's or a role's letters
+    """The initials that own an action item (_ACTION_OWNER) or did a task (_DONE_BY_INITIALS), never a team's, a
+    body's or a role's letters
     (_TEAMS_THAT_ACT, CARE_ROLES, a note's shorthand, pii_words.NOT_INITIALS)."""
-    if " to " not in text:
+    if " to " not in text and " by " not in text:
         return []
-    return [m.span(g) for m in _ACTION_OWNER.finditer(text) for g in (1, 2) if m.group(g)
+    return [m.span(g) for pattern in (_ACTION_OWNER, _DONE_BY_INITIALS) for m in pattern.finditer(text)
+            for g in (1, 2) if m.group(g)
             and m.group(g).lower() not in _TEAMS_THAT_ACT and m.group(g).lower() not in NOT_INITIALS
             and m.group(g).lower() not in CARE_ROLES and m.group(g).lower() not in NOTE_SHORTHAND]
 
