@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials, dash_signature_names,
-                                      dashed_initial_lines, email_owner_names, family_names, from_department_names,
-                                      greeting_names, header_names, last_first_lines, message_ends, opening_names,
+                                      dashed_initial_lines, email_owner_names, extension_names, family_names,
+                                      from_department_names, greeting_names, header_names, last_first_lines, message_ends, opening_names,
                                       quoted_sender_names, signature_block_names, signature_names, signed_initials,
                                       whose_names)
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
@@ -413,7 +413,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("The U.S. was not a party.", "We chose plan B. Then it rained.", "Annex A. Methods",
                      "see J.P. said nothing")),
     NameRule("with_me", "the person named beside 'I' or 'me'", with_me_names,
-             finds=(("Jeff - Steve and I met with them today.", ["Steve"]),
+             finds=(("Jeff - Steve and I met with them today.", ["Steve"]), ("quiz pairs: me + Tuan", ["Tuan"]),
                     ("lol me and jenna went to the mall", ["jenna"]), ("Okonjo and I disagreed.", ["Okonjo"])),
              leaves=("You and I know it.", "Mom and I went home.", "between him and me", "Then me and the team left.",
                      "Coffee and I are friends.", "I now have a full time job and I start Monday")),
@@ -687,6 +687,10 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=((" L. Abramia - Xu Meiqin 1/2\n Zhu Lan - T. Gogoladze 0-1\n Ye. Markina - E. Kovacs 1-0",
                      ["L. Abramia", "Xu Meiqin", "Zhu Lan", "T. Gogoladze", "Ye. Markina", "E. Kovacs"]),),
              leaves=("Georgia - China 1/2", "Hungary - Russia 1-0")),
+    NameRule("extension", "the person on a contact list's line before an extension number", extension_names,
+             finds=(("Desk contacts:\n  Picture editor ........ Bill Stone      x231\n  Darkroom/scanning ..... Sunny"
+                     "           x240", ["Bill Stone", "Sunny"]),),
+             leaves=("Reception ..... x200\nSwitchboard ..... Main Desk x100", "Call Reception on x200")),
     NameRule("family", "a family by its surname in the plural, or before 'brothers', 'family', 'twins'", family_names,
              finds=(("reminder - the Gallaghers have the bounce house again", ["Gallaghers"]),
                     ("the letter-books of the Mavrogordato brothers, to rethink credit", ["Mavrogordato"]),

@@ -438,7 +438,8 @@ _BARE_VOCATIVE = re.compile(rf"^[ \t\"“]*({_CAP})[ \t]+(?:I|you|u|ur|your|you'
 _NOT_BARE_VOCATIVE = frozenset("hope love will may miss wish trust bless thank pray can mark grant bill pat".split())
 # A given name addressed: after a greeting or a thanks, or set off by a comma at a sentence's end ("Thanks for
 # the follow, Kent!", "Hi Harry", "love you Miranda")
-# (after a comma only before "!", "?" or the line's end: "in Paris, Jordan, Victoria" is a list of places)
+# (after a comma only before "!", "?", the line's end or a quote's: "in Paris, Jordan, Victoria" is a list of places;
+# 'he told me "it's all team effort, Rosa"' addresses her)
 _ADDRESSING = (
     ("", "hi hey hello hiya yo thanks", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
     ("", "miss", r"[ \t]+you"), ("", "congrats congratulations", r"(?:[ \t]+to)?"),
@@ -447,7 +448,7 @@ _ADDRESSING = (
 )
 _ADDRESSED = re.compile(r"(?i:\b" + cue_alternation(_ADDRESSING) + r"),?[ \t]+"
                         r"([A-Za-z][a-z'’\-]+|[A-Z]{2,})(?![\w'’\-])|"
-                        r",[ \t]*([A-Z][a-z'’\-]+|[A-Z]{2,})(?=[ \t]*(?:[!?]|$))", re.MULTILINE)
+                        r",[ \t]*([A-Z][a-z'’\-]+|[A-Z]{2,})(?=[ \t]*(?:[!?]|$|[.!?,]?[\"”]))", re.MULTILINE)
 
 
 def _may_be_addressed(word: str) -> bool:
@@ -602,7 +603,8 @@ _BRACKET_PAIR = re.compile(rf"\(({_CAP}(?:[ \t]+{_CAP})?),[ \t]+({_CAP}(?:[ \t]+
 _SUBSTITUTE = re.compile(rf"(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP})?)[ \t]*\([ \t]*((?=[^\W\d_]{{2}}){_CAP}(?:[ \t]+{_CAP})?)[ \t]+"
                          r"\d{1,3}(?:\+\d)?['’]?[ \t]*\)")
 # a table's cell "Last, First" ("| Stone, Maeve |")
-_CELL_LAST_FIRST = re.compile(rf"(?<=\|)[ \t]*({_CAP}),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?=\|)")
+_CELL_LAST_FIRST = re.compile(rf"(?<=\|)[ \t]*(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?[ \t]+)?({_CAP}),[ \t]+({_CAP}(?:[ \t]+{_CAP})?)"
+                              r"(?:[ \t]*\(\d{1,3}\))?[ \t]*(?=\|)")  # (with a title and an age: "| Miss WILL, Amelia (23) |")
 # a register's or a table's "SURNAME, Given names" ("DZHABRAILOVA, Kheda", "YUSUPOV, Islam Ruslanovich")
 _SURNAME_COMMA = re.compile(rf"(?<![\w'’\-])({UPPER}{{2,}}(?:-{UPPER}{{2,}})?),[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,2}})(?![\w'’\-])")
 # What a sentence says a person is: "Scott is a very sympathetic person", "Ana was my best friend"
@@ -698,7 +700,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                               (_SUBSTITUTE, lambda w: _no_place_or_acronym(w) or all(
                                   in_name_lists(x) and x not in country_names() for x in w.split())),
                               (_CELL_LAST_FIRST, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
-                                  x in country_names() or x in place_names() for x in w.split())),
+                                  x in country_names() or x in place_names() and x not in given_names()
+                                  for x in w.split())),
                               (_SURNAME_COMMA, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
                                   x.capitalize() in country_names() or x.capitalize() in place_names()
                                   for x in w.split()) and not (w.isupper() and (

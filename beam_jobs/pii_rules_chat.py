@@ -147,7 +147,8 @@ _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknam
 _CALLED_BARE = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:me|him|her)|goes[ \t]+by|nicknamed|my[ \t]+nickname[ \t]+is))"
                           rf"[ \t]+({CAPWORD})(?![\w'’\-])")
 # ... and a person a judgment names in quotes after "one" ('together with one "Baba Ijebu"'), or after a name and
-# a comma ('Mr Costel Bălan, known as "Ţiganu"', 'Quintero Salcedo, 46, known as "El Flaco"': _KNOWN_AS)
+# a comma ('Mr Costel Bălan, known as "Ţiganu"', 'Quintero Salcedo, 46, known as "El Flaco"', 'Ruiz, known on tour
+# as "El Toro"', 'a fourth suspect, identified only as "Scorpion"': _KNOWN_AS)
 _ONE_QUOTED = re.compile(rf"\b(?:[Oo]ne|a[ \t]+certain)[ \t]+[\"“]({CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})[\"”]")
 _NAME_KNOWN_AS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:(?:also|better|commonly|locally|widely)[ \t]+)?"
                             rf"(?:known|referred[ \t]+to)(?:[ \t]+(?:to|among|by)[ \t]+[\w'’ \t]{{1,25}}?)?[ \t]+as[ \t]+[\"“']({CAPWORD}(?:[ \t]+[\w'’\-]+){{0,2}})[,.]?[\"”']")
@@ -156,8 +157,10 @@ _NAME_KNOWN_AS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:(?:also|bette
 _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
                        rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper|soldier|guard|warder|"
                        rf"officer|inmate|prisoner|detainee|conscript|sergeant|informant|agent|smuggler|dealer|"
-                       rf"neighbou?r|cousin|friend|colleague|driver|brother|sister|son|daughter)s?\b|\b\d{{1,3}},)[^.!?\n]{{0,40}}?"
-                       rf"\b(?:(?:known|referred[ \t]+to)(?:[ \t]+(?:on[ \t]+the[ \t]+street|locally|to[ \t]+\w+|in[ \t]+"
+                       rf"neighbou?r|cousin|friend|colleague|driver|brother|sister|son|daughter|suspect|attacker|"
+                       rf"assailant|accomplice|victim)s?\b|\b\d{{1,3}},|(?-i:\b[A-Z][a-z'’\-]+),)[^.!?\n]{{0,40}}?"
+                       rf"\b(?:(?:known|referred[ \t]+to|identified(?:[ \t]+only)?)(?:[ \t]+(?:on[ \t]+the[ \t]+street|"
+                       rf"on[ \t]+(?:tour|the[ \t]+circuit)|locally|to[ \t]+\w+|in[ \t]+"
                        rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
                        rf"(?:[ \t]+[\w'’\-]+){{0,2}})[,.]?[\"”'’])")  # (American quotes take the comma in: '"Bird,"')
 
@@ -452,8 +455,8 @@ def field_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # "Steve and I met", "me and jenna went": who stands beside the writer is a person
-_WITH_ME = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+(?:and|&|n)[ \t]+(?:I|me|myself)\b(?!['’])|"
-                      rf"\b(?:[Mm]e|I)[ \t]+(?:and|&|n)[ \t]+({ANYWORD})(?![\w'’\-])")
+_WITH_ME = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+(?:and|&|n|\+)[ \t]+(?:I|me|myself)\b(?!['’])|"
+                      rf"\b(?:[Mm]e|I)[ \t]+(?:and|&|n|\+)[ \t]+({ANYWORD})(?![\w'’\-])")  # (and "me + Bao")
 
 
 def with_me_names(text: str, is_word) -> list[tuple[int, int]]:

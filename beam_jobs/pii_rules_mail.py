@@ -593,6 +593,19 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 
 
+# A contact list's line: a role and dot leaders or a wide gap, the person, and an extension ("Darkroom ..... Sunny
+# x240", "Deputy    Ama Mensah   ext. 232"); a word of it is a name of the lists or no dictionary word ("Switchboard
+# ..... Main Desk x100" holds nobody)
+_EXTENSION_LINE = re.compile(rf"(?m)(?:\.{{3,}}|…+|[ \t]{{2,}}|:)[ \t]*((?:{INITIAL}\.[ \t]?)*{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})"
+                             r"[ \t]+(?:x|ext\.?|extn\.?|Ext\.?)[ \t]?\d{2,5}[ \t]*$")
+
+
+def extension_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _EXTENSION_LINE.finditer(text)
+            if any(in_name_lists(w) or not is_word(w) for w in m.group(1).replace(".", " ").split())] \
+        if "x" in text or "ext" in text.lower() else []
+
+
 # A family by its surname in the plural after "the" ("the Fitzpatricks have the bounce house", "dinner w/ the
 # Drummonds?", "the Grants can't make it"), as personal mail names neighbours and friends; or before a word for its
 # members ("the Mavrogordato brothers", "the Okonkwo twins", "the Baker family"; not "the Helvetica family of fonts")

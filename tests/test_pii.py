@@ -1205,6 +1205,22 @@ def test_a_quoted_message_signed_with_one_letter(pii):
     assert not _leaks(r, "> F.", "Marta", "Fergus"), r.text
 
 
+def test_a_name_addressed_at_a_quotes_end_and_a_table_cell_with_title_and_age(pii):
+    r = pii('Afterwards he told me "it\'s all team effort, Rosa" (yes he uses my name).')
+    assert not _leaks(r, "Rosa"), r.text
+    r = pii("| Bed | Patient | Notes |\n| 4 | Miss QUILL, Amelia (23) | asthma, improving |")
+    assert not _leaks(r, "QUILL", "Amelia"), r.text
+    text = 'He wrote "flights to Lisbon, Madrid" on the board.'  # a list of places in quotes stays
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_nickname_known_on_tour_or_identified_only_as(pii):
+    r = pii('Ruiz, known on tour as "El Toro", bogeyed the last.')
+    assert not _leaks(r, "El Toro"), r.text
+    r = pii('He said a fourth suspect, identified only as "Scorpion", was still at large.')
+    assert not _leaks(r, "Scorpion"), r.text
+
+
 def test_a_care_role_alone_is_no_name(pii):
     # the model reads a shift's label as a person ("(Carer: ...)"); the role alone stays, the name after it goes
     r = pii("MORNING (Carer: Mercy)\nWoke at 7.10. Physio: mobilised with frame.")
