@@ -450,6 +450,16 @@ def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     return [(off + m.start(g), off + m.end(g))]
 
 
+# A brand's support agent signs each post with initials or a given name after a caret, at the post's end ("we'll take
+# a look. ^KM", "I'll DM you shortly. ^Lou")
+_CARET_SIGNED = re.compile(r"(?m)(?<=[.!?)\s])\^([A-Z]{2,3}|[A-Z][a-z]{2,12})[ \t]*$")
+
+
+def caret_initials(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _CARET_SIGNED.finditer(text) if m.group(1).lower() not in NOT_INITIALS] \
+        if "^" in text else []
+
+
 # Initials alone on a line after a signature's dash, wherever the message goes on below them ("--JT\nnight metro
 # ed.", "-DS" over a forwarded note); not a list's item ("- IT") or a word ("-- END")
 _DASHED_INITIALS_LINE = re.compile(r"(?m)^[ \t]*(?:--|[–~]|-(?=[A-Z]))[ \t]*([A-Z]{2,3})[ \t]*$")
