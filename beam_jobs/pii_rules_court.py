@@ -247,7 +247,10 @@ _PARTY_LINE = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?((?:{CAPWORD}\.?[
 # ... and a party the court anonymised, before the note that says so ("TDL (anonymity order made)", "H N\n(ANONYMITY
 # DIRECTION MADE)"), and a party by initials in a case's citation ("KLM v Minister for Immigration", "Director of
 # Child ... v DW, 2023 ABKB 417"; a cipher with digits, "DHX22", is left: no name holds a digit)
-_ANONYMISED_PARTY = re.compile(rf"(?m)^[ \t]*((?:{CAPWORD}\.?[ \t]+){{0,4}}{CAPWORD}\.?)[ \t]*(?:\n[ \t]*)?\((?i:anonymity)")
+# (after the party's role and a colon too, a letter a word: "Appellant:   G T (anonymity order made)")
+_ANONYMISED_PARTY = re.compile(rf"(?m)^[ \t]*(?:(?i:appellant|respondent|applicant|claimant|petitioner|defendant|"
+                               rf"complainant)s?[ \t]*:[ \t]*)?((?:(?:{CAPWORD}|{UPPER})\.?[ \t]+){{0,4}}(?:{CAPWORD}|{UPPER})\.?)"
+                               rf"[ \t]*(?:\n[ \t]*)?\((?i:anonymity)")
 _INITIALS_PARTY = re.compile(r"(?<![\w.])([A-Z]{2,4})(?=[ \t]+v\.?[ \t]+[A-Z])|"
                            r"(?<=\bv[ \t])([A-Z]{2,4})(?=[ \t]*,[ \t]*\[?\d{4}|[ \t]*\()|"
                            r"(?<=\bv\.[ \t])([A-Z]{2,4})(?=[ \t]*,[ \t]*\[?\d{4}|[ \t]*\()")
@@ -541,10 +544,26 @@ def born_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 _INITIAL_SUBJECT = re.compile(rf"(?<![\w.])({UPPER}\.)(?=[ \t]+(?:{INITIAL_ACTOR_VERBS})\b)")
+# (a set's, a point's or a matrix's letter ends a sentence of mathematics: "Let x be in S. then")
+_MATH_BEFORE = re.compile(r"\b(?:in|of|set|point|points|matrix|group|ring|field|space|vertex|node|line|angle|triangle|"
+                          r"circle|segment|graph|function|variable|element|subset|is|equals|than|by|at|through)[ \t]+\Z")
+# (a label's letters listed: "Type B, J. and K. forms")
+_LABELLED_LETTERS_BEFORE = re.compile(r"(?i:\b(?:type|form|class|schedule|part|section|appendix|annex|exhibit|grade|"
+                                      r"category|option|plan|block|room|unit|ward)s?)[ \t]+(?-i:[A-Z])\.?"
+                                      r"(?:(?:,|[ \t]+and|[ \t]+or)[ \t]+(?-i:[A-Z])\.?)*(?:,|[ \t]+and|[ \t]+or)[ \t]+\Z")
+_INITIAL_INSIDE = re.compile(r"(?:(?<=[a-z][ \t])|(?<=[a-z],[ \t])|(?<=\[))(?!I\.)([A-Z]\.)(?=[ \t]+[a-z]|,[ \t]+[a-z]|\])")
 
 
 def initial_subjects(text: str, is_word) -> list[tuple[int, int]]:
     """A lone initial that does what a person does ("G. told the police", "K. was arrested"): judgments and
     reports name witnesses so, and an initial that ends a sentence is followed by a capital, not a verb."""
-    return [(m.start(1), m.end(1)) for m in _INITIAL_SUBJECT.finditer(text)
-            if not text[max(0, m.start(1) - 2):m.start(1)].rstrip().endswith(".")]  # "U.S. was": not a lone initial
+    out = [(m.start(1), m.end(1)) for m in _INITIAL_SUBJECT.finditer(text)
+           if not text[max(0, m.start(1) - 2):m.start(1)].rstrip().endswith(".")]  # "U.S. was": not a lone initial
+    # ... or inside a sentence, where no sentence ends: after a word in lower case and before one ("travelled with L.
+    # to Hungary", "the applicant's son, R., was"), or in brackets as a quote's editor puts it ("[L.] needs"); never
+    # after a label ("plan B. we") nor "I." (a numeral); and such a letter wherever it stands again
+    out += [m.span(1) for m in _INITIAL_INSIDE.finditer(text)
+            if not _LETTER_LABEL_BEFORE.search(text, max(0, m.start(1) - 12), m.start(1))
+            and not _MATH_BEFORE.search(text, max(0, m.start(1) - 12), m.start(1))
+            and not _LABELLED_LETTERS_BEFORE.search(text, max(0, m.start(1) - 40), m.start(1))]
+    return out + where_letters_stand(text, {text[a:b] for a, b in out})
