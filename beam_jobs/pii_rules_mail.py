@@ -17,6 +17,8 @@ from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, 
                                         is_function_word, lower_given_name)
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
+_SUBJECT_LINE = re.compile(r"(?im)^[ \t>]*(?:subject|sent|date)[ \t]*:")
+_HEADER_LOWER_ONE = re.compile(r"[ \t]*([a-z][a-z'’\-]{1,20})[ \t]*")
 _HEADER_LOWER_LAST_FIRST = re.compile(r"(?:^|(?<=;))[ \t]*([a-z][a-z'’\-]+),[ \t]*([a-z][a-z'’\-]+)"
                                       r"(?:[ \t]+[a-z]\.?)?(?=[ \t]*(?:[;<]|$))")
 # a header line; "Attn:" also mid-line, as a contract's notice clause writes it ("..., Beijing Attn: Anna Li Tel: ...")
@@ -171,6 +173,13 @@ def header_names(text: str, is_word) -> list[tuple[int, int]]:
             if first.capitalize() in given_names(ENGLISH_LOCALES) and not is_function_word(last) \
                     and not is_function_word(first):
                 out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
+        # ... or one word in lower case alone in the line, as a friend's quick note is addressed ("To: tomos"): a
+        # given name of the lists or no dictionary word ("To: parts" is a mailbox), in a message's header block (a
+        # translation prompt's "From: en\nTo: fr" has no subject line)
+        if (m := _HEADER_LOWER_ONE.fullmatch(line.group(1))) and _SUBJECT_LINE.search(text) and (
+                m.group(1).capitalize() in given_names() or not is_word(m.group(1))) \
+                and m.group(1) not in NOT_ADDRESSED and not is_function_word(m.group(1)):
+            out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
     return out
 
 

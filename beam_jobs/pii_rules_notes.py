@@ -272,14 +272,23 @@ _DONE_BY_INITIALS = re.compile(r"(?i:\b(?:handed[ \t]+over|handover[ \t]+given|s
                                r"[ \t]+([A-Z]{2,3})(?:[ \t]*(?:/|&|\+|and)[ \t]*([A-Z]{2,3}))?(?![\w\-]|\.\w)")
 
 
+# ... and in a meeting's minutes, the initials that report, ask or agree ("DO'C reported sales 4% ahead", "KM asked
+# whether"): only in a text that says it is minutes (a news wire's "AP reported" is an agency)
+_MINUTES = re.compile(r"(?i)\b(?:minutes|apologies|attendees|in[ \t]+attendance|matters[ \t]+arising|a\.?o\.?b\.?|"
+                      r"action[ \t]+points)\b|^[ \t]*present[ \t]*:", re.M)
+_MINUTE_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3}|[A-Z]{1,2}['’][A-Z])(?=[ \t]+(?:reported|said|asked|thought|"
+                              r"agreed|noted|confirmed|explained|suggested|proposed|queried|raised|updated|presented|"
+                              r"circulated|welcomed|thanked|tabled|undertook|offered|agreed|declared|outlined)\b)")
+
+
 def action_owners(text: str, is_word) -> list[tuple[int, int]]:
-    """The initials that own an action item (_ACTION_OWNER) or did a task (_DONE_BY_INITIALS), never a team's, a
-    body's or a role's letters
+    """The initials that own an action item (_ACTION_OWNER), did a task (_DONE_BY_INITIALS) or speak in minutes
+    (_MINUTE_INITIALS), never a team's, a body's or a role's letters
     (_TEAMS_THAT_ACT, CARE_ROLES, a note's shorthand, pii_words.NOT_INITIALS)."""
-    if " to " not in text and " by " not in text:
-        return []
-    return [m.span(g) for pattern in (_ACTION_OWNER, _DONE_BY_INITIALS) for m in pattern.finditer(text)
-            for g in (1, 2) if m.group(g)
+    patterns = ((_ACTION_OWNER,) if " to " in text else ()) + ((_DONE_BY_INITIALS,) if " by " in text else ()) \
+        + ((_MINUTE_INITIALS,) if _MINUTES.search(text) else ())
+    return [m.span(g) for pattern in patterns for m in pattern.finditer(text)
+            for g in range(1, (pattern.groups or 1) + 1) if m.group(g)
             and m.group(g).lower() not in _TEAMS_THAT_ACT and m.group(g).lower() not in NOT_INITIALS
             and m.group(g).lower() not in CARE_ROLES and m.group(g).lower() not in NOTE_SHORTHAND]
 
