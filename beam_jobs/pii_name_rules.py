@@ -27,7 +27,7 @@ from beam_jobs.pii_rules_news import (batting_names, batting_order_names, footba
                                       hockey_scoring_names, leaderboard_names, pairing_names, pitcher_names,
                                       role_bracketed_names, scorer_names, statistics_names, surname_word_names)
 from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names, kin_names, line_owners,
-                                       newborn_names,
+                                       newborn_names, slash_signers,
                                        on_shift_names, patient_or_therapist_names, role_in_brackets_names,
                                        title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
@@ -511,6 +511,12 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "-chidi\n01:32 999 called. ambulance ETA 40 mins. -chidi/Kasia", ["chidi"])),
              leaves=("Step 1 - OK\nStep 2 - OK", "fix the build - done\nupdate the docs - done", "Mon - TBD\nTue - TBD", "Step 1 - Mix\nStep 2 - Bake",
                      "Deadline - June\nReview - Monday")),
+    NameRule("slash_signers", "both people of a note's slash-signed line", slash_signers,
+             finds=(("06:45  Handover to DN Carys by phone + left note in house.\nTQ / PM", ["TQ", "PM"]),
+                    ("ask SW re care pkg. next visit mon.\nkq / RN K. Halvorsen", ["kq", "Halvorsen"]),
+                    ("   - Cannula L foot - site ok.\nGabi P / QL read & understood 07:40", ["Gabi", "QL"])),
+             leaves=("Shift:\nAM / PM", "Obs:\nBP / HR", "Options:\nYes / No", "Days\nMon / Tue"),
+             letters=True),
     NameRule("action_owner", "the initials that own an action item or a minute's point, or did a note's task",
              action_owners,
              finds=(("Plan agreed with son.\n\nActions:\n - QM to complete ReSPECT form\n - KT/JW to chase bloods",

@@ -93,6 +93,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("try pinging @hannah.w she was looking for a group", "@hannah.w"),
                 ("2,318 Comments\n\n@PetraNovakova\nWatching from Brno.", "@PetraNovakova"),
                 ("@kemi_adeyemi\n@BroadbandCo 3rd week with no internet.", "@kemi_adeyemi"),  # (no annotation)
+                ("hiii and hi Oleksandr!!\n** tomas_k_88 gifted 5 subs to the community! **\nKaiaPlays: omg", "tomas_k_88"),
                 # (a comment section prints each author alone over the comment, two or more)
                 ("Sort by: Top\n\nGrahamTheGardener\nAbsolute joke. Where do they think people will park?\n\n"
                  "beverley_m_1958\nMy late husband drove the number 7 for years.", "GrahamTheGardener"),

@@ -485,6 +485,10 @@ _SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*@?([^\W\d][\
 _LOG_SPEAKER = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*(?:<@?([^\W\d][\w.\-]{1,30})>[ \t]|"
                           r"([^\W\d][\w.\-]{1,30})[ \t]+(?:has[ \t]+)?(?:joined|left)[ \t]+the[ \t]+(?:game|server|channel|"
                           r"chat|room|lobby)\b)")
+# ... or a stream's event lines, an account gifting, subscribing or raiding ("** dmitri_k gifted 5 subs to the
+# community! **", "KaiaPlaysRetro is raiding with 12 viewers")
+_STREAM_EVENT = re.compile(r"(?m)^[ \t*•>🎁💜⭐]*@?([^\W\d][\w.\-]{1,30})[ \t]+(?:gifted|subscribed|resubscribed|cheered|"
+                           r"raided|is[ \t]+raiding|followed|donated|tipped|just[ \t]+(?:subscribed|followed|tipped))\b")
 ACCOUNT_LIKE = re.compile(r"[\d_]|[a-z][A-Z]")  # a handle, not a word: a digit, an underscore or a capital inside
 _DOTTED = re.compile(r"[a-z]\.[a-z]")  # "kasia.nowak"
 
@@ -507,8 +511,9 @@ def _comment_authors(text: str) -> frozenset[str]:
 def speaker_handles(text: str) -> frozenset[str]:
     """The account-like handles (ACCOUNT_LIKE: a digit, an underscore or a capital inside) that speak in a chat
     log (_SPEAKER_LINE), when three lines or more speak and two speakers or more, or that sign a comment section's
-    comments (_COMMENT_AUTHOR)."""
-    authors = _comment_authors(text)
+    comments (_COMMENT_AUTHOR), or that gift, subscribe or raid on a stream (_STREAM_EVENT)."""
+    authors = _comment_authors(text) | {h for m in _STREAM_EVENT.finditer(text) for h in [m.group(1).rstrip(".-")]
+                                        if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h)) and h.lower() not in NOT_HANDLES}
     if ":" not in text and "<" not in text and " the " not in text:
         return authors
     speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)] if ":" in text else []

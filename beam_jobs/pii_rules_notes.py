@@ -281,6 +281,34 @@ _MINUTE_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3}|[A-Z]{1,2}['’][A-Z
                               r"circulated|welcomed|thanked|tabled|undertook|offered|agreed|declared|outlined)\b)")
 
 
+# A note's signing line of two people with a slash, initials or names, as a handover or a read-and-understood
+# line signs ("TE / PM", "kh / RN K. Halvorsen", "Gabi P / AL read & understood 07:40")
+_SIDE = rf"([A-Z]{{2,3}}|[a-z]{{2,3}}|(?:{UPPER}\.[ \t]?)?{CAPWORD}(?:[ \t]+(?:{UPPER}\.?|{CAPWORD}))?)"
+_SLASH_SIGNED = re.compile(rf"(?m)^[ \t]*{_SIDE}[ \t]*/[ \t]*(?:(?:RN|SN|HCA|DN|NIC|Dr|Sr)\.?[ \t]+)?{_SIDE}"
+                           r"(?:[ \t]+read[ \t]*(?:&|and)[ \t]*understood)?(?:[ \t]+\d{1,2}[:.]?\d{2})?[ \t]*$")
+_NOT_SIGNERS = frozenset("bp hr rr gcs bm temp sats spo2 yes no n/a na mon tue wed thu fri sat sun".split())
+
+
+def slash_signers(text: str, is_word) -> list[tuple[int, int]]:
+    """Both sides of a note's slash-signed line (_SLASH_SIGNED) where one side at least is a person's: initials
+    that are no acronym, role or measure ("AM / PM", "BP / HR" stay), or a name of the lists or no dictionary
+    word."""
+    def person(side: str) -> bool:
+        if len(side) <= 3 and (side.isupper() or side.islower()):
+            return side.lower() not in NOT_INITIALS and side.lower() not in CARE_ROLES \
+                and side.lower() not in _NOT_SIGNERS and side.lower() not in NOTE_SHORTHAND
+        words = side.replace(".", " ").split()
+        return any(len(w) > 1 and (in_name_lists(w) or not is_word(w)) for w in words) \
+            and not any(w.lower() in _NOT_SIGNERS or w.lower() in MONTHS for w in words)
+    out = []
+    for m in _SLASH_SIGNED.finditer(text) if "/" in text else ():
+        sides = [g for g in (1, 2) if person(m.group(g))]
+        if sides:
+            out += [m.span(g) for g in (1, 2) if g in sides or m.group(g).lower() not in _NOT_SIGNERS
+                    and len(m.group(g)) <= 3 and m.group(g).isupper()]
+    return out
+
+
 def action_owners(text: str, is_word) -> list[tuple[int, int]]:
     """The initials that own an action item (_ACTION_OWNER), did a task (_DONE_BY_INITIALS) or speak in minutes
     (_MINUTE_INITIALS), never a team's, a body's or a role's letters
