@@ -545,6 +545,9 @@ _NAME_ALONE_LINE = re.compile(rf"[ \t>\-]*({_CAP})[ \t]*\Z")
 _CONTACT_LABEL = re.compile(r"[ \t>]*(?:[A-Za-z.]{1,6}:?[ \t]*)?\Z")
 # "Nicole: Remember me, Mary?": a speaker, then a line of speech (3+ words ending a sentence)
 _SPEAKER = re.compile(rf"^[ \t>]*({_CAP}):[ \t]*[\"“]?[^\W\d][^\n]*?\s\S+\s[^\n]*[.!?\"”][ \t]*$", re.MULTILINE)
+# ... or a chat's speaker, maybe two words after an emoji or a bullet, over any line of two words or more ("💬 Dee
+# O'Connor: Tom got 2", "Kit: ok but more importantly the landlord's guy"): a name of the lists or no dictionary word
+_CHAT_SPEAKER = re.compile(rf"^[ \t>]*(?:[^\w\s]{{1,3}}[ \t]*)?({_CAP}(?:[ \t]+{_CAP})?):[ \t]+\S+[ \t]+\S", re.MULTILINE)
 _LIST = re.compile(rf"(?:{_CAP},[ \t]+){{1,}}{_CAP},?[ \t]+(?:and|or|&)[ \t]+{_CAP}")
 # a list without "and", as team sheets and line-ups write it ("Kowalski , Brzeczek , Jaroszewicz ;"), a golf
 # pairing or a seating plan with slashes or bars ("Ng / Okafor / Lindström", "Garza | Whitlock | Oduya"), an office
@@ -589,7 +592,7 @@ _ROMAN = re.compile(r"[IVXLC]+")  # a stage, a grade, a chapter: "stage II, Duod
 # slash between spaces or after a bracket: "Anna Lee/HOU/ECT" is a mail address)
 _SLASH_PAIR = re.compile(rf"(?<![\w'’\-/])(?!(?i:{GREETINGS})[ \t])({_CAP}(?:[ \t]+{_CAP})?)"  # ("Hi Linda / Mercy,")
                          rf"(?:[ \t]+\([^)\n]{{2,30}}\)[ \t]*|[ \t]+)/[ \t]+"
-                         rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n]|[ \t]+[-–][ \t]|[ \t]+(?:beat|def\.|lost|won)\b)")
+                         rf"({_CAP}(?:[ \t]+{_CAP})?)(?=[ \t]+\([^)\n]{{2,30}}\)|[ \t]*[,;\n)]|[ \t]+[-–][ \t]|[ \t]+(?:beat|def\.|lost|won)\b)")
 # ... or in brackets, each maybe with initials, as a racecard gives a winner's jockey and trainer ("(E. LACROIX / D.
 # HILL)")
 _BRACKET_SLASH = re.compile(rf"\((?:{UPPER}\.[ \t]?){{0,3}}({_CAP}(?:[ \t]+{_CAP})?)[ \t]*/[ \t]*"
@@ -670,6 +673,13 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                 and m.group(1).lower() not in NOTE_LABELS] if ":" in text else []  # a note's "Resp:", "GU:"
     if len({m.group(1) for m in speakers}) >= 2:
         spans += [(m.start(1), m.end(1)) for m in speakers]
+    chatting = [m for m in _CHAT_SPEAKER.finditer(text) if m.group(1).lower() not in LINE_LABELS
+                and m.group(1).lower() not in NOTE_LABELS and all(w.lower() not in NAME_STOPS for w in m.group(1).split())
+                and any(in_name_lists(w) or not in_vocabulary(w, vocabulary) for w in m.group(1).split())
+                and not any(w in place_names() or w in country_names() for w in m.group(1).split())] \
+        if text.count(":") >= 3 else []
+    if len({m.group(1) for m in chatting}) >= 2 and len(chatting) >= 3:
+        spans += [(m.start(1), m.end(1)) for m in chatting]
     said = []  # what a sentence says of somebody, each pattern run only where its cheap test holds
     if _PREDICATE_VERB.search(text):
         said += _PERSON_PREDICATE.finditer(text)

@@ -190,6 +190,25 @@ def spaced_judge_names(text: str, is_word) -> list[tuple[int, int]]:
     return [m.span(1) for m in _SPACED_JUDGE.finditer(text)]
 
 
+# ... or written out, the surname before a comma and the title ("Before Page, Presiding Judge, and Lindqvist,
+# Judge", "Alma Old Coyote, Presiding Judge"), not a court's words ("Court of Appeal, Judge")
+_JUDGE_TITLED = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD}),[ \t]+(?:(?:Presiding|Chief|Senior|"
+                           r"Associate|Circuit|District|Deputy|Acting)[ \t]+)?(?:Judge|Justice)\b(?![ \t]+of\b)")
+_COURT_WORDS = frozenset("court appeal appeals tribunal district circuit county state supreme high division bench "
+                         "before the and honour honor hon".split())
+
+
+def titled_judge_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in _JUDGE_TITLED.finditer(text) if "Judge" in text or "Justice" in text else ():
+        words = m.group(1).split()
+        while words and words[0].lower() in _COURT_WORDS:
+            words.pop(0)
+        if words and not any(w.lower() in _COURT_WORDS for w in words):
+            out.append((m.end(1) - len(" ".join(words)), m.end(1)))
+    return out
+
+
 def judge_names(text: str, is_word) -> list[tuple[int, int]]:
     """The surname before a judge's letters (_JUDGE_LETTERS); of two words only those that are no title or
     court word ("Mr Justice", "Court")."""
@@ -346,14 +365,15 @@ def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
 # 4", "[C] (now 7)") or a birth ("X, born in 2013") or in the case's name ("Re T-O (Children)", "Re B (A Child)"), and
 # so any person a judgment names by a letter and a nationality ("B, a Lithuanian national"); the letter then stands
 # for the person wherever it stands alone before a verb or a possessive ("Z was crying", "Z's left femur", "K told her")
-_CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+\d|[ \t]*\([ \t]*now[ \t]+\d{1,2}[ \t]*\)|"
+_CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+(?:(?:in|on)[ \t]+)?\d|[ \t]*\([ \t]*now[ \t]+\d{1,2}[ \t]*\)|"
               r",[ \t]+(?:now[ \t]+|then[ \t]+)?aged[ \t]+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
               r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen)|"  # "T, then aged seven,"
               r",[ \t]+an?[ \t]+[A-Z][a-z]+[ \t]+(?:national|citizen)\b|"  # "recruited by B, a Lithuanian national"
               r"[ \t]+was[ \t]+born[ \t]+(?:in|on)[ \t]+\d|"  # "(2) B was born in 2015."
               r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013"
               r"[ \t]*\([ \t]*(?i:a|the)[ \t]+(?i:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)", "K (A GIRL"
-              r",[ \t]+an?[ \t]+(?:boy|girl|baby|toddler)[ \t]+(?:now[ \t]+)?aged\b|"  # "children: A, a girl aged 8; B, ..."
+              r",[ \t]+an?[ \t]+(?:boy|girl|baby|toddler)[ \t]+(?:now[ \t]+)?aged\b|"
+              r",[ \t]+an?[ \t]+(?:boy|girl)[ \t]+who[ \t]+is[ \t]+(?:now[ \t]+)?\d|"  # "E, a girl who is now 7"  # "children: A, a girl aged 8; B, ..."
               r",[ \t]+(?:residing|living|domiciled)[ \t]+(?:in|at)\b|"  # a party: "A, residing in X, complainant"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
 # (and "[C] (now 7)", 'a daughter, "J" (aged 6)'; two or three capitals too: "AR (aged 8)")
@@ -487,6 +507,9 @@ _ROLE_LETTER = re.compile(r"(?i:\b(?:patient|pupil|student|child|witness|residen
                           r"service[ \t]+user|young[ \t]+person|person|individual|informant|source|carer|parent|"
                           r"social[ \t]+worker|foster[ \t]+carer|claimant|applicant|respondent))[ \t]+"
                           r"(?!I\b)([A-Z]{1,2}\d{0,3})(?![\w\-]|\.\w)")  # ("the best officer I could be")
+_ROLE_APPOSED_LETTERS = re.compile(r"(?i:\b(?:complainer|complainant|victim|applicant|claimant|appellant|"
+                                   r"respondent|accused|defendant|witness|child|patient|pupil|student|deceased))[ \t]*,"
+                                   r"[ \t]+(?!I\b)([A-Z]{1,3})(?=[ \t]*,)")  # "The complainer, AB, was then aged 17"
 _KIN_LETTER = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS})),[ \t]+(?!I\b)([A-Z])(?=[ \t]*[,;)])")
 # ... or the cipher an inquiry gives a person ("a boy referred to in this Inquiry as PX27"; not a group's: "The Big
 # Four, also known as G4")
@@ -509,7 +532,7 @@ def anonymised_initials(text: str, is_word) -> list[tuple[int, int]]:
     of NOT_INITIALS or a body's (BODY_WORDS), nor a Roman numeral, nor after "the" ("the UK is 5th", "VI, then
     12")."""
     out = [m.span(m.lastindex) for pattern in (_AGED_INITIALS, _KIN_INITIALS, _RELATIVE_AS, _ROLE_LETTER, _KIN_LETTER,
-                                               _REFERRED_CIPHER)
+                                               _REFERRED_CIPHER, _ROLE_APPOSED_LETTERS)
            for m in pattern.finditer(text) if m.group(m.lastindex).lower() not in NOT_INITIALS
            and m.group(m.lastindex).lower() not in BODY_WORDS and not re.fullmatch(r"[IVX]{2,3}", m.group(m.lastindex))
            and not _THE_BEFORE.search(text, max(0, m.start(m.lastindex) - 5), m.start(m.lastindex))]

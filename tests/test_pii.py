@@ -1221,6 +1221,17 @@ def test_a_nickname_known_on_tour_or_identified_only_as(pii):
     assert not _leaks(r, "Scorpion"), r.text
 
 
+def test_a_chat_s_speakers_and_a_crew_pair(pii):
+    # a group chat's speakers after an emoji, two words, over lines of any kind; a crew's pair in brackets
+    r = pii("Year 3 Parents (Private group)\n\n  💬 Nadia Haddad: It's still on! Packed lunch, no nuts pls\n  💬 Dee "
+            "O'Quill: thank you x\n  💬 Tomás Ruiz: Also they need to be in by 8:15 not 8:45")
+    assert not _leaks(r, "Nadia", "O'Quill", "Tomás"), r.text
+    r = pii("Pt 2: front passenger - conveyed separately by DEL12 (crew Okafor / Baker).")
+    assert not _leaks(r, "Okafor", "Baker"), r.text
+    text = "Recipe\nIngredients: flour, sugar and two eggs\nMethod: mix it all then bake\nServes: four hungry people"
+    assert pii(text).text == text, pii(text).text
+
+
 def test_a_care_role_alone_is_no_name(pii):
     # the model reads a shift's label as a person ("(Carer: ...)"); the role alone stays, the name after it goes
     r = pii("MORNING (Carer: Mercy)\nWoke at 7.10. Physio: mobilised with frame.")
