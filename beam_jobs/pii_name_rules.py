@@ -621,7 +621,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Argued May 10.\n\nBefore Page, Presiding Judge, and Quillfeather, Judge.", ["Page", "Quillfeather"]),
                     ("Cause No. DR-20-311\n      Alma Old Coyote, Presiding Judge", ["Alma Old Coyote"])),
              leaves=("the Court of Appeal, Judge of the week", "Before the Court, Presiding Judge absent",
-                     "Circuit Court, Judge")),
+                     "Circuit Court, Judge", "Sharing, Justice and Peace for All", "in MCI, Justice Scalia's opinion")),
     NameRule("spaced_judge", "a judge's name letter-spaced over an opinion, before the title", spaced_judge_names,
              finds=(("in which Chief Judge Okafor concurred.\n\nQ U I L L F E A T H E R, Judge:\n¶1 The appellant",
                      ["Q U I L L F E A T H E R"]),),

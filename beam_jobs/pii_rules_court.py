@@ -191,9 +191,10 @@ def spaced_judge_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # ... or written out, the surname before a comma and the title ("Before Page, Presiding Judge, and Lindqvist,
-# Judge", "Alma Old Coyote, Presiding Judge"), not a court's words ("Court of Appeal, Judge")
+# Judge", "Alma Old Coyote, Presiding Judge"), the title ending the phrase ("in MCI, Justice Scalia's", "Sharing,
+# Justice and Peace" are no judge's), not a court's words ("Court of Appeal, Judge")
 _JUDGE_TITLED = re.compile(rf"(?<![\w'’\-])((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD}),[ \t]+(?:(?:Presiding|Chief|Senior|"
-                           r"Associate|Circuit|District|Deputy|Acting)[ \t]+)?(?:Judge|Justice)\b(?![ \t]+of\b)")
+                           r"Associate|Circuit|District|Deputy|Acting)[ \t]+)?(?:Judge|Justice)(?=[ \t]*(?:[,.;:)]|$))", re.M)
 _COURT_WORDS = frozenset("court appeal appeals tribunal district circuit county state supreme high division bench "
                          "before the and honour honor hon".split())
 

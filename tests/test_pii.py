@@ -1232,6 +1232,14 @@ def test_a_chat_s_speakers_and_a_crew_pair(pii):
     assert pii(text).text == text, pii(text).text
 
 
+def test_a_label_that_opens_lines_before_a_number_is_no_name(pii):
+    # the model reads a route's or a list's label as a person; two lines or more of "Label N:" make it a label
+    text = "Waymark 1: granite arch over the brook.\nWaymark 2.5: the old junction station."
+    assert pii(text).text == text, pii(text).text
+    r = pii("Day 1: Okafor arrived at 12:30. Day 2: Lindqvist left.")  # the names after such labels still go
+    assert not _leaks(r, "Okafor", "Lindqvist"), r.text
+
+
 def test_a_care_role_alone_is_no_name(pii):
     # the model reads a shift's label as a person ("(Carer: ...)"); the role alone stays, the name after it goes
     r = pii("MORNING (Carer: Mercy)\nWoke at 7.10. Physio: mobilised with frame.")
