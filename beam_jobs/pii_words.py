@@ -187,7 +187,7 @@ institute foundation railway railroad""".split())
 # (not "temple" or "nagar", surnames the lists lack: "Shirley Temple", "Rajesh Nagar")
 INSTITUTION_HEADS = frozenset("""school academy college university hospital clinic institute road avenue boulevard
 highway street lane marg colony layout apartments apartment residency enclave society bank cathedral church
-mosque masjid mandir gurudwara museum stadium railway railroad ltd limited pvt llp plc inc""".split())
+mosque masjid mandir gurudwara museum stadium railway railroad ltd limited pvt llp plc inc state""".split())
 
 
 # the closings a writer puts before the initials they sign with on the same line ("thx, dg", "cheers, K")
