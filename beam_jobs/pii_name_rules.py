@@ -32,7 +32,7 @@ from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_name
                                        title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
                                       handle_owner_names, honorific_names, nickname_names, table_column_names,
-                                      with_me_names)
+                                      shouted_names, with_me_names)
 
 
 @dataclass(frozen=True)
@@ -452,6 +452,9 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "last_name VARCHAR(50) NOT NULL,", 'setup(name="eaglekit")', "first_name = str(input())",
                      "surname: <your surname>", "first = nums[0]", "first_name = user.first_name",
                      "const p = { firstName: props.first };", "for first in items: last = first")),
+    NameRule("shouted", "a given name shouted in capitals with exclamation marks", shouted_names,
+             finds=(("Subject: !!!!!!!\n\nJO!!!!! ROB!!!!!\n\noh my goodness she is GORGEOUS.", ["JO", "ROB"]),),
+             leaves=("STOP!!! WAIT!!", "OMG!!! LOL!!!", "GOAL!!!")),
     NameRule("nickname", "a name with its nickname in quotes, and the nickname somebody goes by", nickname_names,
              finds=(('Italy .............. Pieter Brand\nSpain .............. "Del" Okonkwo', ["Del", "Okonkwo"]),
                     ('champion Teodoro "El Flaco" Ibarra of Peru', ['Teodoro "El Flaco" Ibarra']),
@@ -537,6 +540,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("D/w Dr. Ruiz.  -- P. Vo RN", ["P. Vo"]), ("Plan as above.\n-- T. Vo RN", ["T. Vo"]),
                     ("npo, ivf.\n-r.quaresma rn", ["r.quaresma"]), ("Pt resting.\nLiesl Amundsen, RN", ["Liesl Amundsen"]),
                     ("Son at bedside.\nMin-seo K., RN", ["Min-seo K."]), ("Updated re: plan.\n-- Will, RN", ["Will"]),
+                    ("lines - r ij cvc d2, l radial art line d2\nincidents: nil\nq. okoro rn   07:20", ["okoro"]),
                     ("Signed: Cash, D. RN / Hollister, J. RN", ["Cash, D.", "Hollister, J."])),
              leaves=("Report given to\nCharge RN", "Seen by\nNight RN", "paged covering MD", "Neuro: intact\nNeuro MD",
                      "Report given.\n-- ICU RN")),

@@ -1671,6 +1671,9 @@ def _note_phrase(span: str, vocabulary: frozenset[str]) -> bool:
     """A note's shorthand with dictionary words or short capitals around it ("abd soft", "Bilat LE edema"),
     which the NER and the dictionary rule read as names: no word of it could be one."""
     words = re.findall(r"[^\W\d_][\w'’/]*", span)
+    if any(w[:1].isupper() and w[1:].islower() and w.lower() in NOTE_SHORTHAND and w in given_names(ENGLISH_LOCALES)
+           for w in words):
+        return False  # a given name written as one, though a note's letters spell it ("Lucy-Mae": "MAE")
     return any(w.lower() in NOTE_SHORTHAND for w in words) and all(
         w.lower() in NOTE_SHORTHAND or in_vocabulary(w, vocabulary) or w.isupper() and len(w) <= 3 for w in words)
 
@@ -1695,13 +1698,20 @@ _CODE_NEIGHBOUR = frozenset("#@_./\\=(:<>[{$")
 _HYPHENATED_GIVEN = re.compile(r"(?<![\w'’\-])([A-Za-z][a-z]{0,5})-([a-z]{1,5})(?![\w'’\-])")
 
 
+_DOUBLE_GIVEN = re.compile(r"(?<![\w'’\-])([A-Z][a-z]+)-([A-Z][a-z]+)(?![\w'’\-])")
+
+
 def hyphenated_given_names(text: str) -> list[tuple[int, int]]:
     """East Asian given names written with a hyphen, two different syllables of GIVEN_NAME_SYLLABLES ("Sung-min",
-    "joon-ho", "Ka-fai"), in any case: a word of two such syllables is no English compound."""
+    "joon-ho", "Ka-fai"), in any case: a word of two such syllables is no English compound; and a double given
+    name, both parts given names of the English lists ("Lily-Mae", "Lucy-Mae", "Anne-Marie"; not "Mercedes-Benz",
+    "Lloyd-Evans"), which the model reads as two words or as an organisation."""
     if "-" not in text:
         return []
+    english = given_names(ENGLISH_LOCALES)
     return [m.span() for m in _HYPHENATED_GIVEN.finditer(text) if m.group(1).lower() != m.group(2)
-            and m.group(1).lower() in GIVEN_NAME_SYLLABLES and m.group(2) in GIVEN_NAME_SYLLABLES]
+            and m.group(1).lower() in GIVEN_NAME_SYLLABLES and m.group(2) in GIVEN_NAME_SYLLABLES] + [
+        m.span() for m in _DOUBLE_GIVEN.finditer(text) if m.group(1) in english and m.group(2) in english]
 
 
 def lower_given_names(doc, vocabulary: frozenset[str]) -> list[tuple[int, int]]:

@@ -184,6 +184,16 @@ _KNOWN_AS_BARE = re.compile(r"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer
 _QUOTED_GIVEN = re.compile(r"[\"“]((?:[A-Z][\w'’\-]*[ \t]+){0,2}([A-Z][a-z'’\-]+))[\"”]")
 
 
+# A given name shouted in capitals with exclamation marks, as a chat or a family's mail greets someone ("JO!!!!!
+# ROB!!!!!", "NONSO!!! 🥳"): a given name of the lists, dictionary word or not ("STOP!!!" is none)
+_SHOUTED = re.compile(r"(?<![\w'’\-])([A-Z][A-Z'’\-]{1,15})!{2,}")
+
+
+def shouted_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _SHOUTED.finditer(text) if m.group(1).capitalize() in given_names()
+            and m.group(1).lower() not in NOT_INITIALS and not is_function_word(m.group(1))] if "!!" in text else []
+
+
 def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     """A name with its nickname in quotes: a given name (of the lists, or no dictionary word), the nickname
     and the surname whole ('Darnell "Bam" Fowler'; 'Operation "Desert Storm" Begins' is no name); a nickname in

@@ -322,13 +322,13 @@ def action_owners(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
-# ("WILL CONT TO MONITOR. --T.BOATENG RN",
+# ("WILL CONT TO MONITOR. --T.BOATENG RN", with the time after it too: "c. okafor rn   07:20",
 # "-- R. Ng RN", "-s.bettencourt rn", "Soo-ah P., RN", "Yvette Toussaint, RN"); a word of it is an initial,
 # a name of the lists or no dictionary word ("Charge RN", "Night RN" are roles)
 _CREDENTIAL = r"(?:RN|MD|NP|PA-?C|PA|RRT|RT|LPN|CNA|MSW|LCSW|LICSW|PharmD|DO|BSN|CCRN|APRN)"
 _CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?])[ \t]+(?:[-–—~]{{1,2}}|/))[ \t]*((?:[A-Z](?:\.\.?[ \t]?|[ \t]))*[^\W\d_][\w'’\-]*\.?"
                            rf"(?:[ \t]+(?:{INITIAL}\.|[^\W\d_][\w'’\-]*\.?)){{0,2}}),?[ \t]+(?-i:{_CREDENTIAL}|"
-                           rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*[ \t]*$")
+                           rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*(?:[ \t]+\d{{1,2}}:?\d{{2}})?[ \t]*$")
 
 
 # ... and inside a line, a name before a credential where a note says who did, said or signed something ("per

@@ -1242,6 +1242,16 @@ def test_a_label_that_opens_lines_before_a_number_is_no_name(pii):
     assert pii(text).text == text, pii(text).text
 
 
+def test_a_double_given_name_a_note_s_letters_spell(pii):
+    # "Mae" is also a note's "MAE" (moves all extremities); written as a given name it is one
+    r = pii("We met Lucy-Mae at the park.")
+    assert not _leaks(r, "Lucy-Mae"), r.text
+    r = pii("SAU | 6 | Lily-Mae Quarrie (19) | appendicectomy list tmrw |")
+    assert not _leaks(r, "Lily-Mae", "Quarrie"), r.text
+    text = "Pt alert, MAE, abd soft. Bilat LE edema."
+    assert pii(text).text == text, pii(text).text
+
+
 def test_a_care_role_alone_is_no_name(pii):
     # the model reads a shift's label as a person ("(Carer: ...)"); the role alone stays, the name after it goes
     r = pii("MORNING (Carer: Mercy)\nWoke at 7.10. Physio: mobilised with frame.")
