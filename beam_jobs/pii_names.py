@@ -1363,14 +1363,18 @@ _DATELINE = re.compile(r"(?m)^[ \t]*([A-Z][A-Z.'’\-]*(?:[ \t]+[A-Z][A-Z.'’\-
                        r"[ \t]*\((?:Reuters?|AP|AFP|UPI|dpa|PTI|IANS)\)))")
 
 
+def numbered_labels(text: str) -> list[tuple[int, int]]:
+    """A label that opens two lines or more before a number and a colon (_NUMBERED_LABEL)."""
+    labels = list(_NUMBERED_LABEL.finditer(text)) if ":" in text else []
+    return [m.span(1) for m in labels if sum(n.group(1) == m.group(1) for n in labels) >= 2]
+
+
 def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """The parts of `text` where no candidate of the model or the backstops is a name: a dateline's place, a
     label that opens two lines or more before a number and a colon, a numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result,
     the sides of a league table (three rows or more, in a text that says "standings"), and those sides wherever
     the text names them again."""
-    parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
-    labels = [m for m in _NUMBERED_LABEL.finditer(text)] if ":" in text else []
-    parts += [m.span(1) for m in labels if sum(n.group(1) == m.group(1) for n in labels) >= 2]
+    parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)] + numbered_labels(text)
     parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
         (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
         for w in _LETTER_WORD.findall(m.group(2)))]
@@ -1560,8 +1564,8 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if ner and (short_forms := _organisation_short_forms(doc, SpanIndex(ner))):
         ner = [(s, e) for s, e in ner if text[s:e].strip() not in short_forms]
     things = thing_parts(text) if ner else []
-    labels = no_name_parts(text, vocabulary) if ner else []
-    no_names = labels + things + title_and_dish_parts(text) if ner else []
+    no_names = no_name_parts(text, vocabulary) + things + title_and_dish_parts(text) if ner else []
+    labels = numbered_labels(text) if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _named_place(text, s, e)
@@ -1612,7 +1616,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
            and not (" " not in text[s:e].strip() and _DOSE_AFTER.match(text, e)) and not eponym_device(text, s, e)
            and not eponym_concept(text, s, e)
            and not _lower_compound(text, s, e)]
-    if labels:  # (the backstops and the structure above read those parts too: "Milepost 1:" ... "Milepost 2:")
+    if labels:  # (the backstops and the structure read those labels too: "Milepost 1:" ... "Milepost 2:")
         ner = [(s, e) for s, e in ner if not any(a <= s and e <= b for a, b in labels)]
     return NameCandidates(_clean(text, ner), _clean(text, titled, titled=True),
                           _clean(text, cued, cued=True, letters=letters))
