@@ -12,27 +12,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials, dash_signature_names,
+from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials, caret_initials, dash_signature_names,
                                       dashed_initial_lines, email_owner_names, extension_names, family_names,
-                                      from_department_names, greeting_names, header_names, last_first_lines, message_ends, opening_names,
-                                      quoted_sender_names, signature_block_names, signature_names, signed_initials,
-                                      caret_initials,
-                                      whose_names)
-from beam_jobs.pii_rules_court import (aged_words_names, alias_names, born_names, capitals_surname_names, case_parties,
-                                       anonymised_initials, court_staff_names, lettered_children, marked_initials,
-                                       initial_subjects, initials_names, judge_names, party_apposition_names,
-                                       party_line_names, role_initials, spaced_judge_names, titled_judge_names, witness_names)
-from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names,
-                                      headline_subjects, seeded_names, team_sheet_names,
+                                      from_department_names, greeting_names, header_names, last_first_lines,
+                                      message_ends, opening_names, quoted_sender_names, signature_block_names,
+                                      signature_names, signed_initials, whose_names)
+from beam_jobs.pii_rules_court import (aged_words_names, alias_names, anonymised_initials, born_names,
+                                       capitals_surname_names, case_parties, court_staff_names, initial_subjects,
+                                       initials_names, judge_names, lettered_children, marked_initials,
+                                       party_apposition_names, party_line_names, role_initials, spaced_judge_names,
+                                       titled_judge_names, witness_names)
+from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names, headline_subjects,
                                       hockey_scoring_names, leaderboard_names, pairing_names, pitcher_names,
-                                      role_bracketed_names, scorer_names, statistics_names, surname_word_names)
-from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names, kin_names, line_owners,
-                                       newborn_names, slash_signers,
-                                       on_shift_names, patient_or_therapist_names, role_in_brackets_names,
-                                       title_names_any_case)
+                                      role_bracketed_names, scorer_names, seeded_names, statistics_names,
+                                      surname_word_names, team_sheet_names)
+from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names, kin_names,
+                                       line_owners, newborn_names, on_shift_names, patient_or_therapist_names,
+                                       role_in_brackets_names, slash_signers, title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
-                                      handle_owner_names, honorific_names, nickname_names, table_column_names,
-                                      shouted_names, with_me_names)
+                                      handle_owner_names, honorific_names, nickname_names, shouted_names,
+                                      table_column_names, with_me_names)
 
 
 @dataclass(frozen=True)

@@ -582,7 +582,8 @@ _RESULT = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)(?:[ \t]+\([^)\n]{{
                      r"(?=(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+\d{1,2}-\d{1,2}|[ \t]+\([^)\n]{2,30}\)[ \t]*$)", re.MULTILINE)
 # (or a line that ends on the loser's bracket: a sumo day's bouts, "Konishimaru (yokozuna) beat Takatoriyama (komusubi)")
 _SETS = re.compile(r"(?:[ \t]+\([^)\n]{2,30}\))?[ \t]+[0-7]-[0-7](?:[ \t]*\(\d{1,2}(?:-\d{1,2})?\))?[ \t,]+[0-7]-[0-7]")
-# "Park and Mann", and as chat and a ward's log write it, "Bob n Renee", "Kasia + Florin"; "Carter or Price" (alternatives are as often things:
+# "Park and Mann", and as chat and a ward's log write it, "Bob n Renee", "Kasia + Florin"; "Carter or Price"
+# (alternatives are as often things:
 # "MCat or Meow", so with "or" only a word of the name lists)
 _PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+(?:and|&|n|['’]n['’]?|\+)[ \t]+({_CAP})(?![\w'’\-])")
 _OR_PAIR = re.compile(rf"(?<![\w'’\-])({_CAP})[ \t]+or[ \t]+({_CAP})(?![\w'’\-])")
@@ -705,8 +706,10 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                                                    and not _place_not_name(w) and not _acronym(w)),
                               (_LOWER_PAIR, lambda w: w.capitalize() in english and w not in STOP_WORDS),
                               (_SLASH_PAIR, _no_place_or_acronym), (_ARROW_PAIR, _no_place_or_acronym),
-                              (_BRACKET_PAIR, _no_place_or_acronym), (_BRACKET_SLASH, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
-                                  x.capitalize() in country_names() or x.capitalize() in place_names() for x in w.split())),
+                              (_BRACKET_PAIR, _no_place_or_acronym),
+                              (_BRACKET_SLASH, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
+                                  x.capitalize() in country_names() or x.capitalize() in place_names()
+                                  for x in w.split())),
                               (_SUBSTITUTE, lambda w: _no_place_or_acronym(w) or all(
                                   in_name_lists(x) and x not in country_names() for x in w.split())),
                               (_CELL_LAST_FIRST, lambda w: w.split()[0].lower() not in NAME_STOPS and not any(
@@ -1371,7 +1374,8 @@ def numbered_labels(text: str) -> list[tuple[int, int]]:
 
 def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """The parts of `text` where no candidate of the model or the backstops is a name: a dateline's place, a
-    label that opens two lines or more before a number and a colon, a numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result,
+    label that opens two lines or more before a number and a colon, a numbered heading of dictionary words that
+    are nobody's name of the lists, the two sides of a match result,
     the sides of a league table (three rows or more, in a text that says "standings"), and those sides wherever
     the text names them again."""
     parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)] + numbered_labels(text)

@@ -373,8 +373,8 @@ _CHILD_CUE = (r"[ \t]*\([ \t]*(?:now[ \t]+)?(?:aged|age|born|b\.)[ \t]+(?:(?:in|
               r"[ \t]+was[ \t]+born[ \t]+(?:in|on)[ \t]+\d|"  # "(2) B was born in 2015."
               r",[ \t]+born[ \t]+(?:in[ \t]+|on[ \t]+)?\d|"  # "X, born in 2013"
               r"[ \t]*\([ \t]*(?i:a|the)[ \t]+(?i:boy|girl|son|daughter|baby|toddler)\b|"  # "T (a boy, now 4)", "K (A GIRL"
-              r",[ \t]+an?[ \t]+(?:boy|girl|baby|toddler)[ \t]+(?:now[ \t]+)?aged\b|"
-              r",[ \t]+an?[ \t]+(?:boy|girl)[ \t]+who[ \t]+is[ \t]+(?:now[ \t]+)?\d|"  # "E, a girl who is now 7"  # "children: A, a girl aged 8; B, ..."
+              r",[ \t]+an?[ \t]+(?:boy|girl|baby|toddler)[ \t]+(?:now[ \t]+)?aged\b|"  # "children: A, a girl aged 8; B, ..."
+              r",[ \t]+an?[ \t]+(?:boy|girl)[ \t]+who[ \t]+is[ \t]+(?:now[ \t]+)?\d|"  # "E, a girl who is now 7"
               r",[ \t]+(?:residing|living|domiciled)[ \t]+(?:in|at)\b|"  # a party: "A, residing in X, complainant"
               r"[ \t]*\((?:[ \t]*(?:A|The)[ \t]+)?(?i:child(?:ren)?)\b")
 # (and "[C] (now 7)", 'a daughter, "J" (aged 6)'; two or three capitals too: "AR (aged 8)")
@@ -441,7 +441,7 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
 
 _A_AS_OBJECT = re.compile(r"\b[a-z]+[ \t]+(A)(?=[ \t]+[a-z]|[ \t]*[,.;:!?)])")
 _BEFORE_A_GRADE = frozenset("a an the got get gets getting scored score earned earn achieved achieve gave give grade "
-                            "an plan type class vitamin hepatitis".split())
+                            "plan type class vitamin hepatitis".split())
 
 
 def where_letters_stand(text: str, letters: set[str]) -> list[tuple[int, int]]:

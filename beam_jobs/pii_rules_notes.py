@@ -278,7 +278,7 @@ _MINUTES = re.compile(r"(?i)\b(?:minutes|apologies|attendees|in[ \t]+attendance|
                       r"action[ \t]+points)\b|^[ \t]*present[ \t]*:", re.M)
 _MINUTE_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3}|[A-Z]{1,2}['’][A-Z])(?=[ \t]+(?:reported|said|asked|thought|"
                               r"agreed|noted|confirmed|explained|suggested|proposed|queried|raised|updated|presented|"
-                              r"circulated|welcomed|thanked|tabled|undertook|offered|agreed|declared|outlined)\b)")
+                              r"circulated|welcomed|thanked|tabled|undertook|offered|declared|outlined)\b)")
 
 
 # A note's signing line of two people with a slash, initials or names, as a handover or a read-and-understood
