@@ -1374,11 +1374,10 @@ def numbered_labels(text: str) -> list[tuple[int, int]]:
 
 def no_name_parts(text: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """The parts of `text` where no candidate of the model or the backstops is a name: a dateline's place, a
-    label that opens two lines or more before a number and a colon, a numbered heading of dictionary words that
-    are nobody's name of the lists, the two sides of a match result,
+    numbered heading of dictionary words that are nobody's name of the lists, the two sides of a match result,
     the sides of a league table (three rows or more, in a text that says "standings"), and those sides wherever
     the text names them again."""
-    parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)] + numbered_labels(text)
+    parts = [(m.start(1), m.end(1)) for m in _DATELINE.finditer(text)]
     parts += [(m.start(1), m.end(1)) for m in _HEADING.finditer(text) if all(
         (in_vocabulary(w, vocabulary) or w.lower() in STOP_WORDS) and not in_name_lists(w.capitalize())
         for w in _LETTER_WORD.findall(m.group(2)))]
@@ -1568,8 +1567,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if ner and (short_forms := _organisation_short_forms(doc, SpanIndex(ner))):
         ner = [(s, e) for s, e in ner if text[s:e].strip() not in short_forms]
     things = thing_parts(text) if ner else []
-    no_names = no_name_parts(text, vocabulary) + things + title_and_dish_parts(text) if ner else []
+    # (a numbered label, "Milepost 1:", is no name for the structural finds below either)
     labels = numbered_labels(text) if ner else []
+    no_names = labels + no_name_parts(text, vocabulary) + things + title_and_dish_parts(text) if ner else []
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])
            and not any(a <= s and e <= b for a, b in no_names) and not _in_a_place(text, s, e)
            and not _named_place(text, s, e)

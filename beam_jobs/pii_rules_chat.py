@@ -517,21 +517,25 @@ def _comment_authors(text: str) -> frozenset[str]:
     return handles if len(handles) >= 2 else frozenset()
 
 
+def _is_account(handle: str) -> bool:
+    """A handle as accounts write them (ACCOUNT_LIKE, or dotted: "kasia.nowak"), not a word of NOT_HANDLES."""
+    return (ACCOUNT_LIKE.search(handle) or _DOTTED.search(handle)) is not None and handle.lower() not in NOT_HANDLES
+
+
 @lru_cache(maxsize=64)  # the USERNAME gate, its recognizer and handle_owner_names read the same text
 def speaker_handles(text: str) -> frozenset[str]:
     """The account-like handles (ACCOUNT_LIKE: a digit, an underscore or a capital inside) that speak in a chat
     log (_SPEAKER_LINE), when three lines or more speak and two speakers or more, or that sign a comment section's
     comments (_COMMENT_AUTHOR), or that gift, subscribe or raid on a stream (_STREAM_EVENT)."""
     authors = _comment_authors(text) | {h for m in _STREAM_EVENT.finditer(text) for h in [m.group(1).rstrip(".-")]
-                                        if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h)) and h.lower() not in NOT_HANDLES}
+                                        if _is_account(h)}
     if ":" not in text and "<" not in text and " the " not in text:
         return authors
     speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)] if ":" in text else []
     speakers += [(m.group(1) or m.group(2)).rstrip(".-") for m in _LOG_SPEAKER.finditer(text)]
     if len(speakers) < 3 or len(set(speakers)) < 2:
         return authors
-    return authors | frozenset(h for h in speakers if (ACCOUNT_LIKE.search(h) or _DOTTED.search(h))
-                               and h.lower() not in NOT_HANDLES and len(h) >= 3)
+    return authors | frozenset(h for h in speakers if _is_account(h) and len(h) >= 3)
 
 
 # The given names a chat handle is made of ("RileyPlays", "hannah_b_xo", "Anya_plays_chess", "xX_Dimitri_Xx"),

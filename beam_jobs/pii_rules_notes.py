@@ -289,14 +289,20 @@ _SLASH_SIGNED = re.compile(rf"(?m)^[ \t]*{_SIDE}[ \t]*/[ \t]*(?:(?:RN|SN|HCA|DN|
 _NOT_SIGNERS = frozenset("bp hr rr gcs bm temp sats spo2 yes no n/a na mon tue wed thu fri sat sun".split())
 
 
+def _may_be_initials(mark: str, others: frozenset[str]) -> bool:
+    """Letters that may be a person's initials: no acronym (pii_words.NOT_INITIALS), care role, note's shorthand,
+    nor one of `others` (the rule's own)."""
+    low = mark.lower()
+    return low not in NOT_INITIALS and low not in CARE_ROLES and low not in NOTE_SHORTHAND and low not in others
+
+
 def slash_signers(text: str, is_word) -> list[tuple[int, int]]:
     """Both sides of a note's slash-signed line (_SLASH_SIGNED) where one side at least is a person's: initials
     that are no acronym, role or measure ("AM / PM", "BP / HR" stay), or a name of the lists or no dictionary
     word."""
     def person(side: str) -> bool:
         if len(side) <= 3 and (side.isupper() or side.islower()):
-            return side.lower() not in NOT_INITIALS and side.lower() not in CARE_ROLES \
-                and side.lower() not in _NOT_SIGNERS and side.lower() not in NOTE_SHORTHAND
+            return _may_be_initials(side, _NOT_SIGNERS)
         words = side.replace(".", " ").split()
         return any(len(w) > 1 and (in_name_lists(w) or not is_word(w)) for w in words) \
             and not any(w.lower() in _NOT_SIGNERS or w.lower() in MONTHS for w in words)
@@ -316,9 +322,7 @@ def action_owners(text: str, is_word) -> list[tuple[int, int]]:
     patterns = ((_ACTION_OWNER,) if " to " in text else ()) + ((_DONE_BY_INITIALS,) if " by " in text else ()) \
         + ((_MINUTE_INITIALS,) if _MINUTES.search(text) else ())
     return [m.span(g) for pattern in patterns for m in pattern.finditer(text)
-            for g in range(1, (pattern.groups or 1) + 1) if m.group(g)
-            and m.group(g).lower() not in _TEAMS_THAT_ACT and m.group(g).lower() not in NOT_INITIALS
-            and m.group(g).lower() not in CARE_ROLES and m.group(g).lower() not in NOTE_SHORTHAND]
+            for g in range(1, (pattern.groups or 1) + 1) if m.group(g) and _may_be_initials(m.group(g), _TEAMS_THAT_ACT)]
 
 
 # A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
