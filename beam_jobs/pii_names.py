@@ -1461,8 +1461,9 @@ PUBLIC_ROLE = re.compile(r"(?:\b(?:CEO|CFO|CTO|COO|[Cc]hief[ \t]+[Ee]xecutive|[C
                           r"[Ff]ounder|[Cc]o-?founder|President|Vice[ \t]+President|Prime[ \t]+Minister|Chancellor|"
                           r"Senator|Congressman|Congresswoman|Governor|Mayor|Minister|Secretary|Ambassador|Pope|King|"
                           r"Queen|Prince|Princess|Emperor|Empress|Sultan|Sheikh|Justice|General|Admiral)[ \t]*,?[ \t]*)\Z")
-# a list's bullet or an opening quote or bracket the NER ran into an entity ("* Angela Price", "“Hutch")
-_ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][ \t]*)")
+# a list's bullet, an opening quote or bracket, or a signature's glued dash the NER ran into an entity ("* Angela
+# Price", "“Hutch", "-Leah Goldberg RN")
+_ENTITY_LEAD = re.compile(r"[ \t]*(?:[*•·▪◦‣+\-–][ \t]+|[\"“‘'(][ \t]*|[\-–](?=[^\W\d_]))")
 
 
 def _with_last_lines(doc):
@@ -1529,6 +1530,9 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             if d is cased_doc and len(ent) == 1 and in_vocabulary(ent.text, vocabulary) \
                     and ent.text not in given_names(ENGLISH_LOCALES):
                 continue  # a capitalised copy makes every word look like a name: "the Photo"
+            if d is cased_doc and len(ent) > 1 and not any(
+                    _may_be_name_word(w, vocabulary) for w in _NAME_WORD.findall(ent.text)):
+                continue  # ... or a phrase: "was Married Twice"
             if len(ent) == 1 and text[e:e + 1] == ":" and (ent.text.lower() in NOTE_LABELS or in_vocabulary(
                     ent.text, vocabulary) and ent.text not in given_names() and not text[s - 1:s].strip()
                     and text[e + 1:].lstrip(" \t")[:1] in ("\n", "")):
@@ -1548,9 +1552,10 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     if cased_doc is None:
         # in normally cased text a lower-case PERSON of the trained model stands (it learnt lower-case names
         # from real text: "seen by dr smith"); any other lower-case candidate is a word misread ("anna")
-        lower_people = [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON"
+        lower_people = [run for ent in doc.ents if ent.label_ == "PERSON"
                         and ent.text[:1].islower() and "\n" not in ent.text and not _DIGIT.search(ent.text)
-                        and not all(t.is_stop for t in ent)]
+                        and not all(t.is_stop for t in ent)
+                        for run in _name_word_runs(text, ent.start_char, ent.end_char, vocabulary)]
         ner = [_without_lower_lead(text, s, e) for s, e in ner]
         ner = [span for s, e in ner if text[s:s + 1].isupper()
                for span in [_name_after_cue_word(text, s, e, _capitalised_prefix(text, s, e))] if span] + lower_people
@@ -1578,8 +1583,11 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     # the rules below key on capitals: in a text written without them they read the capitalised copy
     # (same length, so every span holds for the text itself)
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
-    ner = [_over_wrap(view, *_grown(view, s, e), vocabulary) for s, e in ner + weak_cue_names(view, vocabulary)
-           if text[s:e].strip()]
+    weak = weak_cue_names(view, vocabulary)
+    if cased_doc is not None:  # in a capitalised copy every word stands where a vocative would: "was Married Twice,"
+        weak = [(s, e) for s, e in weak
+                if any(_may_be_name_word(w, vocabulary) for w in _NAME_WORD.findall(view[s:e]))]
+    ner = [_over_wrap(view, *_grown(view, s, e), vocabulary) for s, e in ner + weak if text[s:e].strip()]
     # a place cue before the completed span too ("Near Ayn" + "Qaslan", found word by word)
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
     titled = [complete(view, s, e) for s, e in title_names(view)] if cased_doc is None else [
@@ -1975,6 +1983,41 @@ def _lower_person_stands(text: str, s: int, e: int, vocabulary: frozenset[str]) 
         and not _WORD_SHAPED.search(word) and not _REPEATED.search(word) and _NAME_SHAPED.fullmatch(word) is not None
 
 
+def _name_word_runs(text: str, s: int, e: int, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """The parts of a lower-case PERSON the model found in a normally cased text that may be a name: the runs of
+    words each a given name or surname of the lists, a name's particle, or a word no dictionary holds ("seen by
+    dr smith", "chris tucker", "ishawna" of "ishawna tink"). A dictionary word of no name list is a phrase the
+    model read into it ("think retinoid", "kindly asking", "married twice"). One word alone is judged later, as
+    every lower-case word is (_lower_person_stands); an initial alone keeps the words the model read with it,
+    as no later step would take it ("judge h. hates long briefs")."""
+    words = list(_NAME_WORD.finditer(text[s:e]))
+    if len(words) < 2:
+        return [(s, e)]
+    runs, start, end = [], None, None
+    for m in words:
+        word = m.group(0)
+        if _may_be_name_word(word, vocabulary):
+            start = s + m.start() if start is None else start
+            end = s + m.end()
+        elif start is not None:
+            runs.append((start, end))
+            start = None
+    runs += [(start, end)] if start is not None else []
+    return [(s, e)] if any(b - a == 1 for a, b in runs) else runs
+
+
+def _may_be_name_word(word: str, vocabulary: frozenset[str]) -> bool:
+    """A word that may be part of a name: a given name or surname of the lists, a name's particle, an initial or
+    a short word (the lists miss many short given names that are also words: "wei", "raj"), or a word no
+    dictionary holds ("smith", "de", "b", "ngozi"; not "twice", "asking", "the")."""
+    if word.lower() in STOP_WORDS:
+        return word.lower() in _NAME_PARTICLES
+    return len(word) <= 3 or word.lower() in _NAME_PARTICLES or in_name_lists(word.capitalize()) \
+        or not in_vocabulary(word, vocabulary)
+
+
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_NAME_PARTICLES = frozenset("van von de da del della di du le la bin ibn al el ter den der dos das st".split())
 _REPEATED = re.compile(r"(\w{1,3})\1\1")  # "lalala", "hahaha": a sound, no name
 # a name's letters (a handle's too, "righthererachel"): a vowel, no run of five consonants ("svgttufqjnpd...")
 _NAME_SHAPED = re.compile(r"(?i)(?=[a-z]*[aeiouy])(?![a-z]*[bcdfghjklmnpqrstvwxz]{5})[a-z]+")

@@ -510,10 +510,28 @@ _DOTTED = re.compile(r"[a-z]\.[a-z]")  # "kasia.nowak"
 _COMMENT_AUTHOR = re.compile(r"(?m)^[ \t>]*@?([^\W\d][\w.\-]{2,30})[ \t]*\n[ \t>]*(?=[A-Z][^\n]*?\s\S+\s\S+)")
 
 
+# ... or, as a photo's comment section prints them, opening the comment's own line (the app sets two spaces after
+# the handle, which the filter reads as one: "nadia_haddad_  the tile wall!!", "ana.clara.souza  que orgulho amiga") and after "Liked by", in a text that
+# shows itself a comment section (an emoji, "Liked by", "comments"): a line's handle there is two names or more, a
+# given name of the lists and a name of either list ("max_len    Maximum length" of a table stays)
+_INLINE_COMMENT_AUTHOR = re.compile(r"(?m)^[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?=[^\n]*?[^\W\d_]{2,}[ \t]+\S)")
+_LIKED_BY = re.compile(r"(?i)\bliked[ \t]+by[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]+and\b")
+_COMMENT_SECTION = re.compile(r"(?i)[\U0001F300-\U0001FAFF❤♥]|\bliked[ \t]+by\b|\bcomments\b")
+
+
+def _names_handle(handle: str) -> bool:
+    parts = [p.capitalize() for p in re.split(r"[._\-\d]+", handle) if len(p) >= 3]
+    return any(p in given_names() for p in parts) and sum(in_name_lists(p) for p in parts) >= 2
+
+
 def _comment_authors(text: str) -> frozenset[str]:
     authors = {m.group(1).rstrip(".-") for m in _COMMENT_AUTHOR.finditer(text)} if "\n" in text else ()
     handles = frozenset(h for h in authors if ACCOUNT_LIKE.search(h) and h.lower() not in NOT_HANDLES and (
         re.search(r"[\d_]", h) or any(p.capitalize() in given_names() for p in _HANDLE_PART.findall(h) if len(p) >= 3)))
+    if _COMMENT_SECTION.search(text):
+        handles |= {h for m in _INLINE_COMMENT_AUTHOR.finditer(text) for h in [m.group(1).rstrip(".-")]
+                    if _is_account(h) and _names_handle(h)}
+        handles |= {h for m in _LIKED_BY.finditer(text) for h in [m.group(1).rstrip(".-")] if _is_account(h)}
     return handles if len(handles) >= 2 else frozenset()
 
 

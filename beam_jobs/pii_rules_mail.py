@@ -180,7 +180,14 @@ def header_names(text: str, is_word) -> list[tuple[int, int]]:
                 m.group(1).capitalize() in given_names() or not is_word(m.group(1))) \
                 and m.group(1) not in NOT_ADDRESSED and not is_function_word(m.group(1)):
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
+    # the sender's display name in quotes before the address is whoever sent it, in any words ('From: "Big Tuna"
+    # <bt@example.com>'), unless it names a mailbox or a group ('"Sales Desk"', '"The Team"')
+    out += [m.span(1) for m in _QUOTED_DISPLAY_NAME.finditer(text) if not any(
+        w.lower() in MAILBOX_WORDS or w.lower() in GROUPS for w in re.findall(r"[^\W\d_]+", m.group(1)))]
     return out
+
+
+_QUOTED_DISPLAY_NAME = re.compile(r"(?im)^[ \t>]*from:[ \t]*[\"“]([^\W\d_][^\"”\n<>@]{0,40}?)[ \t]*[\"”][ \t]*<[^<>\s@]+@")
 
 
 # who a mail addresses that is no person ("Gentlemen,", "Traders -")

@@ -159,6 +159,23 @@ def team_sheet_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(s, e) for s, e, _ in items] if 2 * named >= len(items) else []
 
 
+# A rugby or football line-up by shirt numbers, each glued to its player by a dash ("New Zealand - 15-Rawiri Kereama,
+# 14-Joe Page; 10-Grant Stone, 9-Lio Tuala"): a line of four or more such entries, half of them holding a name of the
+# lists or a word no dictionary holds, is a team, whatever the other words
+_NUMBERED_PLAYER = re.compile(rf"(?:^|(?<=[,;:][ \t])|(?<=[,;:])|(?<=[ \t]-[ \t]))(?:[1-9]|1\d|2[0-3])-"
+                              rf"((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})(?=[ \t]*(?:[,;.]|\(|$))", re.M)
+
+
+def numbered_lineup_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for line in re.finditer(r"[^\n]+", text):
+        found = [m.span(1) for m in _NUMBERED_PLAYER.finditer(line.group(0))]
+        named = sum(any(in_name_lists(w) or not is_word(w) for w in line.group(0)[a:b].split()) for a, b in found)
+        if len(found) >= 4 and 2 * named >= len(found):  # (as a team sheet's: "3-Nil, 2-All, 1-Up, 4-Love" stays)
+            out += [(line.start() + a, line.start() + b) for a, b in found]
+    return out
+
+
 # A results list's seeded player, the seed glued to the name by a dash ("2-Carolina Ruiz (Spain) beat", "1-Pete
 # Kovacs (Hungary) 6-2 6-4"): the seed's dash splits the name from the number the NER reads with it
 _SEEDED = re.compile(rf"(?m)(?:^|(?<=[ \t(]))\d{{1,2}}-((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})(?=[ \t]*\([^)\n]{{2,30}}\)[ \t]+"

@@ -343,7 +343,7 @@ _CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?
                                   rf"informed|aware))[ \t]+|(?:^|(?<=[.!?/])|(?<=[.!?/][ \t]))[ \t]*[-–—~]{{0,2}}[ \t]*)"
                                   rf"((?:{INITIAL}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]+"
                                   rf"(?:{'|'.join(_INLINE_CREDENTIALS)})\b", re.M)
-_LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z]{2,3})[ \t]*,?[ \t]+rn[ \t.]*$")
+_LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z]{2,3})[ \t]*,?[ \t]+rn[ \t.]*(?:\([^()\n]{1,60}\)[ \t]*)?$")
 # ... and anywhere, a surname, its initials and a credential, as a co-signed note writes both ("Signed: Cash, D. RN /
 # Hollister, J. RN")
 _SURNAME_INITIAL_CREDENTIAL = re.compile(rf"(?<![\w'’\-])({CAPWORD},[ \t]*{INITIAL}\.(?:[ \t]?{INITIAL}\.)?),?[ \t]+"
@@ -355,7 +355,8 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
     after a word of who did or signed it, a name of the lists or no dictionary word (_CREDENTIALED_INLINE: "per
     Charge RN" stays); a signature's initials in lower case (_LOWER_SIGNED_RN); a surname with its initials
     (_SURNAME_INITIAL_CREDENTIAL)."""
-    out = [m.span(1) for m in _LOWER_SIGNED_RN.finditer(text) if m.group(1) not in NOT_INITIALS]
+    # (a line of a dash, two or three letters and "rn" signs the note, whatever the letters: "- dm, rn (Dana Marsh)")
+    out = [m.span(1) for m in _LOWER_SIGNED_RN.finditer(text)]
     out += [m.span(1) for m in _SURNAME_INITIAL_CREDENTIAL.finditer(text)]
     if any(c in text for c in _INLINE_CREDENTIALS):
         out += [m.span(1) for m in _CREDENTIALED_INLINE.finditer(text)

@@ -1843,3 +1843,25 @@ def test_two_people_credited_in_brackets_and_decorators_over_code_stay(pii):
     for text in ("Venue: (Paris, France)", "class Foo:\n    @property\n    def bar(self):\n        return 1",
                  "@Override\npublic void run() {}"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_lower_case_phrase_is_no_name_though_its_words_stand_where_names_do(pii):
+    # in a text written in lower case the capitalised copy puts every word where a vocative or a name stands
+    # ("who was Married Twice, has"); a phrase of dictionary words of no name list is no person
+    text = "write a toast for my uncle who was married twice, has over 12 nephews. he used to coach football"
+    assert pii(text).text == text, pii(text).text
+    r = pii("The nurse said dr okafor saw him and then called ngozi about it.")
+    assert not _leaks(r, "okafor", "ngozi"), r.text
+    r = pii("hey tanner, can you send the file to olu before friday")
+    assert not _leaks(r, "tanner"), r.text
+
+
+def test_a_photos_comment_section_names_its_authors_on_their_comments_lines(pii):
+    text = ("rhiannon.lloyd  Lakes weekend with the best people 💚 @tomasz_wojcik\nView all 41 comments\n\n"
+            "tomasz_wojcik  who let me near a kayak\nsiobhan.keane  the sunset pic!!! framing it\n"
+            "Liked by ifeoma_okafor and 212 others")
+    r = pii(text)
+    assert not _leaks(r, "rhiannon.lloyd", "tomasz_wojcik", "siobhan.keane", "ifeoma_okafor"), r.text
+    for text in ("Options:\nmax_len    Maximum length of the input\nmin_count  Minimum count of a word 👍",
+                 "See the comments below.\nbatch_size  the number of rows per step"):
+        assert pii(text).text == text, pii(text).text
