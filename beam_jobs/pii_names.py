@@ -392,6 +392,7 @@ _WEAK_CUES = (
      r"[ \t]+by[ \t]*:?"),
     ("", "caught bowled stumped", r"[ \t]+by"),  # a cricket report's fielder and bowler ("caught by Long")
     ("", "loop looping looped", r"[ \t]+in"),  # mail's "Looping in Sunni."
+    ("", "say", r"[ \t]+(?:hi|hello|hey)[ \t]+to"),  # "Say hi to Angus and tell him"
     ("", "off", r"[ \t]+the[ \t]+bowling[ \t]+of"),
     ("", "my", r"[ \t]+(?:kid|son|daughter|child|wife|husband|partner|spouse|fianc[ée]e?|friend|colleague|boss|"
      r"manager|mother|mom|mum|father|dad|brother|sister|grandson|granddaughter|grandmother|grandfather|"
@@ -821,7 +822,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
             initials.add(mark)
     # a given name found in lower case that no dictionary holds repeats as written ("mum (akiko)" ... "with akiko"),
     # and any name found in lower case that no dictionary holds repeats capitalised ("good luck ashok" ... "Ashok is")
-    found_lower = {w for s, e in known for w in [text[s:e]] if w.islower() and w.isalpha() and len(w) >= 3
+    found_lower = {w for s, e in known for w in [text[s:e]] if w.islower() and _LOWER_NAME.fullmatch(w) and len(w) >= 3
                    and w not in STOP_WORDS and not in_vocabulary(w, vocabulary)}
     words |= {w for w in found_lower if w.capitalize() in given_names()} | {w.capitalize() for w in found_lower}
     # a name no dictionary holds repeats in lower case too ("Kay" ... "kay will call")
@@ -850,6 +851,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     return spans + _occurrences(text, words)
 
 
+_LOWER_NAME = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")  # "akiko", "jo-ann"
 _LOWER_DASH_SIGNATURE = re.compile(r"(?m)^[ \t]*[-–~]{1,2}[ \t]*([a-z][a-z'’\-]+)[ \t]*$")
 
 
@@ -2126,11 +2128,19 @@ def _without_shorthand_lead(ent):
 
 
 def _before_digits(ent):
-    """The entity's words before its first word with a digit, as a Span (None when it opens with one)."""
+    """The entity's words before its first word with a digit, as a Span (None when it opens with one); but after
+    the codes of letters and digits it opens with, as a table's row runs a room or an account into the name
+    ("EB30C1   Faisal Al-Harbi")."""
+    lead = next((i for i, t in enumerate(ent) if not (_CODE.fullmatch(t.text) or t.is_space)), len(ent))
+    if lead and lead < len(ent) and _CODE.fullmatch(ent[0].text):
+        ent = Span(ent.doc, ent.start + lead, ent.end, label=ent.label)
     cut = next((i for i, t in enumerate(ent) if any(c.isdigit() for c in t.text)), None)
     if cut is None:
         return ent
     return Span(ent.doc, ent.start, ent.start + cut, label=ent.label) if cut else None
+
+
+_CODE = re.compile(r"(?=[^\W_]*\d)(?=[^\W_]*[^\W\d_])[^\W_]{3,}")  # "EB30C1", "A4": letters and digits
 
 
 def _shouted_words(ent, shouted: list[tuple[int, int]], vocabulary: frozenset[str]) -> bool:

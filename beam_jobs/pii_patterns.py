@@ -506,13 +506,20 @@ _ACCOUNT_FIELD = re.compile(r"(?im)^[ \t*\-•]*(?:ign|in-game[ \t]+name|gamer[ 
                             r"snap(?:chat)?)[ \t]*(?:[:=]|[-–][ \t])[ \t]*@?([A-Za-z][\w.\-]{2,30})[ \t]*$")
 
 
+# ... and a mailbox's login as a mail system writes it: an Exchange recipient's last name part
+# ("</O=ACME/OU=NA/CN=RECIPIENTS/CN=OADEYEM>") and an archive's file named by a login with a digit
+# ("X-FileName: jpark4.nsf"; pii_rules_mail.archive_header_names takes those of letters alone as names)
+_MAIL_ACCOUNT = re.compile(r"(?i)/CN=RECIPIENTS/CN=([A-Za-z][\w.\-]{1,30}?)(?=[>/,;\s]|$)|"
+                           r"(?im:^x-filename:[ \t]*([A-Za-z][\w\-]*\d[\w\-]*)(?=[ \t]*(?:\([^)\n]*\))?[ \t]*\.(?:nsf|pst)))")
+
+
 def prints_posters(text: str) -> bool:
     """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
     handles (speaker_handles), or names an account by its gamer's tag, in quotes or in a profile's field: the gate
     before the USERNAME recognizer where no "@" or profile address stands."""
     return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or "#" in text and any(
         _tag_is_account(m) for m in _GAMER_TAG.finditer(text)) or _QUOTED_ACCOUNT.search(text) is not None \
-        or _ACCOUNT_FIELD.search(text) is not None
+        or _ACCOUNT_FIELD.search(text) is not None or _MAIL_ACCOUNT.search(text) is not None
 
 
 def _tag_is_account(m: re.Match) -> bool:
@@ -554,6 +561,8 @@ class HandleRecognizer(_OneEntityRecognizer):
                 if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _ACCOUNT_FIELD.finditer(text)
                 if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
+        out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
+                for m in _MAIL_ACCOUNT.finditer(text)]
         for handle in speaker_handles(text):  # wherever the log writes the speaker's handle
             out += [RecognizerResult("USERNAME", m.start(), m.end(), 0.85)
                     for m in re.finditer(rf"(?<![\w.@\-]){re.escape(handle)}(?![\w\-]|\.\w)", text)]

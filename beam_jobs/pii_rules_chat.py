@@ -4,6 +4,7 @@ beam_jobs/pii_name_rules.py's table, which runs them on every text.
 """
 from __future__ import annotations
 
+import collections
 import re
 from functools import lru_cache
 
@@ -126,8 +127,9 @@ _NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+((?:(?
                         rf"[ \t]+)*{CAPWORD})")
 # ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers', a
 # pairing's '/ "Doc" Abernethy /', a line-up's '5. "Tank" Pulaski C', a table's cell after dot leaders or a column's
-# gap: 'Spain ........ "Del" Okonkwo')
-_NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<=\band)|(?<=\.\.)|(?<=…)|(?<=[ \t][ \t]))[ \t]*[\"“]([A-Z][\w'’\-]*(?:[ \t][A-Z][\w'’\-]*)?)[\"”][ \t]+"
+# gap: 'Spain ........ "Del" Okonkwo', a thanks's 'To "Mo" Adeyemi and Kit - save me a seat')
+_NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<=\band)|(?<=\.\.)|(?<=…)|(?<=[ \t][ \t])|"
+                               rf"(?<=\b[Tt]o)|(?<=\bwith)|(?<=\bfrom)|(?<=\bfor))[ \t]*[\"“]([A-Z][\w'’\-]*(?:[ \t][A-Z][\w'’\-]*)?)[\"”][ \t]+"
                                rf"({CAPWORD})(?![\w'’\-])",
                                re.MULTILINE)
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
@@ -247,7 +249,17 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
             if m.group(1) not in place_names() and m.group(1) not in country_names() and not is_word(m.group(1))]
     out += [(m.start(1), m.end(2)) for m in _NICKNAME_SURNAME.finditer(text)
             if (not is_word(m.group(2)) or m.group(2) in surnames()) and m.group(2) not in place_names()]
+    # ... or after a given name and a surname, as a phone list writes it ('Robert Okonkwo "Bo"   3-3042', 'Young,
+    # Brigham "Bo"')
+    for m in _NICKNAME_AFTER_NAME.finditer(text):
+        given, last = (m.group(3), m.group(1)) if m.group(2) else (m.group(1), m.group(3))
+        if given in given_names() and (last in surnames() or not is_word(last)) and last not in place_names():
+            out.append(m.span(4))
     return out
+
+
+_NICKNAME_AFTER_NAME = re.compile(rf"(?<![\w'’\-])({CAPWORD})(,?)[ \t]+({CAPWORD})[ \t]+[\"“]([A-Z][a-z'’\-]{{1,12}})[\"”]"
+                                  r"(?![\w'’])")
 
 
 # An English given name opening a bracket, asked or doing something ("face painting (Amber? you were great last
@@ -266,7 +278,15 @@ def bracketed_given_names(text: str, is_word) -> list[tuple[int, int]]:
         # ... and a support agent with the team after a comma ("Agent (Oluwaseun, Safety Team):"), no place
         m.span(1) for m in _BRACKETED_WITH_TEAM.finditer(text) if m.group(1) not in place_names()
         and m.group(1) not in country_names() and (m.group(1).split()[0] in given_names()
-                                                    or not all(is_word(w) for w in m.group(1).split()))]
+                                                    or not all(is_word(w) for w in m.group(1).split()))] + [
+        # ... and who a note spoke with at a service, in brackets after it ("spoke w/ intake (Deb)", "called
+        # pharmacy (Tunde)")
+        m.span(1) for m in _CONTACTED_BRACKETED.finditer(text) if m.group(1) in given_names(ENGLISH_LOCALES)
+        and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()]
+
+
+_CONTACTED_BRACKETED = re.compile(r"(?i:\b(?:spoke|spk|talked|discussed|d/w|called|paged|notified|updated|faxed)\b)"
+                                  r"[^()\n.;]{0,30}\([ \t]*([A-Z][a-z'’\-]+)[ \t]*\)")
 
 
 _BRACKETED_WITH_TEAM = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]*,[ \t]*(?:[A-Z][\w&]*[ \t]+){{0,3}}"
@@ -309,14 +329,27 @@ _CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \
 _CHAT_NAME_LINE = re.compile(rf"(?m)^[ \t]*({CAPWORD}(?:[ \t]+(?:{CAPWORD}|{UPPER}\.?))?):[ \t]+\S")
 
 
-def _chat_speakers_untimed(text: str) -> list[tuple[int, int]]:
+# ... in lower case too, as a group chat's people type their display names ("tolu: GIRLS. emergency", "meg: 3 DATES???",
+# "priyanka 🌸: wait"): three lines or more, two speakers or more each a given name of the lists or a word no
+# dictionary holds; then those, and any other that speaks twice
+_LOWER_CHAT_NAME_LINE = re.compile(r"(?m)^[ \t]*([a-z][a-z'’]*(?:-[a-z]+)?)(?:[ \t]*[^\w\s:]{1,3})?:[ \t]+\S")
+
+
+def _chat_speakers_untimed(text: str, is_word) -> list[tuple[int, int]]:
     lines = [m for m in _CHAT_NAME_LINE.finditer(text) if m.group(1).split()[0].lower() not in STOP_WORDS
              and m.group(1).split()[0].lower() not in LINE_LABELS and m.group(1).split()[0].lower() not in NOTE_LABELS]
     named = {m.group(1) for m in lines if m.group(1).split()[0] in given_names()}
-    if len(lines) < 3 or len(named) < 2:
-        return []
-    return [(m.start(1), m.end(1)) for m in lines if m.group(1).split()[0] in given_names()
-            or in_name_lists(m.group(1).split()[-1])]
+    out = [(m.start(1), m.end(1)) for m in lines if m.group(1).split()[0] in given_names()
+           or in_name_lists(m.group(1).split()[-1])] if len(lines) >= 3 and len(named) >= 2 else []
+    lower = [m for m in _LOWER_CHAT_NAME_LINE.finditer(text) if m.group(1) not in STOP_WORDS
+             and m.group(1) not in LINE_LABELS and m.group(1) not in NOTE_LABELS and m.group(1) not in _CHAT_ROLES]
+    named = {m.group(1) for m in lower if not is_word(m.group(1))
+             or "-".join(p.capitalize() for p in m.group(1).split("-")) in given_names()}
+    if len(lower) >= 3 and len(named) >= 2:
+        # (among them a word that speaks twice or more is a name too: "tolu" is also a balsam)
+        spoke = collections.Counter(m.group(1) for m in lower)
+        out += [m.span(1) for m in lower if m.group(1) in named or spoke[m.group(1)] >= 2]
+    return out
 
 
 # who speaks in a chat log without being a person
@@ -337,7 +370,7 @@ def chat_speakers(text: str, is_word) -> list[tuple[int, int]]:
                       and m.group(2).lower() not in STOP_WORDS and m.group(2).lower() not in _CHAT_ROLES]
         out += [(m.start(2), m.end(2)) for m in named]
     if ":" in text:
-        out += _chat_speakers_untimed(text)
+        out += _chat_speakers_untimed(text, is_word)
     headers = list(_CHAT_HEADER.finditer(text))
     if len(headers) >= 2:  # the display names: a person's name or handle, either of which names its holder
         for m in headers:

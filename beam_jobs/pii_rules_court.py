@@ -296,7 +296,14 @@ def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
                 or m.group(g).lower() in ("and", "between", "versus"):
             continue
         out.append((m.start(g), m.end(g)))
-    return out
+    # a party the heading gives by its initials alone stands so wherever the judgment writes them ("Between:\n  GH\n
+    # Appellant" ... "whether GH can engage")
+    parties = {text[s:e] for s, e in out if _PARTY_INITIALS.fullmatch(text[s:e])
+               and text[s:e].lower() not in NOT_INITIALS and text[s:e].lower() not in STATE_PARTIES}
+    return out + where_letters_stand(text, parties) if parties else out
+
+
+_PARTY_INITIALS = re.compile(r"[A-Z]{2,4}")
 
 
 # A party named between commas after its role, as judgments introduce the family ("The third applicant, Grace,
@@ -477,6 +484,32 @@ def _where_they_act(text: str, letters: set[str]) -> list[tuple[int, int]]:
 
 
 
+
+
+# A party an asylum or immigration case is cited by: initials before the country in brackets ("contrary to HA (Iraq)
+# and KB (Nigeria)", "AA (Somalia) [2007] UKAIT"); not a state's or a body's letters ("UK (England)") nor a degree
+# after an article
+_COUNTRY_CASE = re.compile(r"(?<![\w.'’\-])([A-Z]{2,3})[ \t]+\(([A-Z][\w'’\-]+(?:[ \t]+[A-Z][\w'’\-]+){0,3})\)")
+
+
+def country_case_initials(text: str, is_word) -> list[tuple[int, int]]:
+    out = [m.span(1) for m in _COUNTRY_CASE.finditer(text) if m.group(2) in country_names()
+           and m.group(1).lower() not in NOT_INITIALS
+           and not re.search(r"(?i)\b(?:an?|the)[ \t]+\Z", text[max(0, m.start() - 6):m.start()])]  # "an MA (Kenya)"
+    return out + where_letters_stand(text, {text[s:e] for s, e in out}) if out else []
+
+
+# The typist's initials an order or a judgment ends with, before a slash and maybe the date ("JUDGE\nsks/12.10.23",
+# "ARB/"): the last line of the text
+_TYPIST_LINE = re.compile(r"\n[ \t]*([A-Za-z]{2,4})[ \t]*/[ \t]*(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4})?[ \t]*\s*\Z")
+
+
+def typist_initials(text: str, is_word) -> list[tuple[int, int]]:
+    m = _TYPIST_LINE.search(text[-40:])
+    if not m or m.group(1).lower() in NOT_INITIALS or is_word(m.group(1)):
+        return []
+    off = max(0, len(text) - 40)
+    return [(off + m.start(1), off + m.end(1))]
 
 
 # Initials a person marks a document with, in quotes ('each line initialled "MLDC"', 'signed "K.O."'): theirs,

@@ -157,11 +157,13 @@ def header_names(text: str, is_word) -> list[tuple[int, int]]:
         listed = ";" in line.group(1) and sum("," in m.group(1) for m in people) >= 2
         for m in people:
             words = re.findall(r"[^\W\d_][\w'’\-]*", m.group(1))
-            if "@" in m.group(1) or all(is_word(w) for w in words) and not any(
-                    (w in given_names() or w.isupper() and w.capitalize() in given_names())
-                    and w.lower() not in NOT_ADDRESSED for w in words) and not (listed and "," in m.group(1)):
-                continue  # "To: All Staff", "From: Customer Service"; "Doe, John A." ("DOE, JOHN A.") holds a
-                # given name
+            given = any((w in given_names() or w.isupper() and w.capitalize() in given_names())
+                        and w.lower() not in NOT_ADDRESSED for w in words)
+            if "@" in m.group(1) or (all(is_word(w) for w in words) or any(
+                    w.lower() in MAILBOX_WORDS or w.lower() in GROUPS for w in words)) and not given \
+                    and not (listed and "," in m.group(1)):
+                continue  # "To: All Staff", "From: Customer Service", "To: ERCOT desk"; "Doe, John A." ("DOE, JOHN
+                # A.") holds a given name
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
         # written in lower case, as a quick reply's "cc: rick buy, ted murphy": a given name and a word; "to: doe,
         # john a.": a word, and a given name after its comma
@@ -266,9 +268,9 @@ def _opens_message(text: str, i: int) -> bool:
 
 
 # ... and in a message typed in lower case, the given names before its opening dash ("dawn - can you get",
-# "skip - buck says", "tom/sue - fyi")
-_OPENING_LOWER = re.compile(r"(?m)^[ \t>]*([a-z][a-z'’\-]+(?:[ \t]*(?:/|&|\band\b)[ \t]*[a-z][a-z'’\-]+){0,3})"
-                            r"[ \t]*(?:-{1,2}|–|—)[ \t]+(?=\S)")
+# "skip - buck says", "tom/sue - fyi"), or alone on the opening line before a dash or a comma ("drew-\n\nsold 50")
+_OPENING_LOWER = re.compile(r"(?m)^[ \t>]*([a-z][a-z'’\-]*[a-z](?:[ \t]*(?:/|&|\band\b)[ \t]*[a-z][a-z'’\-]+){0,3})"
+                            r"[ \t]*(?:(?:-{1,2}|–|—)[ \t]+(?=\S)|(?:-{1,2}|–|—|,)[ \t]*$)")
 
 
 def opening_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -401,6 +403,14 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
               or first in given_names() and first not in place_names() and first not in country_names()
               and first.lower() not in _CLOSINGS_SET and first.lower() not in NOT_ADDRESSED):  # "Dieter", a word too
         return [(m.start(1), m.end(1))]
+    # ... under a mail's header block, one short capitalised word alone is its writer whatever the word ("Aga", a
+    # title too), but a closing, a greeting's word, a mailbox's or a function word ("Thanks", "All", "Team")
+    if m and " " not in m.group(1) and len(first) <= 7 and _SUBJECT_LINE.search(text) and first[1:].islower() \
+            and first.lower() not in _MAIL_FURNITURE and first.lower() not in _CLOSINGS_SET and first.lower() not in _SHORT_CLOSINGS_SET \
+            and first.lower() not in NOT_ADDRESSED and first.lower() not in MAILBOX_WORDS \
+            and first.lower() not in GROUPS and not is_function_word(first) and first not in place_names() \
+            and first not in country_names():
+        return [(m.start(1), m.end(1))]
     m = _NAME_UNDER_CLOSING.search(text[-120:])
     if m and len(m.group(1).split()) <= 4 and m.group(2).split()[0] in given_names() \
             and m.group(2).split()[0] not in place_names():
@@ -420,6 +430,11 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     return []
 
 
+# what else a message's last line may say alone
+_MAIL_FURNITURE = frozenset("""attached attachment attachments enclosed enclosure enclosures encl draft drafts urgent
+confidential private note notes sent reply forward fwd fw re ps later soon asap tbd tba tbc pending done noted ok""".split())
+
+
 # a signature block: a line of two to four capitalised words, then a line or two of role, firm or number at the end
 _NAME_OVER_BLOCK = re.compile(rf"(?:[.!?)]|(?i:\b(?:{CLOSINGS})),)[ \t]*\n[ \t]*([A-Z][a-z'’\-]+)[ \t]*\n[ \t]*\n[ \t]*"
                               r"[A-Z][\w'’\-]+(?:[ \t]+[A-Z][\w.'’\-]*){1,3}[ \t]*\n[^\n]{2,80}(?:\n[^\n]{2,80})?\s*\Z")
@@ -435,7 +450,8 @@ _NAME_UNDER_LAST_SENTENCE = re.compile(r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t>-]*([A-Z
 # ("SdV", "JvB") too; one letter alone on the last
 # line under a sentence, a smiley or a closing ("Call me.\nD", "coming?  :)\n\nF.", "talk soon\nk", "Thanks,\n- M") or
 # under a line that ends in words in lower case ("call me tonite\nj", "...at 4. i am freaking out a little\n\nm",
-# "see you there\n\nd.").
+# "see you there\n\nd."), a capital and its dot alone under words in lower case ("Love you\nN."), or one letter after a
+# kiss ("xo J").
 # A note's role shorthand stays that ("SW", social worker: pii_words.NEVER_A_NAME)
 _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}|[A-Z][a-z][A-Z])[ \t.]*\s*\Z|"
                               r"(?<=[.!?])[ \t]{1,3}(?P<after_sentence>[a-z]{2}|[A-Z](?=\.))[ \t.]*\s*\Z|"
@@ -446,7 +462,18 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"(?P<letter>[A-Za-z])[ \t.]*(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"  # "T x": with a kiss
                               r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
-                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z")
+                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z|"
+                              # a capital and its dot alone under words in lower case ("Love you\nN."), or one letter
+                              # after a kiss ("what's the final on the groomsmen. xo J")
+                              r"[a-z'’][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<dotted>[A-Z])\.[ \t]*\s*\Z|"
+                              r"(?<![\w'’])(?i:xo|xoxo|xx{0,2})[ \t]+(?P<kissed>[A-Za-z])[ \t.]*\s*\Z|"
+                              # dotted initials after a dash on the last line, as a note is signed ("\n-- g.o.")
+                              r"(?:(?<=\n)|(?<=[.!?][ \t]))[ \t]*[-–—~]{1,2}[ \t]*(?P<dotted_initials>(?:[A-Za-z]\.[ \t]?){2,3})"
+                              r"[ \t]*\s*\Z|"
+                              # capitals alone on the last line before the date and the time, as a file note is signed
+                              # ("\n\nHW 4/10 17:40")
+                              r"\n[ \t]*(?P<dated>[A-Z]{2,3})[ \t]+\d{1,2}/\d{1,2}(?:/\d{2,4})?(?:[ \t]+\d{1,2}[:.]\d{2})?"
+                              r"[ \t]*\s*\Z")
 
 
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:

@@ -140,7 +140,25 @@ def kin_names(text: str, is_word) -> list[tuple[int, int]]:
             m = _KIN_MORE.match(text, m.end(g))
             if m and not m.group(1)[:1].isupper():
                 break  # the next names are capitalised: "husband Jim and thier family"
+    # ... and the one a text says is somebody's kin ("obi is my cousin lol", "Hope's my sister"): a given name, a
+    # word no dictionary holds, a short word ("obi" is also a sash) or a capitalised word inside a sentence; never a
+    # pronoun, a word that opens sentences or a kin word ("mom is my best friend", "the saddest was my father",
+    # "coffee is my best friend")
+    out += [m.span(1) for m in _IS_KIN.finditer(text) for w in [m.group(1)]
+            if w.lower() not in STOP_WORDS and w.lower() not in SENTENCE_STARTERS and w.lower() not in NOT_ADDRESSED
+            and w.lower() not in KIN_SET and (w.capitalize() in given_names() or not is_word(w) or (
+                len(w) <= 4 or w[:1].isupper() and not _SENTENCE_OPENS.search(text, 0, m.start(1)))
+                and m.group(2).lower() not in _FRIEND_WORDS)]
     return out
+
+
+_SENTENCE_OPENS = re.compile(r"(?:\A|[.!?:\n][\"”'’)]?[ \t]*)\Z")
+
+
+_IS_KIN = re.compile(r"(?<![\w'’\-])([^\W\d_][\w\-]*)(?:[ \t]+(?:is|was)|['’]s)[ \t]+(?:my|our|his|her|their)[ \t]+"
+                     r"(?:(?:little|big|older|younger|twin|best|eldest|oldest|youngest|half|step|baby)[ \t\-]+)?"
+                     r"(" + trie_alternation(KIN_WORDS) + r")\b")
+_FRIEND_WORDS = frozenset("friend friends buddy bestie bff bae baby boss".split())
 
 
 # A ward's team members a note names by their role's letters ("SW Beverly following", "CM Dolores aware",

@@ -1865,3 +1865,27 @@ def test_a_photos_comment_section_names_its_authors_on_their_comments_lines(pii)
     for text in ("Options:\nmax_len    Maximum length of the input\nmin_count  Minimum count of a word 👍",
                  "See the comments below.\nbatch_size  the number of rows per step"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_person_the_model_ran_on_from_a_tables_code_keeps_the_name():
+    # a table's row runs a room or an account code into the name ("KB30C1   Tomasz Wieczorek"); a number alone
+    # before a word still makes no name ("12 Smith")
+    from spacy.tokens import Span
+    from beam_jobs.pii import PiiConfig, PiiFilter
+    from beam_jobs.pii_names import _before_digits
+    nlp = PiiFilter(PiiConfig()).analyzer.nlp_engine.nlp["en"]
+    doc = nlp.make_doc("  Power Options   6/20   KB30C1   Tomasz Wieczorek")
+    start = next(t.i for t in doc if t.text == "KB30C1")
+    assert _before_digits(Span(doc, start, len(doc), label="PERSON")).text == "Tomasz Wieczorek"
+    doc = nlp.make_doc("He lives at 12 Smith Road")
+    start = next(t.i for t in doc if t.text == "12")
+    assert _before_digits(Span(doc, start, start + 2, label="PERSON")) is None
+
+
+def test_a_mailbox_login_and_a_name_to_say_hi_to(pii):
+    text = ("From: Tove Lund </O=NORTHCO/OU=NA/CN=RECIPIENTS/CN=TLUND2>\nX-FileName: kokafor3.nsf\n\n"
+            "Say hi to Ewan and tell him the Rockets will win.")
+    r = pii(text)
+    assert not _leaks(r, "TLUND2", "kokafor3", "Ewan"), r.text
+    for text in ("say hi to the team for me", "X-FileName: report2.xls", "CN=Users/CN=Computers"):
+        assert pii(text).text == text, pii(text).text
