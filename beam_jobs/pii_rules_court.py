@@ -296,6 +296,8 @@ def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
                 or m.group(g).lower() in ("and", "between", "versus"):
             continue
         out.append((m.start(g), m.end(g)))
+    # ... or by letters before its counsel in brackets ("A        (Counsel Kristine Hætta)")
+    out += [m.span(1) for m in _PARTY_BEFORE_COUNSEL.finditer(text)] if "(" in text else []
     # a party the heading gives by its initials alone stands so wherever the judgment writes them ("Between:\n  GH\n
     # Appellant" ... "whether GH can engage")
     parties = {text[s:e] for s, e in out if _PARTY_INITIALS.fullmatch(text[s:e])
@@ -303,7 +305,9 @@ def party_line_names(text: str, is_word) -> list[tuple[int, int]]:
     return out + where_letters_stand(text, parties) if parties else out
 
 
-_PARTY_INITIALS = re.compile(r"[A-Z]{2,4}")
+_PARTY_INITIALS = re.compile(r"[A-Z]{1,4}")
+_PARTY_BEFORE_COUNSEL = re.compile(r"(?m)^[ \t]*([A-Z]{1,4})[ \t]+\((?i:counsel|advocate|attorney|lawyer|solicitor|"
+                                   r"barrister|represented[ \t]+by)\b")
 
 
 # A party named between commas after its role, as judgments introduce the family ("The third applicant, Grace,
@@ -585,9 +589,23 @@ _COLLAR_NUMBER = re.compile(rf"\b(?:PC|PS|DC|DS|WPC|Sgt|Insp|Constable)[ \t]+\d{
 
 def court_staff_names(text: str, is_word) -> list[tuple[int, int]]:
     """The court staff a cover names (_STAFF_LINE) and officers by collar number (_COLLAR_NUMBER), when a word is a
-    name of the lists or no dictionary word ("Interpreter: None", "PC 2024 Edition" stay)."""
-    return [m.span(1) for pattern in (_COLLAR_NUMBER, _STAFF_LINE) for m in pattern.finditer(text)
-            if any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())]  # not "PC 2024 Edition"
+    name of the lists or no dictionary word ("Interpreter: None", "PC 2024 Edition" stay); the bench a judgment
+    lists a name a line under "Justices" (_BENCH_LINES: "with the participation of Justices\nBrandt,\nVoss,")."""
+    out = [m.span(1) for pattern in (_COLLAR_NUMBER, _STAFF_LINE) for m in pattern.finditer(text)
+           if any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())]  # not "PC 2024 Edition"
+    for m in _BENCH_LINES.finditer(text):
+        lines = list(_BENCH_NAME.finditer(text, m.start(1), m.end(1)))
+        if len(lines) >= 2 and any(in_name_lists(n.group(1).split()[-1]) or not is_word(n.group(1).split()[-1])
+                                   for n in lines):
+            out += [n.span(1) for n in lines]
+    return out
+
+
+# the bench, a name a line under "Justices" or "Judges" (two or more lines, a name of the lists or no dictionary
+# word among them: "Justices\nBrandt,\nVossberg,\nYıldırım-Hartmann\nunanimously decided")
+_BENCH_LINES = re.compile(r"\b(?:Justices|Judges)[ \t]*:?[ \t]*\n((?:[ \t]*[A-Z][\w'’\-]+(?:[ \t]+[A-Z][\w'’\-]+){0,2}"
+                          r"[ \t]*,?[ \t]*(?:\n|\Z)){2,9})")
+_BENCH_NAME = re.compile(r"(?m)^[ \t]*([A-Z][\w'’\-]+(?:[ \t]+[A-Z][\w'’\-]+){0,2})[ \t]*,?[ \t]*$")
 
 
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,

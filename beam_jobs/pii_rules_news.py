@@ -120,10 +120,24 @@ _PITCHER = re.compile(
 
 def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
     """The pitchers a baseball report credits with a decision (_PITCHER); the decisions before the names only
-    where two stand (a report gives the winner and the loser; one "S - Small (36-38)" is a size)."""
+    where two stand (a report gives the winner and the loser; one "S - Small (36-38)" is a size); and a box score's
+    batteries, each side's pitchers with the inning they came in and its catcher (_BATTERIES: "Wasdin, Mohler (6),
+    Page (8) and Steinbach; Mussina, Orosco (8) and Hoiles.")."""
     found = list(_PITCHER.finditer(text))
     before = [m for m in found if m.group(1)]
-    return [(m.start(m.lastindex), m.end(m.lastindex)) for m in found if m.group(2) or len(before) >= 2]
+    out = [(m.start(m.lastindex), m.end(m.lastindex)) for m in found if m.group(2) or len(before) >= 2]
+    for m in _BATTERIES.finditer(text) if " and " in text and "(" in text else ():
+        players = list(_BATTERY_PLAYER.finditer(text, m.start(), m.end()))
+        named = sum(in_name_lists(p.group(0).split(".")[-1]) or not is_word(p.group(0).split(".")[-1]) for p in players)
+        if 2 * named >= len(players):  # (half of them names, as a team sheet's: "Mix, Bake (20) and Serve" stays)
+            out += [p.span() for p in players]
+    return out
+
+
+_BATTERY_PLAYER = re.compile(rf"(?:{UPPER}\.[ \t]?)?{CAPWORD}")
+_BATTERY_SIDE = rf"(?:{_BATTERY_PLAYER.pattern}(?:[ \t]*\(\d{{1,2}}\))?,[ \t]*)*{_BATTERY_PLAYER.pattern}" \
+                rf"[ \t]*\(\d{{1,2}}\)[ \t]+and[ \t]+{_BATTERY_PLAYER.pattern}"
+_BATTERIES = re.compile(rf"(?m)^[ \t]*{_BATTERY_SIDE}[ \t]*;[ \t]*{_BATTERY_SIDE}(?=[ \t]*[.;]|[ \t]*$)")
 
 
 # A batting order: numbered lines of a player and a fielding position ("4. Kingston 1B", "7 Harper LF"), as box
