@@ -169,7 +169,13 @@ _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself
 # ... and whom somebody knew only by a name in quotes, or the name a person writes under ('one of whom he knew only
 # as "Bato"', 'a blog under the pseudonym "pasha_ural"')
 _KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+)?as|\bunder[ \t]+the[ \t]+"
-                      r"(?:pseudonym|nickname|alias|user[ \t]?name|screen[ \t]+name|handle|pen[ \t]+name|name))"
+                      r"(?:pseudonym|nickname|alias|user[ \t]?name|screen[ \t]+name|handle|pen[ \t]+name|name)|"
+                      # ... or whom a witness identifies so, one of a group the others call so, whose name an ID bore
+                      # ('whom she identifies as "Gia"', 'one of them, called "Crni" by the others', 'an ID in the name
+                      # of "Tural"')
+                      r"\bidentif(?:y|ies|ied)[ \t]+(?:(?:him|her|them)[ \t]+)?as|"
+                      r"\b(?:him|her|them|one|man|woman|officer|guard|guy),?[ \t]+called|"
+                      r"\b(?:ID|card|passport|badge|document)[ \t]+in[ \t]+the[ \t]+name[ \t]+of)"
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2})[\"”'’]")
 # ... and, without quotes, the name a person is known by or called, a capitalised word or two right after ("known to
 # everyone in his adopted home as Paddy", "a hired killer known as El Flaco", "whom neighbours call Boy")
@@ -235,8 +241,9 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
                 out.append((m.start(1), m.end(1)))
     for m in _QUOTED_IN_BRACKETS.finditer(text):
         first = m.group(1).split()[0]
-        if first.lower() not in STOP_WORDS and not NEVER_A_NAME.match(first.rstrip(".")) and any(
-                w.capitalize() in given_names() for w in m.group(1).split()):  # not 'River ("Fleuve Manche")'
+        if first.lower() not in STOP_WORDS and not NEVER_A_NAME.match(first.rstrip(".")) and (any(
+                w.capitalize() in given_names() for w in m.group(1).split())  # not 'River ("Fleuve Manche")'
+                or re.search(r"[\"”][ \t]+per[ \t]", m.group(0))):  # who says so: '("Chidera" per parents)'
             out.append((m.start(1), m.end(1)))  # '("Lily" per parents)', '("taffy")', '("Trix") (wife)'
     out += [(m.start(1), m.end(1)) for m in _QUOTED_GIVEN.finditer(text)
             if m.group(2) in given_names(ENGLISH_LOCALES) and not is_word(m.group(2))

@@ -273,6 +273,21 @@ _OPENING_LOWER = re.compile(r"(?m)^[ \t>]*([a-z][a-z'’\-]*[a-z](?:[ \t]*(?:/|&
                             r"[ \t]*(?:(?:-{1,2}|–|—)[ \t]+(?=\S)|(?:-{1,2}|–|—|,)[ \t]*$)")
 
 
+# A given name in lower case that calls, says or asks something at a clause's start in a mail ("el paso - faith called
+# from the plant", "and sandy says no"): there the word is the person (lower_given_name: never a modal or a month)
+_LOWER_REPORTER = re.compile(r"(?:^|(?<=[-;,:.!?])|(?<=\band))[ \t]*([a-z][a-z'’]+)[ \t]+(?:called|phoned|rang|emailed|"
+                             r"texted|says|said|told|asked|wants|thinks|mentioned|confirmed|reckons)\b", re.M)
+
+
+def reported_lower_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _LOWER_REPORTER.finditer(text) if lower_given_name(m.group(1))] \
+        if _is_mail(text) else []
+
+
+_SENTENCE_LOWER_DASH = re.compile(r"(?<=[.!?])[ \t]+([a-z][a-z'’]+)[ \t]+-[ \t]+(?=(?:can|could|would|will|pls|please|"
+                                  r"fyi|did|do|are|is|have|any|let|see|call|thanks|thx)\b)")
+
+
 def opening_names(text: str, is_word) -> list[tuple[int, int]]:
     """The given names a message opens by addressing (_OPENING_NAMES): English given names of the lists, in
     any number; one alone only before the words said to a reader; in lower case before a dash that opens a
@@ -283,6 +298,9 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
         names = [n for n in re.finditer(r"[a-z][a-z'’\-]+", m.group(1)) if n.group(0) != "and"]
         if all(lower_given_name(n.group(0)) for n in names) and _opens_message(text, m.start(1)):
             out += [(m.start(1) + n.start(), m.start(1) + n.end()) for n in names]
+    # ... and one addressed so after a sentence of a mail ("...we need to re-confirm. mark - can you sort it")
+    out += [m.span(1) for m in _SENTENCE_LOWER_DASH.finditer(text) if lower_given_name(m.group(1))] \
+        if " - " in text and _is_mail(text) else []
     for m in _OPENING_NAMES.finditer(text):
         names = list(re.finditer(CAPWORD, m.group(1)))
         if not all(n.group(0) in english and n.group(0).lower() not in NOT_ADDRESSED for n in names) and not (
@@ -473,6 +491,9 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               # capitals alone on the last line before the date and the time, as a file note is signed
                               # ("\n\nHW 4/10 17:40")
                               r"\n[ \t]*(?P<dated>[A-Z]{2,3})[ \t]+\d{1,2}/\d{1,2}(?:/\d{2,4})?(?:[ \t]+\d{1,2}[:.]\d{2})?"
+                              r"[ \t]*\s*\Z|"
+                              # a digraph's initial and its dot alone under the last sentence ("...isn't his.\nZs.")
+                              r"[.!?)][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<digraph>(?:Zs|Sz|Cs|Gy|Ny|Ty|Dz|Ch|Sh|Th|Kh|Zh|Ts)\.)"
                               r"[ \t]*\s*\Z")
 
 

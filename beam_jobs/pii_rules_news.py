@@ -190,6 +190,24 @@ def numbered_lineup_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A team's substitutes, reserves or replacements after their label ("Substitutes: Cash, Brightwell-Hayes, Szabo."):
+# every entry, where half of them hold a name of the lists or a word no dictionary holds (as a team sheet's)
+_BENCH_LINE = re.compile(r"(?im)^[ \t]*(?:substitutes|subs|replacements|reserves|unused[ \t]+subs(?:titutes)?)"
+                         r"[ \t]*(?:\([^)\n]{0,20}\))?[ \t]*:[ \t]*([^\n]+)$")
+_BENCH_ENTRY = re.compile(rf"(?:(?<=[:,;])|^)[ \t]*((?:{UPPER}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}})[ \t]*(?=[,;.]|$)")
+
+
+def substitutes_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in _BENCH_LINE.finditer(text):
+        entries = [(m.start(1) + e.start(1), m.start(1) + e.end(1), e.group(1))
+                   for e in _BENCH_ENTRY.finditer(m.group(1))]
+        named = sum(any(in_name_lists(w) or not is_word(w) for w in name.split()) for _, _, name in entries)
+        if len(entries) >= 2 and 2 * named >= len(entries):
+            out += [(a, b) for a, b, _ in entries]
+    return out
+
+
 # A results list's seeded player, the seed glued to the name by a dash ("2-Carolina Ruiz (Spain) beat", "1-Pete
 # Kovacs (Hungary) 6-2 6-4"): the seed's dash splits the name from the number the NER reads with it
 _SEEDED = re.compile(rf"(?m)(?:^|(?<=[ \t(]))\d{{1,2}}-((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})(?=[ \t]*\([^)\n]{{2,30}}\)[ \t]+"

@@ -10,6 +10,7 @@ import re
 from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
+from beam_jobs.pii_rules_court import where_letters_stand
 from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE, UPPER,
                                         STOP_WORDS, is_function_word)
 
@@ -161,6 +162,25 @@ _IS_KIN = re.compile(r"(?<![\w'’\-])([^\W\d_][\w\-]*)(?:[ \t]+(?:is|was)|['’
 _FRIEND_WORDS = frozenset("friend friends buddy bestie bff bae baby boss".split())
 
 
+
+# A legend that spells out who initials stand for, as minutes and action lists end ("AK = Aylin Kaya, SO = Sean
+# O'Driscoll, Jo = Joanna Lim"): two pairs or more, the name of each a given name and a word of the lists or of no
+# dictionary; the initials then stand for the person wherever the text writes them ("HD/SO   14/8")
+_LEGEND_PAIR = re.compile(rf"(?<![\w.'’\-])((?:[A-Z]\.?){{1,3}}|[A-Z][a-z])[ \t]*[=:][ \t]*({CAPWORD}(?:[ \t]+{CAPWORD}){{1,2}})"
+                          r"(?=[ \t]*(?:[,;.]|$))", re.M)
+
+
+def legend_initials(text: str, is_word) -> list[tuple[int, int]]:
+    if "=" not in text and ":" not in text:
+        return []
+    pairs = [m for m in _LEGEND_PAIR.finditer(text) if m.group(2).split()[0] in given_names()
+             and all(in_name_lists(w) or not is_word(w) for w in m.group(2).split()[1:])
+             and m.group(1).rstrip(".").lower() not in NOT_INITIALS]
+    if len(pairs) < 2:
+        return []
+    marks = {m.group(1) for m in pairs}
+    return [m.span(1) for m in pairs] + [m.span(2) for m in pairs] + where_letters_stand(text, marks)
+
 # A ward's team members a note names by their role's letters ("SW Beverly following", "CM Dolores aware",
 # "sitter (Maribel)"): the letters are also compass points and states ("SW Florida", "PA Turnpike"), so only a
 # given name or surname of the English lists that no dictionary holds counts ("SW London" is a place; "SW Grace"
@@ -217,7 +237,15 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
                 and not _is_sentence_start(text, m.start(1)) \
                 and (in_name_lists(w) or not is_word(w) or m.group(0)[:1].islower()):
             out.append((m.start(1), m.start(1) + len(POSSESSIVE.sub("", m.group(1)))))
+    # ... and a therapist in brackets after the letters of the service ("ambulated w/ PT (Stone) & RN", "OT
+    # (Okafor) to see"): a name of the lists or no dictionary word, never in capitals ("PT (BID)")
+    out += [m.span(1) for m in _THERAPIST_BRACKETED.finditer(text)
+            if (in_name_lists(m.group(1)) or not is_word(m.group(1))) and m.group(1) not in place_names()
+            and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS] if "(" in text else []
     return out
+
+
+_THERAPIST_BRACKETED = re.compile(rf"(?<![\w/])(?i:PT|OT|RT|SLP|SALT|PCA)[ \t]*\([ \t]*([A-Z][a-z'’\-]+)[ \t]*\)")
 
 
 # Who is on for a shift, as a ward's staffing lines give it: a given name, then the hours ("Sunny 2300-0700",
