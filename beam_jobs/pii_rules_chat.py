@@ -551,9 +551,10 @@ _COMMENT_AUTHOR = re.compile(r"(?m)^[ \t>]*@?([^\W\d][\w.\-]{2,30})[ \t]*\n[ \t>
 
 
 # ... or, as a photo's comment section prints them, opening the comment's own line (the app sets two spaces after
-# the handle, which the filter reads as one: "nadia_haddad_  the tile wall!!", "ana.clara.souza  que orgulho amiga") and after "Liked by", in a text that
-# shows itself a comment section (an emoji, "Liked by", "comments"): a line's handle there is two names or more, a
-# given name of the lists and a name of either list ("max_len    Maximum length" of a table stays)
+# the handle, which the filter reads as one: "nadia_haddad_  the tile wall!!", "ana.clara.souza  que orgulho amiga")
+# and after "Liked by", in a text that shows itself a comment section (an emoji, "Liked by", "comments"): a line's
+# handle there is two names or more, a given name of the lists and a name of either list ("max_len    Maximum
+# length" of a table stays)
 _INLINE_COMMENT_AUTHOR = re.compile(r"(?m)^[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?=[^\n]*?[^\W\d_]{2,}[ \t]+\S)")
 _LIKED_BY = re.compile(r"(?i)\bliked[ \t]+by[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]+and\b")
 _COMMENT_SECTION = re.compile(r"(?i)[\U0001F300-\U0001FAFF❤♥]|\bliked[ \t]+by\b|\bcomments\b")

@@ -424,7 +424,8 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     # ... under a mail's header block, one short capitalised word alone is its writer whatever the word ("Aga", a
     # title too), but a closing, a greeting's word, a mailbox's or a function word ("Thanks", "All", "Team")
     if m and " " not in m.group(1) and len(first) <= 7 and _SUBJECT_LINE.search(text) and first[1:].islower() \
-            and first.lower() not in _MAIL_FURNITURE and first.lower() not in _CLOSINGS_SET and first.lower() not in _SHORT_CLOSINGS_SET \
+            and first.lower() not in _MAIL_FURNITURE and first.lower() not in _CLOSINGS_SET \
+            and first.lower() not in _SHORT_CLOSINGS_SET \
             and first.lower() not in NOT_ADDRESSED and first.lower() not in MAILBOX_WORDS \
             and first.lower() not in GROUPS and not is_function_word(first) and first not in place_names() \
             and first not in country_names():
