@@ -1532,8 +1532,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
             if d is cased_doc and len(ent) == 1 and in_vocabulary(ent.text, vocabulary) \
                     and ent.text not in given_names(ENGLISH_LOCALES):
                 continue  # a capitalised copy makes every word look like a name: "the Photo"
-            if d is cased_doc and len(ent) > 1 and not any(
-                    _may_be_name_word(w, vocabulary) for w in _NAME_WORD.findall(ent.text)):
+            if d is cased_doc and len(ent) > 1 and not _holds_name_word(ent.text, vocabulary):
                 continue  # ... or a phrase: "was Married Twice"
             if len(ent) == 1 and text[e:e + 1] == ":" and (ent.text.lower() in NOTE_LABELS or in_vocabulary(
                     ent.text, vocabulary) and ent.text not in given_names() and not text[s - 1:s].strip()
@@ -1587,8 +1586,7 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
     view = (capitalised_copy(text) or text) if cased_doc is not None else text
     weak = weak_cue_names(view, vocabulary)
     if cased_doc is not None:  # in a capitalised copy every word stands where a vocative would: "was Married Twice,"
-        weak = [(s, e) for s, e in weak
-                if any(_may_be_name_word(w, vocabulary) for w in _NAME_WORD.findall(view[s:e]))]
+        weak = [(s, e) for s, e in weak if _holds_name_word(view[s:e], vocabulary)]
     ner = [_over_wrap(view, *_grown(view, s, e), vocabulary) for s, e in ner + weak if text[s:e].strip()]
     # a place cue before the completed span too ("Near Ayn" + "Qaslan", found word by word)
     ner = [(s, e) for s, e in ner if not _PLACE_BEFORE.search(text[max(0, s - 30):s])]
@@ -2009,17 +2007,20 @@ def _name_word_runs(text: str, s: int, e: int, vocabulary: frozenset[str]) -> li
 
 
 def _may_be_name_word(word: str, vocabulary: frozenset[str]) -> bool:
-    """A word that may be part of a name: a given name or surname of the lists, a name's particle, an initial or
-    a short word (the lists miss many short given names that are also words: "wei", "raj"), or a word no
-    dictionary holds ("smith", "de", "b", "ngozi"; not "twice", "asking", "the")."""
-    if word.lower() in STOP_WORDS:
-        return word.lower() in _NAME_PARTICLES
-    return len(word) <= 3 or word.lower() in _NAME_PARTICLES or in_name_lists(word.capitalize()) \
-        or not in_vocabulary(word, vocabulary)
+    """A word that may be part of a name: a given name or surname of the lists ("della"), an initial or a short word
+    (a particle: "de", "van"; and the lists miss many short given names that are also words: "wei", "raj"), or a
+    word no dictionary holds ("smith", "b", "ngozi"; not "twice", "asking", "the")."""
+    return word.lower() not in STOP_WORDS and (
+        len(word) <= 3 or in_name_lists(word.capitalize()) or not in_vocabulary(word, vocabulary))
+
+
+def _holds_name_word(span: str, vocabulary: frozenset[str]) -> bool:
+    """Whether any word of `span` may be part of a name (_may_be_name_word): a phrase of dictionary words holds none
+    ("Married Twice")."""
+    return any(_may_be_name_word(w, vocabulary) for w in _NAME_WORD.findall(span))
 
 
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_NAME_PARTICLES = frozenset("van von de da del della di du le la bin ibn al el ter den der dos das st".split())
 _REPEATED = re.compile(r"(\w{1,3})\1\1")  # "lalala", "hahaha": a sound, no name
 # a name's letters (a handle's too, "righthererachel"): a vowel, no run of five consonants ("svgttufqjnpd...")
 _NAME_SHAPED = re.compile(r"(?i)(?=[a-z]*[aeiouy])(?![a-z]*[bcdfghjklmnpqrstvwxz]{5})[a-z]+")
@@ -2131,16 +2132,17 @@ def _before_digits(ent):
     """The entity's words before its first word with a digit, as a Span (None when it opens with one); but after
     the codes of letters and digits it opens with, as a table's row runs a room or an account into the name
     ("EB30C1   Faisal Al-Harbi")."""
-    lead = next((i for i, t in enumerate(ent) if not (_CODE.fullmatch(t.text) or t.is_space)), len(ent))
-    if lead and lead < len(ent) and _CODE.fullmatch(ent[0].text):
-        ent = Span(ent.doc, ent.start + lead, ent.end, label=ent.label)
+    if _CODE.fullmatch(ent[0].text):  # (asked of every PERSON: the first token first)
+        lead = next((i for i, t in enumerate(ent) if not (_CODE.fullmatch(t.text) or t.is_space)), len(ent))
+        if lead < len(ent):
+            ent = Span(ent.doc, ent.start + lead, ent.end, label=ent.label)
     cut = next((i for i, t in enumerate(ent) if any(c.isdigit() for c in t.text)), None)
     if cut is None:
         return ent
     return Span(ent.doc, ent.start, ent.start + cut, label=ent.label) if cut else None
 
 
-_CODE = re.compile(r"(?=[^\W_]*\d)(?=[^\W_]*[^\W\d_])[^\W_]{3,}")  # "EB30C1", "A4": letters and digits
+_CODE = re.compile(r"(?=[^\W_]*\d)(?=[^\W_]*[^\W\d_])[^\W_]{3,}")  # "EB30C1", "KB3321": letters and digits
 
 
 def _shouted_words(ent, shouted: list[tuple[int, int]], vocabulary: frozenset[str]) -> bool:

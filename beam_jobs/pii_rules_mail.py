@@ -160,7 +160,7 @@ def header_names(text: str, is_word) -> list[tuple[int, int]]:
             given = any((w in given_names() or w.isupper() and w.capitalize() in given_names())
                         and w.lower() not in NOT_ADDRESSED for w in words)
             if "@" in m.group(1) or (all(is_word(w) for w in words) or any(
-                    w.lower() in MAILBOX_WORDS or w.lower() in GROUPS for w in words)) and not given \
+                    w.lower() in _MAILBOX_OR_GROUP for w in words)) and not given \
                     and not (listed and "," in m.group(1)):
                 continue  # "To: All Staff", "From: Customer Service", "To: ERCOT desk"; "Doe, John A." ("DOE, JOHN
                 # A.") holds a given name
@@ -184,8 +184,8 @@ def header_names(text: str, is_word) -> list[tuple[int, int]]:
             out.append((line.start(1) + m.start(1), line.start(1) + m.end(1)))
     # the sender's display name in quotes before the address is whoever sent it, in any words ('From: "Big Tuna"
     # <bt@example.com>'), unless it names a mailbox or a group ('"Sales Desk"', '"The Team"')
-    out += [m.span(1) for m in _QUOTED_DISPLAY_NAME.finditer(text) if not any(
-        w.lower() in MAILBOX_WORDS or w.lower() in GROUPS for w in re.findall(r"[^\W\d_]+", m.group(1)))]
+    out += [m.span(1) for m in _QUOTED_DISPLAY_NAME.finditer(text)
+            if not any(w.lower() in _MAILBOX_OR_GROUP for w in re.findall(r"[^\W\d_]+", m.group(1)))]
     return out
 
 
@@ -195,6 +195,7 @@ _QUOTED_DISPLAY_NAME = re.compile(r"(?im)^[ \t>]*from:[ \t]*[\"“]([^\W\d_][^\"
 # who a mail addresses that is no person ("Gentlemen,", "Traders -")
 GROUPS = frozenset("""gentlemen ladies people members partners traders desk staff hello hi hey greetings dear all
 colleagues""".split())
+_MAILBOX_OR_GROUP = MAILBOX_WORDS | GROUPS  # a sender, an addressee or a signature that is no person
 
 
 def _body_start(text: str) -> int:
@@ -426,8 +427,8 @@ def signature_names(text: str, is_word) -> list[tuple[int, int]]:
     if m and " " not in m.group(1) and len(first) <= 7 and _SUBJECT_LINE.search(text) and first[1:].islower() \
             and first.lower() not in _MAIL_FURNITURE and first.lower() not in _CLOSINGS_SET \
             and first.lower() not in _SHORT_CLOSINGS_SET \
-            and first.lower() not in NOT_ADDRESSED and first.lower() not in MAILBOX_WORDS \
-            and first.lower() not in GROUPS and not is_function_word(first) and first not in place_names() \
+            and first.lower() not in NOT_ADDRESSED and first.lower() not in _MAILBOX_OR_GROUP \
+            and not is_function_word(first) and first not in place_names() \
             and first not in country_names():
         return [(m.start(1), m.end(1))]
     m = _NAME_UNDER_CLOSING.search(text[-120:])

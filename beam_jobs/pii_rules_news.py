@@ -128,8 +128,8 @@ def pitcher_names(text: str, is_word) -> list[tuple[int, int]]:
     out = [(m.start(m.lastindex), m.end(m.lastindex)) for m in found if m.group(2) or len(before) >= 2]
     for m in _BATTERIES.finditer(text) if " and " in text and "(" in text else ():
         players = list(_BATTERY_PLAYER.finditer(text, m.start(), m.end()))
-        named = sum(in_name_lists(p.group(0).split(".")[-1]) or not is_word(p.group(0).split(".")[-1]) for p in players)
-        if 2 * named >= len(players):  # (half of them names, as a team sheet's: "Mix, Bake (20) and Serve" stays)
+        # (half of them names, as a team sheet's: "Mix, Bake (20) and Serve" stays; "D.Wilson" by its surname)
+        if _half_named([p.group(0).split(".")[-1] for p in players], is_word):
             out += [p.span() for p in players]
     return out
 
@@ -169,8 +169,14 @@ def team_sheet_names(text: str, is_word) -> list[tuple[int, int]]:
     items = [(m.start(1) + i.start(), m.start(1) + i.end(), i.group(0)) for m in lines
              for i in _PLAYER_ITEM.finditer(m.group(1))
              if i.group(0).lower() not in NOT_INITIALS and i.group(0).lower() not in STOP_WORDS]
-    named = sum(any(in_name_lists(w) or not is_word(w) for w in item.split()) for _, _, item in items)
-    return [(s, e) for s, e, _ in items] if 2 * named >= len(items) else []
+    return [(s, e) for s, e, _ in items] if _half_named([item for _, _, item in items], is_word) else []
+
+
+def _half_named(entries: list[str], is_word) -> bool:
+    """Whether half of a list's entries or more hold a name of the lists or a word no dictionary holds: a team
+    sheet's, a line-up's, a box score's ("CB - Centre Back", "3-Nil, 2-All, 1-Up, 4-Love" are no people)."""
+    named = sum(any(in_name_lists(w) or not is_word(w) for w in entry.split()) for entry in entries)
+    return 2 * named >= len(entries)
 
 
 # A rugby or football line-up by shirt numbers, each glued to its player by a dash ("New Zealand - 15-Rawiri Kereama,
@@ -181,13 +187,11 @@ _NUMBERED_PLAYER = re.compile(rf"(?:^|(?<=[,;:][ \t])|(?<=[,;:])|(?<=[ \t]-[ \t]
 
 
 def numbered_lineup_names(text: str, is_word) -> list[tuple[int, int]]:
-    out = []
-    for line in re.finditer(r"[^\n]+", text):
-        found = [m.span(1) for m in _NUMBERED_PLAYER.finditer(line.group(0))]
-        named = sum(any(in_name_lists(w) or not is_word(w) for w in line.group(0)[a:b].split()) for a, b in found)
-        if len(found) >= 4 and 2 * named >= len(found):  # (as a team sheet's: "3-Nil, 2-All, 1-Up, 4-Love" stays)
-            out += [(line.start() + a, line.start() + b) for a, b in found]
-    return out
+    by_line: dict[int, list[tuple[int, int]]] = {}  # one scan of the text, its finds grouped by their line
+    for m in _NUMBERED_PLAYER.finditer(text):
+        by_line.setdefault(text.rfind("\n", 0, m.start()), []).append(m.span(1))
+    return [span for found in by_line.values() if len(found) >= 4
+            and _half_named([text[a:b] for a, b in found], is_word) for span in found]
 
 
 # A team's substitutes, reserves or replacements after their label ("Substitutes: Cash, Brightwell-Hayes, Szabo."):
@@ -202,8 +206,7 @@ def substitutes_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in _BENCH_LINE.finditer(text):
         entries = [(m.start(1) + e.start(1), m.start(1) + e.end(1), e.group(1))
                    for e in _BENCH_ENTRY.finditer(m.group(1))]
-        named = sum(any(in_name_lists(w) or not is_word(w) for w in name.split()) for _, _, name in entries)
-        if len(entries) >= 2 and 2 * named >= len(entries):
+        if len(entries) >= 2 and _half_named([name for _, _, name in entries], is_word):
             out += [(a, b) for a, b, _ in entries]
     return out
 
