@@ -441,13 +441,14 @@ CENSUS_SURNAMES = _CENSUS_DIR / "census1990-surnames.txt"
 
 
 def _census_list(path: Path, what: str) -> frozenset[str]:
-    """The names of one census list (empty, with a warning, where the file is missing: a damaged install)."""
+    """The names of one of the package's lists (empty, with a warning, where the file is missing: a damaged
+    install)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as err:
         import warnings
-        warnings.warn(f"{path}: {err}; reinstall eaglekit or run bench/name_lists_recipe.py. English {what} come "
-                      "from Faker's lists alone")
+        warnings.warn(f"{path}: {err}; reinstall eaglekit or run bench/name_lists_recipe.py. The filter's {what} "
+                      "come from its other lists alone")
         return frozenset()
     return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
 
@@ -464,6 +465,26 @@ def census_surnames() -> frozenset[str]:
     return _census_list(CENSUS_SURNAMES, "surnames")
 
 
+# The world's most common given names and surnames in Latin letters (the popular-names-by-country dataset, CC0,
+# romanized; bench/name_lists_recipe.py writes the files): the names of the countries whose Faker lists are in their
+# own script ("Dmitry", "Andriy", "Giorgi", "Hossein") and the surnames of those whose Faker lists hold none
+# ("Melnyk", "Kovalenko", "Beridze", "Hakobyan"), which a court's applicants and a wire's athletes bear
+WORLD_GIVEN_NAMES = _CENSUS_DIR / "world-given.txt"
+WORLD_SURNAMES = _CENSUS_DIR / "world-surnames.txt"
+
+
+@lru_cache(maxsize=1)
+def world_given_names() -> frozenset[str]:
+    """WORLD_GIVEN_NAMES' names."""
+    return _census_list(WORLD_GIVEN_NAMES, "given names")
+
+
+@lru_cache(maxsize=1)
+def world_surnames() -> frozenset[str]:
+    """WORLD_SURNAMES' names."""
+    return _census_list(WORLD_SURNAMES, "surnames")
+
+
 # Words some of Faker's lists hold as given names (of the Kenyan, Pakistani and Irish lists) that text uses as words
 # or for no person far more often: a finder that trusts a given name alone would redact them ("Peace out.", "a
 # Muslim family", "the Danish side"). The virtue names stay names ("SN Patience", "Mercy at bedside"): recall first
@@ -475,11 +496,13 @@ Sabah Kaiser Eider Elver Levis Javan Mac Hermes Dona Goma Duma Amon Anasa Marly 
 @lru_cache(maxsize=None)
 def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
     """First names of people in Faker's locale lists (16.8k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
-    "Priya"), and with an English locale the short forms of ENGLISH_NICKNAMES and the census's names
-    (census_given_names). Many are also places or words ("Paris", "Grace", "Will"): a finder uses them only
+    "Priya"), over all of them the world's common names in Latin letters (world_given_names), and with an English
+    locale the short forms of ENGLISH_NICKNAMES and the census's names (census_given_names). Many are also places or words ("Paris", "Grace", "Will"): a finder uses them only
     where a name's place is already likely."""
     names = _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
     names -= WORDS_NOT_GIVEN_NAMES
+    if locales == GIVEN_NAME_LOCALES:
+        names |= world_given_names()
     if set(locales) & set(ENGLISH_LOCALES):
         return names | ENGLISH_NICKNAMES | census_given_names()
     return names
@@ -488,9 +511,9 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
 @lru_cache(maxsize=None)
 def surnames(locales: tuple[str, ...] = ENGLISH_LOCALES) -> frozenset[str]:
     """Last names of people in Faker's locale lists ("Adams", "Banks", "Woods"), and with an English locale the
-    census's (census_surnames): a plural of a common noun that is also a surname is not taken for the noun."""
+    census's and the world's common surnames (census_surnames, world_surnames): a plural of a common noun that is also a surname is not taken for the noun."""
     names = _person_names(locales, ("last_names",))
-    return names | census_surnames() if set(locales) & set(ENGLISH_LOCALES) else names
+    return names | census_surnames() | world_surnames() if set(locales) & set(ENGLISH_LOCALES) else names
 
 
 _PLACE_LIST_WORDS = ("cities", "states", "provinces", "regions", "counties", "departments", "prefectures",

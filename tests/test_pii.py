@@ -1295,6 +1295,11 @@ def test_the_census_list_is_read_from_the_package():
     assert CENSUS_SURNAMES.exists() and {"Kowalczyk", "Nguyen", "Wojcik"} <= census_surnames() <= surnames()
     # a surname that is a word too stays out: "before I head back to school", "CRICKET - ENGLAND SET"
     assert not census_surnames() & {"Head", "Numbers", "England", "Street", "Park", "Carver"}
+    # the world's common names in Latin letters, where Faker's lists of the country are in its own script
+    from beam_jobs.pii_words import WORLD_GIVEN_NAMES, WORLD_SURNAMES, given_names, world_given_names, world_surnames
+    assert WORLD_GIVEN_NAMES.exists() and {"Dmitry", "Andriy", "Giorgi", "Hossein"} <= world_given_names() <= given_names()
+    assert WORLD_SURNAMES.exists() and {"Melnyk", "Kovalenko", "Beridze", "Hakobyan"} <= world_surnames() <= surnames()
+    assert not (world_given_names() | world_surnames()) & {"Lovely", "Atlas", "Los", "Doha", "Harris", "Can"}
 
 
 def test_a_text_with_thousands_of_names_is_redacted_whole(pii):

@@ -400,3 +400,23 @@ def test_the_census_list_recipe_keeps_common_names_and_rare_word_names_out(tmp_p
     with pytest.raises(SystemExit) as stop:  # a damaged file names its line and the fix
         recipe.read_shares(str(tmp_path))
     assert "line 1" in str(stop.value) and "download the sdist again" in str(stop.value)
+
+
+def test_the_world_list_recipe_reads_romanized_names_and_keeps_words_and_particles_out(tmp_path):
+    recipe = _load("name_lists_recipe")
+    header = "Country,Rank,Index,Name Group,Localized Name,Romanized Name,Count,Percent\n"
+    (tmp_path / recipe.WORLD_SURNAMES).write_text(
+        "\ufeff" + header + "UA,2,2,UA-2,Мельник,Melnyk,,\nPH,3,3,PH-3,De Los Santos,De Los Santos,,\n"
+        "GB,1,1,GB-1,Smith,Smith,,\nVN,1,1,VN-1,Huỳnh,Huỳnh/Hoàng,,\nXX,1,1,X,x,R2D2,,\n", encoding="utf-8")
+    (tmp_path / recipe.WORLD_FORENAMES).write_text(
+        "Country,Romanized Name\nRU,Dmitry\nMX,Marco Antonio\nGB,Grace\nCN,Ao\n", encoding="utf-8")
+    surnames = recipe.read_world_names(str(tmp_path), recipe.WORLD_SURNAMES, split_entries=False)
+    assert surnames == {"Melnyk", "Smith", "Huỳnh", "Hoàng"}  # no particle of a surname of several words, no code
+    given = recipe.read_world_names(str(tmp_path), recipe.WORLD_FORENAMES, split_entries=True)
+    assert given == {"Dmitry", "Marco", "Antonio", "Grace", "Ao"}
+    words = {"grace", "smith"}
+    assert recipe.select_world(given, lambda w: w.lower() in words) == ["Antonio", "Dmitry", "Marco"]
+    (tmp_path / recipe.WORLD_FORENAMES).write_text("Country,Name\nRU,Dmitry\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:  # another file than the dataset's names its column and the fix
+        recipe.read_world_names(str(tmp_path), recipe.WORLD_FORENAMES, split_entries=True)
+    assert "'Romanized Name'" in str(stop.value) and "download it again" in str(stop.value)
