@@ -1286,6 +1286,13 @@ def test_older_given_names_of_the_census_and_storms(pii):
         assert pii(text).text == text, pii(text).text  # a storm's name is nobody's
 
 
+def test_the_worlds_common_names_in_latin_letters(pii):
+    # names whose Faker list is in another script (Russian, Ukrainian, Georgian), in lower case as chat writes them
+    for text, name in (("lol maksym u coming?", "maksym"), ("omg artyom stop", "artyom"), ("haha dmytro same", "dmytro")):
+        r = pii(text)
+        assert not _leaks(r, name), r.text
+
+
 def test_the_census_list_is_read_from_the_package():
     from beam_jobs.pii_words import CENSUS_GIVEN_NAMES, census_given_names
     names = census_given_names()
