@@ -494,7 +494,8 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
               if (m.group(1) in english or saying and m.group(1) in surnames())
               and (m.group(1).lower() not in MONTHS and m.group(1).lower() not in STOP_WORDS or saying)
               and m.group(1) not in place_names() and not _NOT_A_NAME_WORD.match(m.group(1))  # "Street"
-              and not _DETERMINER_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)].rstrip(" \t"))]
+              and not _DETERMINER_BEFORE.search(text[max(0, m.start(1) - 12):m.start(1)].rstrip(" \t"))
+              and not (saying and company_reporting(text, m.start(1), m.end(1)))]  # "Brokerage Nomura said"
     # (nor after an article or where a place stands: "the office in Geneva also said")
     for m in _SPEAKING.finditer(text):
         first = m.group(1).split()[0]
@@ -797,11 +798,20 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # (the initials of the part the model called a person too, where a candidate grew beyond it: "Priya Venkataraman
     # Client's QS ... (PV)")
     initials |= {mark for s, e in sure for mark in [_initials_of(text[s:e])] if mark}
-    for s, e in known:
-        sure_name = _given_and_listed_surname(text[s:e]) or _given_and_unknown_word(text[s:e], vocabulary)
-        if (sure_name or sure_index.overlaps(s, e)) and (mark := _initials_of(text[s:e])):
+    # (and the finds of the rules after `known`, a list's partners, a name with an age: "Comfort Adebayo-Ilori, 71,"
+    # ... "Mama Comfort"; not a word in capitals alone, as a list of formats gives them: "DVD, Blu-ray, D-VHS and
+    # HD DVD", nor their initials)
+    in_known = set(known)
+    later = [(s, e) for s, e in spans if (s, e) not in in_known]
+    for k, (s, e) in enumerate(known + later):
+        late = k >= len(known)
+        sure_name = _given_and_listed_surname(text[s:e]) or _given_and_unknown_word(text[s:e], vocabulary) \
+            or _listed_beside_unknown_words(text[s:e], vocabulary)
+        if not late and (sure_name or sure_index.overlaps(s, e)) and (mark := _initials_of(text[s:e])):
             initials.add(mark)
         for m in _SPREADING_WORD.finditer(text[s:e]):
+            if late and not any(c.islower() for c in m.group(0)):
+                continue
             # a word is sure where the name it stands in is, not where the span grew beyond it: "Lemony Snicket"
             # grown over "... of Unfortunate Events" must not spread "Unfortunate" through the text
             from_sure = sure_name or sure_index.overlaps(s + m.start(), s + m.end())
@@ -846,7 +856,9 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # ... and any found name's word in lower case as a signature after a dash, alone on its line ("From: Shiv Raman"
     # ... "-shiv"): there a dictionary word is the writer's name too
     if "\n-" in text or "\n~" in text or text.startswith(("-", "~")):
-        names = {w.lower() for w in words if w[:1].isupper()}
+        # (a found name's words in lower case too: "-rick\nrick castellano")
+        names = {w.lower() for w in words if w[:1].isupper()} | {
+            w for s, e in known + later if text[s:e].islower() for w in text[s:e].split() if len(w) >= 3}
         spans += [m.span(1) for m in _LOWER_DASH_SIGNATURE.finditer(text) if m.group(1) in names]
     return spans + _occurrences(text, words)
 
@@ -976,6 +988,9 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
     heading_end = text.find("\n", block[0][0])  # where the block's first line ends
     if heading_end < 0:
         heading_end = len(text)
+    if _DATA_CELL.search(text, block[0][0], heading_end):
+        heading_end = block[0][0]  # a first line with a number or a phone is a row, no heading ("Gas Logistics   Ebony
+        # Washington   (713) 853-3317")
     width = len(block[0][1])
     # columns a slash parts in every row are one column of people ("Young / Rahman / Kowalczyk / Strand")
     slashed = [k > 0 and all(cells[k][0] >= 0 and _SLASH_BEFORE.search(text, 0, p + cells[k][0]) for p, cells in block)
@@ -1001,6 +1016,7 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
     return out
 
 
+_DATA_CELL = re.compile(r"\d{3}")  # (a heading holds no number of three digits: "Name   Ext   Desk")
 # a cell that is no row's person, in a column of people ("Total", "Vacant", "TBD")
 _TABLE_WORDS = PERSON_HEADINGS | frozenset("total totals subtotal sum average mean vacant tbd tba none nobody other "
                                            "others unknown open closed yes no na n/a extras wickets overs bowling "
@@ -1081,6 +1097,18 @@ def _given_and_listed_surname(span: str) -> bool:
     word that is no surname ("Rose Garden") is not."""
     words = span.split()
     return len(words) == 2 and words[0] in given_names() and _POSSESSIVE_END.sub("", words[1]) in surnames()
+
+
+def _listed_beside_unknown_words(span: str, vocabulary: frozenset[str]) -> bool:
+    """'Comfort Adebayo-Ilori', 'Park Jung-ho': two or three capitalised words, each a name of the lists or a word no
+    dictionary holds, and one of each. Found by any rule, such a name is sure enough for its listed word to spread,
+    though a dictionary holds it ("Mama Comfort never missed", "Park had headed"); "Rose Garden" is not."""
+    words = [_POSSESSIVE_END.sub("", w) for w in span.split()]
+    if not 2 <= len(words) <= 3 or not all(re.fullmatch(_CAP, w) for w in words):
+        return False
+    unknown = [not in_vocabulary(w, vocabulary) for w in words]
+    return any(unknown) and all(u or in_name_lists(w) for w, u in zip(words, unknown)) \
+        and any(not u for u in unknown)
 
 
 def _surname_and_given(last: str, first: str, vocabulary: frozenset[str]) -> bool:

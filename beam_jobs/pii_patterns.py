@@ -482,7 +482,14 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
                         r"[ \t]*(?::|[ \t]*$|[ \t]*[|»])|"  # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all",
                         # phpBB's "Posted by old_tom_allotments » Sun Jun 08")
                         # (a reply's header: "Reply — Bethan_Llewellyn:")
-                        r"^[ \t↳>]*(?:reply|comment|answer)[ \t]*[—–\-][ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*:|"
+                        # (and an original poster's: "OP – simran_k_weds:")
+                        r"^[ \t↳>]*(?:reply|comment|answer|op)[ \t]*[—–\-][ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*:|"
+                        # (a reply's line "Re: by kemi_writes", a post's "From: lily.tran.2025" alone on its line, and
+                        # the handle in brackets after the poster's name: "Reply from Lou (mrs_to_be_lou):")
+                        r"^[ \t]*re:[ \t]+by[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
+                        r"^[ \t]*from:[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
+                        r"^[ \t↳>]*(?:\[[\d:. apm]{3,12}\][ \t]*)?(?:(?:reply|comment|answer|posted|post)[ \t]+(?:from|by)[ \t]+)?"
+                        r"(?-i:[A-Z][\w'’\-]*)(?:[ \t]+(?-i:[A-Z][\w'’\-]*))?[ \t]+\(@?([^\W\d][\w.\-]{2,30})\)[ \t]*:|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+[·•|][ \t]+\d{1,3}[ \t]*(?:[smhdwy]|mins?|hours?|days?|"
                         r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")
@@ -522,6 +529,18 @@ def prints_posters(text: str) -> bool:
         or _ACCOUNT_FIELD.search(text) is not None or _MAIL_ACCOUNT.search(text) is not None
 
 
+def _account_like(handle: str) -> bool:
+    """A handle as accounts write them: a digit, an underscore or a capital inside (ACCOUNT_LIKE), or words joined by
+    dots ("jas.and.rav"); not a file's name ("config.yaml", "notes.txt")."""
+    return bool(ACCOUNT_LIKE.search(handle)) or bool(_DOTTED_HANDLE.fullmatch(handle)) and handle.rsplit(".", 1)[
+        -1].lower() not in _FILE_ENDINGS
+
+
+_DOTTED_HANDLE = re.compile(r"[a-z]+(?:\.[a-z]+)+")
+_FILE_ENDINGS = frozenset("txt md py js ts json yaml yml csv pdf doc docx xls xlsx ppt pptx png jpg jpeg gif html htm "
+                          "xml exe zip log cfg ini sh bat sql java rb go rs c h cpp css php mp3 mp4 wav mov".split())
+
+
 def _tag_is_account(m: re.Match) -> bool:
     return m.group(1).split("#")[0].lower() not in _NOT_TAGS
 _NOT_PROFILES = frozenset("""about explore features pricing login signup settings home search help topics trending
@@ -554,7 +573,7 @@ class HandleRecognizer(_OneEntityRecognizer):
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _PROFILE_URL.finditer(text)
                 if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
-                for m in _POSTED_BY.finditer(text) if ACCOUNT_LIKE.search(m.group(m.lastindex))]
+                for m in _POSTED_BY.finditer(text) if _account_like(m.group(m.lastindex))]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _GAMER_TAG.finditer(text)
                 if _tag_is_account(m)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _QUOTED_ACCOUNT.finditer(text)

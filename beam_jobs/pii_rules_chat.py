@@ -174,6 +174,8 @@ _KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+
                       # ('whom she identifies as "Gia"', 'one of them, called "Crni" by the others', 'an ID in the name
                       # of "Tural"')
                       r"\bidentif(?:y|ies|ied)[ \t]+(?:(?:him|her|them)[ \t]+)?as|"
+                      # (... or whom the others addressed so: 'an officer, whom the others addressed as "Cemo"')
+                      r"\baddress(?:es|ed)?[ \t]+(?:(?:him|her|them)[ \t]+)?as|"
                       r"\b(?:him|her|them|one|man|woman|officer|guard|guy),?[ \t]+called|"
                       r"\b(?:ID|card|passport|badge|document)[ \t]+in[ \t]+the[ \t]+name[ \t]+of)"
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2})[\"”'’]")
@@ -217,7 +219,9 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
         return out
     for m in _NICKNAMED.finditer(text):
         first = m.group(1)
-        if first.capitalize() in given_names() and first.lower() not in STOP_WORDS or not is_word(first):
+        # (or before a surname of the lists: 'Demetrius "D-Train" Washington', where a dictionary holds the given name)
+        if first.capitalize() in given_names() and first.lower() not in STOP_WORDS or not is_word(first) or (
+                first.lower() not in STOP_WORDS and m.group(3).split()[-1] in surnames()):
             out.append((m.start(1), m.end(3)))
     for m in _NICKNAME_AFTER.finditer(text):
         before, cue, nick = m.group(1), m.group(2), m.group(3) or m.group(4)
@@ -234,7 +238,11 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
         inside = after is not None and (before in given_names() or before[:1].isupper() and not is_word(before)) \
             and (after.group(1) in surnames() or not is_word(after.group(1))) and not nick.isupper() \
             and nick not in country_names() and nick not in place_names()
-        if cue or inside or named and (not is_word(nick) or nick.capitalize() in given_names()) and (
+        # (a word in quotes after an English given name is what its person goes by, a dictionary word though it be:
+        # 'wife Rose ("Bunny")'; not a plural, a body's members: 'Society of Jesus ("Jesuits")')
+        pet_name = m.group(3) and before in given_names(ENGLISH_LOCALES) and re.fullmatch(r"[A-Z][a-z]+", nick) \
+            and not nick.endswith("s")
+        if cue or inside or pet_name or named and (not is_word(nick) or nick.capitalize() in given_names()) and (
                 m.group(3) or nick in given_names()):  # 'Society of Jesus ("Jesuits")', "Apple (Pie)"
             out.append((m.start(g), m.end(g)))
             if before.capitalize() in given_names():

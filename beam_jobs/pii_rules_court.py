@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (BODY_WORDS, CARE_ROLES, DOTTED_NOT_INITIALS, INITIAL_ACTOR_VERBS, INITIAL_ROLES, LETTER_ROLES,
-                                 MONTHS, NOT_INITIALS, OFFICE_WORDS, PARTY_NOISE, SENTENCE_STARTERS, STATE_PARTIES,
-                                 country_names, given_names, in_name_lists, place_names, surnames)
+from beam_jobs.pii_words import (BODY_WORDS, CARE_ROLES, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, INITIAL_ACTOR_VERBS,
+                                 INITIAL_ROLES, LETTER_ROLES, MONTHS, NOT_INITIALS, OFFICE_WORDS, PARTY_NOISE,
+                                 SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (CAPWORD, DIGRAPH_INITIAL, KIN_SET, NUMBER_NEXT, REFERRED_AS, STOP_WORDS, UPPER,
                                         WORD_START)
 
@@ -20,7 +20,8 @@ _INITIALS_SURNAME = re.compile(rf"(?<![\w./])((?:{DIGRAPH_INITIAL}[ \t]?(?:{UPPE
 
 _INITIALS_AND_WORD = re.compile(rf"((?:{DIGRAPH_INITIAL}[ \t]?)?(?:{UPPER}\.[ \t]?)*)(.*)")  # a match's two parts
 
-_DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:{UPPER}\.){{1,2}}|(?:{UPPER}\.){{2,3}}))(?=[\s,;:)\"”’']|['’]s\b|$)")
+# (a square bracket closes them where a quoted statement was anonymised: "the voice of [E.J.]")
+_DOTTED_INITIALS = re.compile(rf"(?<![\w.])((?:{DIGRAPH_INITIAL}(?:{UPPER}\.){{1,2}}|(?:{UPPER}\.){{2,3}}))(?=[\s,;:)\]\"”’']|['’]s\b|$)")
 
 
 # a role after a signature's name ("P. Harkness, Staff Nurse", "D. Tanner RN")
@@ -124,7 +125,7 @@ def case_parties(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+((?-i:[A-Z])\.(?:(?:,?[ \t]+(?:(?:and|&)[ \t]+)?)?(?-i:[A-Z])\.)*"
+_ROLE_INITIALS = re.compile(rf"(?i:\b(?:{INITIAL_ROLES})s?),?[ \t]+\(?((?-i:[A-Z])\.(?:(?:,?[ \t]+(?:(?:and|&)[ \t]+)?)?(?-i:[A-Z])\.)*"
                             r"(?![\w.])|(?<=,[ \t])(?-i:[A-Z])(?=,)"  # (or one letter set off by commas: "Her mother, A, is")
                             # (or two or three capitals after a comma, before punctuation: "his former partner, SM.")
                             r"|(?<=,[ \t])(?-i:[A-Z]{2,3})(?=[,.;:)](?!\w)))"
@@ -364,12 +365,32 @@ def capitals_surname_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
-# A child or a party with an age set off by commas, as judgments give them ("Amelia, now aged 9, and Jack, aged 6")
-_AGED_WORDS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:now[ \t]+|then[ \t]+)?aged[ \t]+\d{{1,3}}\b")
+# Counsel by the rank after the name ("led by Helena Szabo QC", "Mr Tomas Reyes KC and"): a senior barrister's
+_SILK = re.compile(rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+(?:{UPPER}\.[ \t]?)*{CAPWORD}){{0,2}}),?[ \t]+(?:QC|KC|Q\.C\.|K\.C\.)"
+                   rf"(?![\w])")
+
+
+def silk_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in _SILK.finditer(text) if "C" in text else ():
+        words = list(re.finditer(r"\S+", m.group(1)))
+        while words and (words[0].group(0).lower() in STOP_WORDS or words[0].group(0).lower() in OFFICE_WORDS):
+            words = words[1:]  # "Counsel Helena Szabo QC", "The QC": the name after the words before it
+        if words and not all(is_word(w.group(0)) and not in_name_lists(w.group(0)) for w in words):
+            out.append((m.start(1) + words[0].start(), m.end(1)))
+    return out
+
+
+# A child or a party with an age set off by commas, as judgments give them ("Amelia, now aged 9, and Jack, aged 6"),
+# or as news writes a person ("Will, a 21-year-old from Leeds")
+_AGED_WORDS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:now[ \t]+|then[ \t]+)?(?:aged[ \t]+\d{{1,3}}\b|"
+                         rf"an?[ \t]+\d{{1,3}}[- ]year[- ]old\b)")
 
 
 def aged_words_names(text: str, is_word) -> list[tuple[int, int]]:
-    return [(m.start(1), m.end(1)) for m in _AGED_WORDS.finditer(text) if m.group(1).lower() not in STOP_WORDS
+    # (a given name that is a function word too is the person there: "Will, a 21-year-old", "May, aged 9")
+    return [(m.start(1), m.end(1)) for m in _AGED_WORDS.finditer(text)
+            if (m.group(1).lower() not in STOP_WORDS or m.group(1) in given_names(ENGLISH_LOCALES))
             and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
 
 

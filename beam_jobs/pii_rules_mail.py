@@ -527,8 +527,8 @@ def caret_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # Initials alone on a line after a signature's dash, wherever the message goes on below them ("--JT\nnight metro
-# ed.", "-DS" over a forwarded note); not a list's item ("- IT") or a word ("-- END")
-_DASHED_INITIALS_LINE = re.compile(r"(?m)^[ \t]*(?:--|[–~]|-(?=[A-Z]))[ \t]*([A-Z]{2,3})[ \t]*$")
+# ed.", "-DS" over a forwarded note, "-JMc" with a Mc or Mac surname's); not a list's item ("- IT") or a word ("-- END")
+_DASHED_INITIALS_LINE = re.compile(r"(?m)^[ \t]*(?:--|[–~]|-(?=[A-Z]))[ \t]*([A-Z]{2,3}|[A-Z]{1,2}Ma?c[A-Z]?)[ \t]*$")
 
 
 def dashed_initial_lines(text: str, is_word) -> list[tuple[int, int]]:

@@ -179,10 +179,11 @@ def _half_named(entries: list[str], is_word) -> bool:
     return 2 * named >= len(entries)
 
 
-# A rugby or football line-up by shirt numbers, each glued to its player by a dash ("New Zealand - 15-Rawiri Kereama,
-# 14-Joe Page; 10-Grant Stone, 9-Lio Tuala"): a line of four or more such entries, half of them holding a name of the
-# lists or a word no dictionary holds, is a team, whatever the other words
-_NUMBERED_PLAYER = re.compile(rf"(?:^|(?<=[,;:][ \t])|(?<=[,;:])|(?<=[ \t]-[ \t]))(?:[1-9]|1\d|2[0-3])-"
+# A rugby or football line-up by shirt numbers, each glued to its player by a dash or set before it ("New Zealand -
+# 15-Rawiri Kereama, 14-Joe Page; 10-Grant Stone, 9-Lio Tuala", "COUGARS: 1 Jason Ramsden; 2 Dominic Wild, 3 ..."): a
+# line of four or more such entries, half of them holding a name of the lists or a word no dictionary holds, is a team,
+# whatever the other words
+_NUMBERED_PLAYER = re.compile(rf"(?:^|(?<=[,;:][ \t])|(?<=[,;:])|(?<=[ \t]-[ \t]))(?:[1-9]|1\d|2[0-3])(?:-|[ \t])"
                               rf"((?:{CAPWORD}[ \t]+){{0,2}}{CAPWORD})(?=[ \t]*(?:[,;.]|\(|$))", re.M)
 
 
@@ -192,6 +193,25 @@ def numbered_lineup_names(text: str, is_word) -> list[tuple[int, int]]:
         by_line.setdefault(text.rfind("\n", 0, m.start()), []).append(m.span(1))
     return [span for found in by_line.values() if len(found) >= 4
             and _half_named([text[a:b] for a, b in found], is_word) for span in found]
+
+
+# A basketball box score's players after its foot lines' labels ("Fouled out--Kostic. Technicals--Rich, Duvall.
+# Ejected--Page."): each capitalised entry that ends at a comma, an "and" or the line's full stop; "None" is nobody,
+# and a team's name (a place's) is a team's technical
+_BOX_FOOT = re.compile(r"(?i:\b(?:fouled[ \t]+out|technicals?|ejected|flagrant[ \t]+fouls?|ejections?))[ \t]*(?:--|[-–:])[ \t]*"
+                       rf"((?:{CAPWORD}(?:[ \t]+{CAPWORD})?(?:[ \t]*,[ \t]*|[ \t]+and[ \t]+))*{CAPWORD}(?:[ \t]+{CAPWORD})?)(?=[ \t]*[.;]|[ \t]*$)", re.M)
+_BOX_FOOT_ENTRY = re.compile(rf"{CAPWORD}(?:[ \t]+{CAPWORD})?")
+
+
+def box_score_foot_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in (_BOX_FOOT.finditer(text) if "--" in text or ":" in text else ()):
+        for e in _BOX_FOOT_ENTRY.finditer(m.group(1)):
+            entry = e.group(0)
+            if entry.lower() not in ("none", "and") and entry not in place_names() and entry not in country_names() \
+                    and not any(w.lower() in STOP_WORDS for w in entry.split()):
+                out.append((m.start(1) + e.start(), m.start(1) + e.end()))
+    return out
 
 
 # A team's substitutes, reserves or replacements after their label ("Substitutes: Cash, Brightwell-Hayes, Szabo."):

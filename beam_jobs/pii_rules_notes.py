@@ -439,6 +439,7 @@ _ROLE_IN_BRACKETS = re.compile(
     r"chair|chairman|chairwoman|chairperson|co-chair|vice-chair|secretary|treasurer|staff|host|moderator|"
     r"facilitator|note-?taker|minutes|guest|visitor|observer|speaker|presenter|coach|captain|"
     r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse|"
+    r"(?:nursing|med(?:ical)?|pa|np|pharmacy|rt)[ \t]+student|orientee|preceptor|"
     r"carer|caregiver|care[ \t]+assistant|key[ \t]?worker|support[ \t]+worker|midwife|mw|health[ \t]+visitor|hv|"
     r"para|paramedic|emt|ecp|ccp|tech)"
     r"[ \t]*\)")

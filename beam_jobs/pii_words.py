@@ -47,7 +47,8 @@ grand-dad stepmom step-mom stepmum step-mum stepdad step-dad stepson step-son st
 coworker co-worker colleague teammate team-mate classmate class-mate flatmate flat-mate housemate house-mate buddy bae
 baby sons daughters brothers sisters grandsons granddaughters nephews nieces cousins widow widower ex-wife
 daughter-in-law son-in-law mother-in-law father-in-law sister-in-law brother-in-law
-ex-husband ex-girlfriend ex-boyfriend ex-partner""".split())
+ex-husband ex-girlfriend ex-boyfriend ex-partner
+dtr dau gdtr dtr-in-law dau-in-law d-i-l s-i-l""".split())  # (a note's shorthand: "Dtr-in-law Lan brought pho")
 
 
 # The roles of a ward's, a clinic's or a police team's members that notes write before a name ("HCA Tomasz",
@@ -145,7 +146,7 @@ INITIAL_ROLES = (r"investigator|officer|police[ \t]+officer|witness|prosecutor|j
                  r"lieutenant|major|captain|sergeant|colonel|agent|detective|applicant|victim|suspect|defendant|"
                  r"accused|guard|warder|head|director|employee|patient|resident|client|"
                  # (and kin, as judgments name a party's child or relative by an initial: "his son, M.")
-                 r"son|daughter|child|brother|sister|wife|husband|mother|father|nephew|niece|grandson|granddaughter|"
+                 r"son|daughter|child|boy|girl|brother|sister|wife|husband|mother|father|nephew|niece|grandson|granddaughter|"
                  r"cousin|partner|fianc[eé]e?|girlfriend|boyfriend|friend|ex")
 
 
@@ -471,12 +472,15 @@ def census_surnames() -> frozenset[str]:
 # ("Melnyk", "Kovalenko", "Beridze", "Hakobyan"), which a court's applicants and a wire's athletes bear
 WORLD_GIVEN_NAMES = _CENSUS_DIR / "world-given.txt"
 WORLD_SURNAMES = _CENSUS_DIR / "world-surnames.txt"
+# ... and Faker's Hindi given names, which it holds in Devanagari only, romanized as Indian English spells them
+# ("Rajesh", "Sandeep", "Sunil"; bench/name_lists_recipe.py writes the file)
+HINDI_GIVEN_NAMES = _CENSUS_DIR / "hindi-given-romanized.txt"
 
 
 @lru_cache(maxsize=1)
 def world_given_names() -> frozenset[str]:
-    """WORLD_GIVEN_NAMES' names."""
-    return _census_list(WORLD_GIVEN_NAMES, "given names")
+    """WORLD_GIVEN_NAMES' and HINDI_GIVEN_NAMES' names."""
+    return _census_list(WORLD_GIVEN_NAMES, "given names") | _census_list(HINDI_GIVEN_NAMES, "given names")
 
 
 @lru_cache(maxsize=1)

@@ -31,6 +31,13 @@ are in their own scripts, and the common surnames of the countries whose Faker l
 no stop word or month, three letters at least; a surname only when the dataset gives it as one word ("Los" of
 "De Los Santos" is no surname). `--world-source` is a folder holding its two CSV files; without it the script
 downloads them at WORLD_COMMIT.
+
+`hindi-given-romanized.txt` holds Faker's Hindi given names (hi_IN, in Devanagari, MIT-licensed, installed with
+Faker), written as Indian English spells them: "Rajesh", "Sandeep", "Deepak", "Vikram", which no Latin list of Faker
+holds. The spelling follows Hindi's reading, not Sanskrit's: the inherent "a" of a consonant is dropped at a word's
+end and between a vowel and a consonant with its vowel ("राजेश" -> "Rajesh", "राहुल" -> "Rahul"), kept after a
+conjunct ("आदित्य" -> "Aditya") but not after a nasal and a stop ("अरविन्द" -> "Arvind"); a long i or u gives both
+spellings people use ("Sunil", "Suneel"). The same rules keep dictionary words out ("Raj", "Maya", "Tara").
 """
 from __future__ import annotations
 
@@ -58,6 +65,7 @@ FILES = ("dist.female.first", "dist.male.first")
 SURNAME_FILE = "dist.all.last"
 DEFAULT_WORLD_GIVEN_OUT = os.path.join(ROOT, "eaglekit", "data", "pii", "names", "world-given.txt")
 DEFAULT_WORLD_SURNAMES_OUT = os.path.join(ROOT, "eaglekit", "data", "pii", "names", "world-surnames.txt")
+DEFAULT_HINDI_GIVEN_OUT = os.path.join(ROOT, "eaglekit", "data", "pii", "names", "hindi-given-romanized.txt")
 WORLD_COMMIT = "eb62e13d4d62dd96cdfae79d293a02066352205f"
 WORLD_URL = f"https://raw.githubusercontent.com/sigpwned/popular-names-by-country-dataset/{WORLD_COMMIT}/"
 WORLD_FORENAMES, WORLD_SURNAMES = "common-forenames-by-country.csv", "common-surnames-by-country.csv"
@@ -145,6 +153,85 @@ def select_world(names: set[str], is_word) -> list[str]:
                   and n.lower() not in MONTHS and n.lower() not in WEEKDAYS and not is_word(n))
 
 
+# Devanagari, letter by letter, as Indian English writes names (DEVANAGARI_* tables are the reviewer's to check)
+DEVANAGARI_CONSONANTS = {
+    "क": "k", "ख": "kh", "ग": "g", "घ": "gh", "ङ": "n", "च": "ch", "छ": "chh", "ज": "j", "झ": "jh", "ञ": "n",
+    "ट": "t", "ठ": "th", "ड": "d", "ढ": "dh", "ण": "n", "त": "t", "थ": "th", "द": "d", "ध": "dh", "न": "n",
+    "प": "p", "फ": "ph", "ब": "b", "भ": "bh", "म": "m", "य": "y", "र": "r", "ल": "l", "व": "v", "श": "sh",
+    "ष": "sh", "स": "s", "ह": "h", "ळ": "l"}
+DEVANAGARI_NUKTA = {"क": "q", "ख": "kh", "ग": "gh", "ज": "z", "फ": "f", "ड": "r", "ढ": "rh"}  # (with the dot below)
+DEVANAGARI_VOWELS = {"अ": "a", "आ": "a", "इ": "i", "ई": "ee", "उ": "u", "ऊ": "oo", "ए": "e", "ऐ": "ai", "ओ": "o",
+                     "औ": "au", "ऋ": "ri"}
+DEVANAGARI_VOWEL_SIGNS = {"ा": "a", "ि": "i", "ी": "ee", "ु": "u", "ू": "oo", "े": "e", "ै": "ai", "ो": "o",
+                          "ौ": "au", "ृ": "ri"}
+_VIRAMA, _NUKTA, _NASAL_SIGNS, _VISARGA = "्", "़", ("ं", "ँ"), "ः"
+_LABIALS = {"p", "ph", "b", "bh", "m"}
+_STOPS = {"k", "kh", "g", "gh", "ch", "chh", "j", "jh", "t", "th", "d", "dh", "p", "ph", "b", "bh"}
+
+
+def _syllables(word: str) -> list[list] | None:
+    """[consonant or None, vowel or None (a conjunct's first member), inherent (the vowel is the unwritten "a"),
+    marks ("N" a nasal sign, "h" a visarga)] per letter group; None for a letter outside the tables."""
+    out: list[list] = []
+    w = word.replace("\u200d", "").replace("\u200c", "")
+    i = 0
+    while i < len(w):
+        c = w[i]
+        if c in DEVANAGARI_CONSONANTS:
+            consonant = DEVANAGARI_CONSONANTS[c]
+            if w[i + 1:i + 2] == _NUKTA:
+                consonant, i = DEVANAGARI_NUKTA.get(c, consonant), i + 1
+            vowel, inherent = "a", True
+            if w[i + 1:i + 2] == _VIRAMA:
+                vowel, inherent, i = None, False, i + 1
+            elif w[i + 1:i + 2] in DEVANAGARI_VOWEL_SIGNS:
+                vowel, inherent, i = DEVANAGARI_VOWEL_SIGNS[w[i + 1]], False, i + 1
+            out.append([consonant, vowel, inherent, ""])
+        elif c in DEVANAGARI_VOWELS:
+            out.append([None, DEVANAGARI_VOWELS[c], False, ""])
+        elif c in _NASAL_SIGNS and out:
+            out[-1][3] += "N"
+        elif c == _VISARGA and out:
+            out[-1][3] += "h"
+        else:
+            return None
+        i += 1
+    return out
+
+
+def romanize_hindi_name(word: str) -> set[str]:
+    """A Devanagari given name's Latin spellings ("सुनील" -> {"Sunil", "Suneel"}); empty for other letters."""
+    u = _syllables(word)
+    if not u:
+        return set()
+    n = len(u)
+    # the last inherent "a" goes, but after a conjunct ("Aditya", "Krishna") that is no nasal and stop ("Arvind")
+    conjunct_before = n > 1 and u[-2][1] is None and not u[-2][2] \
+        and not (u[-2][0] in ("n", "m") and u[-1][0] in _STOPS)
+    if n > 1 and u[-1][2] and not u[-1][3] and not conjunct_before:
+        u[-1][1] = None
+    # ... and, right to left, one between a vowel and a consonant with its vowel ("Rahul"; not two in a row)
+    for k in range(n - 2, 0, -1):
+        if u[k][2] and not u[k][3] and u[k][0] and u[k - 1][1] is not None and not u[k - 1][3] \
+                and u[k + 1][0] and u[k + 1][1] is not None:
+            u[k][1] = None
+    out = ""
+    for k, (consonant, vowel, _, marks) in enumerate(u):
+        if consonant == "v" and k and u[k - 1][0] and u[k - 1][1] is None and not u[k - 1][2]:
+            consonant = "w"  # after a conjunct's first member: "Aishwarya", "Swati"
+        out += (consonant or "") + (vowel or "")
+        for mark in marks:
+            out += mark if mark == "h" else "m" if k + 1 < n and u[k + 1][0] in _LABIALS else "n"
+    name = out.capitalize()
+    return {name, name.replace("ee", "i").replace("oo", "u")}
+
+
+def hindi_given_names() -> set[str]:
+    from faker.providers.person.hi_IN import Provider
+    return {spelling for attr in ("first_names_male", "first_names_female") for name in getattr(Provider, attr)
+            for spelling in romanize_hindi_name(name)}
+
+
 def write_list(path: str, header: str, names: list[str]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -159,6 +246,7 @@ def main(argv=None) -> int:
     ap.add_argument("--world-source", default=None, help=f"folder with {WORLD_FORENAMES} and {WORLD_SURNAMES}")
     ap.add_argument("--world-given-out", default=DEFAULT_WORLD_GIVEN_OUT)
     ap.add_argument("--world-surnames-out", default=DEFAULT_WORLD_SURNAMES_OUT)
+    ap.add_argument("--hindi-given-out", default=DEFAULT_HINDI_GIVEN_OUT)
     args = ap.parse_args(argv)
     from beam_jobs.pii import NAMES_MODEL
     from beam_jobs.pii_names import english_vocabulary, in_vocabulary
@@ -191,6 +279,11 @@ def main(argv=None) -> int:
         kept = select_world(names, is_word)
         write_list(out, f"# The world's most common {what}: {source_note}", kept)
         print(f"name_lists_recipe: {len(kept)} of {len(names)} world {what} -> {out}")
+    hindi = hindi_given_names()
+    kept = select_world(hindi, is_word)
+    write_list(args.hindi_given_out, "# Faker's Hindi given names (hi_IN, MIT), romanized as Indian English spells them, "
+               "none an English dictionary word. Rebuild: python bench/name_lists_recipe.py", kept)
+    print(f"name_lists_recipe: {len(kept)} of {len(hindi)} Hindi given names -> {args.hindi_given_out}")
     return 0
 
 

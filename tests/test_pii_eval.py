@@ -402,6 +402,15 @@ def test_the_census_list_recipe_keeps_common_names_and_rare_word_names_out(tmp_p
     assert "line 1" in str(stop.value) and "download the sdist again" in str(stop.value)
 
 
+def test_hindi_names_are_romanized_as_indian_english_spells_them():
+    romanize = _load("name_lists_recipe").romanize_hindi_name
+    assert romanize("राजेश") == {"Rajesh"} and romanize("राहुल") == {"Rahul"}  # the last and a medial "a" go
+    assert romanize("आदित्य") == {"Aditya"} and romanize("अरविन्द") == {"Arvind"}  # kept after a conjunct, not a nasal's
+    assert romanize("सुनील") == {"Sunil", "Suneel"} and romanize("संदीप") == {"Sandeep", "Sandip"}
+    assert romanize("ऐश्वर्या") == {"Aishwarya"} and romanize("लावण्य") == {"Lavanya"}
+    assert romanize("Rajesh") == set()  # another script is no Devanagari name
+
+
 def test_the_world_list_recipe_reads_romanized_names_and_keeps_words_and_particles_out(tmp_path):
     recipe = _load("name_lists_recipe")
     header = "Country,Rank,Index,Name Group,Localized Name,Romanized Name,Count,Percent\n"
