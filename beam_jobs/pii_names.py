@@ -910,6 +910,9 @@ _SLASH_GAP = re.compile(r"[ \t]+/[ \t]+")
 _SLASH_BEFORE = re.compile(r"[ \t]+/[ \t]+\Z")
 _ROW_NAME = re.compile(rf"(?:(?:{UPPER}\.[ \t]?)+)?{_CAP}(?:{NAME_GAP}(?:(?:{UPPER}\.|{_PARTICLE}){NAME_GAP})*{_CAP}){{0,3}}")
 _LAST_FIRST_CELL = re.compile(rf",[ \t]*({_CAP})")
+# (in a list written all in lower case, a cell's first word or two up to a dash, a colon, a bracket or a column gap:
+# " 3 kai - p", " 4 big mo (mohammed) - 1b", "- hunter: keg"; not a line's words alone: "1 avocado")
+_LOWER_ROW_NAME = re.compile(r"[a-z][a-z'’\-]+(?:[ \t][a-z][a-z'’\-]*)?(?=[ \t]*(?:[-–:(]|[ ]{2,}|\t))")
 _CELL_END = re.compile(r"[ \t]*(?:\Z|[ ]{2,}|\t|\()")  # (a bracket after it: "Park, Ji-hoon (JH)")
 
 
@@ -930,7 +933,7 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
         starts.append(bracket + 1 if bracket > 0 else len(line))
     cells = []
     for a in starts:
-        n = _ROW_NAME.match(line, a)
+        n = _ROW_NAME.match(line, a) or (_LOWER_ROW_NAME.match(line, a) if not any(c.isupper() for c in line) else None)
         if not n:
             cells.append((-1, -1))
             continue
@@ -980,6 +983,8 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
         words = re.findall(r"[^\W\d_][\w'’\-]*", text[a:b])
         # (a month or a weekday is a given name after a roster's comma: "Frost, April")
         given_after_comma = words[1:] if len(words) >= 2 and _LAST_FIRST_CELL.search(text, a, b) else []
+        if text[a:b].islower() and any(w in STOP_WORDS for w in words):
+            return False  # a lower-case list's "me + ximena", "the okonkwos", "wes and"
         return words and not (len(words) == 1 and words[0].lower() in _TABLE_WORDS) and not any(
             w in country_names() or w in place_names() and not in_name_lists(w) or w.lower() in NAME_STOPS
             or (w.lower() in MONTHS or w.lower() in WEEKDAYS) and w not in given_after_comma
@@ -988,9 +993,9 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
     heading_end = text.find("\n", block[0][0])  # where the block's first line ends
     if heading_end < 0:
         heading_end = len(text)
-    if _DATA_CELL.search(text, block[0][0], heading_end):
+    if _DATA_CELL.search(text, block[0][0], heading_end) or _NUMBERED_ITEM.match(text, block[0][0]):
         heading_end = block[0][0]  # a first line with a number or a phone is a row, no heading ("Gas Logistics   Ebony
-        # Washington   (713) 853-3317")
+        # Washington   (713) 853-3317"), and so is a numbered list's first item (" 1 deshawn - ss")
     width = len(block[0][1])
     # columns a slash parts in every row are one column of people ("Young / Rahman / Kowalczyk / Strand")
     slashed = [k > 0 and all(cells[k][0] >= 0 and _SLASH_BEFORE.search(text, 0, p + cells[k][0]) for p, cells in block)
@@ -1016,6 +1021,7 @@ def _people_in_block(text: str, block: list, is_known: SpanIndex, vocabulary: fr
     return out
 
 
+_NUMBERED_ITEM = re.compile(r"[ \t]*\d{1,3}[.)]?[ \t]+[^\W\d_]")
 _DATA_CELL = re.compile(r"\d{3}")  # (a heading holds no number of three digits: "Name   Ext   Desk")
 # a cell that is no row's person, in a column of people ("Total", "Vacant", "TBD")
 _TABLE_WORDS = PERSON_HEADINGS | frozenset("total totals subtotal sum average mean vacant tbd tba none nobody other "

@@ -1670,6 +1670,14 @@ def test_a_lower_case_dash_signature_of_a_name_found_in_lower_case(pii):
     assert not _leaks(r, "rick", "castellano"), r.text
 
 
+def test_a_lower_case_numbered_list_of_people_goes_whole_where_most_were_found(pii):
+    r = pii("the lineup for sat, depends who shows:\n 1 deshawn - ss\n 2 tomasz - 2b\n 3 kai - p\n 4 big mo (mohammed) - "
+            "1b\n 5 ellie - c\n 6 junior reyes - 3b\n 7 sebastian - lf\n 8 hana - cf\n 9 connor w - rf")
+    assert not _leaks(r, "deshawn", "kai", "big mo"), r.text
+    text = "shopping:\n- milk - 2 pints\n- eggs - a dozen\n- bread - 1 loaf\n- butter"
+    assert pii(text).text == text, pii(text).text
+
+
 def test_anonymised_initials_in_square_brackets_and_a_notes_kin_shorthand(pii):
     r = pii('In her statement she said: "I heard the voice of [R.T.] on the landing and then a door slammed."')
     assert not _leaks(r, "R.T."), r.text
