@@ -365,6 +365,16 @@ def capitals_surname_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A father's given name after a person's, as registers and judgments write it: "Jan Nowak s. Henryk" (son of), "c."
+# (daughter of), "son of Petro", "daughter of Ilie"; a given name of the lists
+_PARENT_NAME = re.compile(rf"(?<=[^\W\d_])[ \t,]+(?:s\.|c\.|(?i:son|daughter)[ \t]+of)[ \t]+({CAPWORD})(?![\w'’\-])")
+
+
+def parent_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _PARENT_NAME.finditer(text) if (m.group(1) in given_names() or not is_word(m.group(1)))
+            and m.group(1).lower() not in STOP_WORDS]
+
+
 # Counsel by the rank after the name ("led by Helena Szabo QC", "Mr Tomas Reyes KC and"): a senior barrister's
 _SILK = re.compile(rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+(?:{UPPER}\.[ \t]?)*{CAPWORD}){{0,2}}),?[ \t]+(?:QC|KC|Q\.C\.|K\.C\.)"
                    rf"(?![\w])")

@@ -344,10 +344,17 @@ def dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
     first = m.group(name).split()[0]
     if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or CONTRACTION.search(first):
         return []
-    if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES) \
+    # (a capitalised word glued to the dash signs too, a dictionary's or a place's though it be: "-Bern", "-Washington")
+    glued = text[m.start(name) - 1] in "-–—~/" and re.fullmatch(r"[A-Z][a-z'’\-]+", first) is not None \
+        and first.lower() not in _NOT_GLUED_SIGNERS
+    if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES) or glued \
             or first[:1].isupper() and (first in given_names() or first in ENGLISH_NICKNAMES):
         return [(m.start(name), m.end(name))]  # "- Raj": a given name of any list, as written; "-Kat B."
     return []
+
+
+_NOT_GLUED_SIGNERS = frozenset("end done fin out over me us all team everyone management admin"
+                               " hr it ops staff".split())
 
 
 # "Last, First" alone on its line or its table row's first cell, as invitations, rosters and approvals list people

@@ -376,7 +376,7 @@ def action_owners(text: str, is_word) -> list[tuple[int, int]]:
 # "-- R. Ng RN", "-s.bettencourt rn", "Soo-ah P., RN", "Yvette Toussaint, RN"); a word of it is an initial,
 # a name of the lists or no dictionary word ("Charge RN", "Night RN" are roles)
 _CREDENTIAL = r"(?:RN|MD|NP|PA-?C|PA|RRT|RT|LPN|CNA|MSW|LCSW|LICSW|PharmD|DO|BSN|CCRN|APRN)"
-_CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?])[ \t]+(?:[-–—~]{{1,2}}|/))[ \t]*((?:[A-Z](?:\.\.?[ \t]?|[ \t]))*[^\W\d_][\w'’\-]*\.?"
+_CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,3}}|/)?|(?<=[.!?])[ \t]+(?:[-–—~]{{1,3}}|/))[ \t]*((?:[A-Z](?:\.\.?[ \t]?|[ \t]))*[^\W\d_][\w'’\-]*\.?"
                            rf"(?:[ \t]+(?:{INITIAL}\.|[^\W\d_][\w'’\-]*\.?)){{0,2}}),?[ \t]+(?-i:{_CREDENTIAL}|"
                            rf"(?i:{_CREDENTIAL}))\.?(?:[ \t]*[,/][ \t]*{_CREDENTIAL})*(?:[ \t]+\d{{1,2}}:?\d{{2}})?[ \t]*$")
 
@@ -384,6 +384,10 @@ _CREDENTIALED = re.compile(rf"(?im)(?:^[ \t>]*(?:[-–—~]{{1,2}}|/)?|(?<=[.!?]
 # ... and inside a line, a name before a credential where a note says who did, said or signed something ("per
 # Tomasz RN.", "—Bronwen Evans, RN / cosign Kay Obi RN"), and a signature's initials in lower case ("-hl rn")
 # (not MD, PA, DO, RT inside a line: "to Pittsburgh PA", "to DO", "RT" a repost)
+# the words before "RN" that say which nurse, not who ("per Charge RN", "report to Night RN")
+_RN_ROLES = frozenset("""charge float night day days nights evening agency travel traveler traveller primary resource
+staff covering oncoming offgoing off-going assigned unit floor icu ccu er ed or pacu home relief senior new student
+triage admitting admission discharge circulating scrub bedside pool registry team""".split())
 _INLINE_CREDENTIALS = ("RN", "NP", "PA-C", "RRT", "LPN", "CNA", "MSW", "LCSW", "CRNA", "NNP")
 _CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?:ed)?|and|called|paged|notified|"
                                   rf"informed|aware))[ \t]+|(?:^|(?<=[.!?/])|(?<=[.!?/][ \t]))[ \t]*[-–—~]{{0,2}}[ \t]*)"
@@ -405,13 +409,19 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
     out = [m.span(1) for m in _LOWER_SIGNED_RN.finditer(text)]
     out += [m.span(1) for m in _SURNAME_INITIAL_CREDENTIAL.finditer(text)]
     if any(c in text for c in _INLINE_CREDENTIALS):
+        # (a name of the lists in capitals too: "--R.STONE LPN / M.OBI RN"; and one capitalised word that names no
+        # nurse's role, a dictionary word though it be: "verified w/ Song RN"; "w/ Charge RN" stays)
         out += [m.span(1) for m in _CREDENTIALED_INLINE.finditer(text)
-                if all(in_name_lists(w) or not is_word(w) for w in re.findall(r"[^\W\d_][\w'’\-]+", m.group(1)))
+                for words in [re.findall(r"[^\W\d_][\w'’\-]+", m.group(1))]
+                if (all(in_name_lists(w) or in_name_lists(w.capitalize()) or not is_word(w) for w in words)
+                    or len(words) == 1 and (re.fullmatch(r"[A-Z][a-z]+", words[0]) or re.match(r"[A-Z]\.", m.group(1)))
+                    and words[0].lower() not in _RN_ROLES)
                 and not any(w.lower() in STOP_WORDS for w in m.group(1).split())]
     for m in _CREDENTIALED.finditer(text):
         words = [w for w in re.split(r"[ \t.]+", m.group(1)) if len(w) >= 2]
-        if not words or any(w.lower() in STOP_WORDS and w != "Will" for w in words):  # ("-- Will, RN": no modal)
-            continue
+        initialled = re.match(r"[A-Za-z]\.", m.group(1)) is not None  # ("--- b.will rn": a surname after an initial)
+        if not words or any(w.lower() in STOP_WORDS and w != "Will" and not initialled for w in words):
+            continue  # ("-- Will, RN": no modal)
         if all(in_name_lists(w.capitalize()) or not is_word(w) for w in words) \
                 or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \
                 or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper() \
@@ -471,14 +481,17 @@ _AGED_NAME = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]*\d{{1,
                         # (or after a comma or a table's gap, with the sex or "yo": "Bed 8 - Young, 72F",
                         # "Pt: WHITAKER, HOPE M.  63F")
                         rf"(?<![\w'’\-])({CAPWORD}(?:,?[ \t]+{CAPWORD})?(?:[ \t]+{UPPER}\.?)?)(?:,[ \t]*|[ \t]{{2,}})"
-                        rf"\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)(?![\w])")
+                        rf"\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)(?![\w])|"
+                        # (or the next of several in one bracket: "her kids (Sophie, 6 & Mason, 3)")
+                        rf"(?:(?<=\d[ \t]&[ \t])|(?<=\d[ \t]and[ \t])|(?<=\d,[ \t]))({CAPWORD}),[ \t]*\d{{1,2}}[ \t]*"
+                        rf"(?=[),&])")
 
 
 def aged_names(text: str, is_word) -> list[tuple[int, int]]:
     """A name with an age in brackets or after it (_AGED_NAME): a name of the lists or no dictionary word."""
     out = []
     for m in _AGED_NAME.finditer(text):
-        g = next(k for k in (1, 2, 3) if m.group(k))
+        g = next(k for k in (1, 2, 3, 4) if m.group(k))
         words = [w for w in re.split(r"[ \t,]+", m.group(g)) if not re.fullmatch(rf"{UPPER}\.?", w)]
         if words and words[0].lower() not in STOP_WORDS and m.group(g) not in country_names() \
                 and m.group(g) not in place_names() \

@@ -146,7 +146,8 @@ INITIAL_ROLES = (r"investigator|officer|police[ \t]+officer|witness|prosecutor|j
                  r"lieutenant|major|captain|sergeant|colonel|agent|detective|applicant|victim|suspect|defendant|"
                  r"accused|guard|warder|head|director|employee|patient|resident|client|"
                  # (and kin, as judgments name a party's child or relative by an initial: "his son, M.")
-                 r"son|daughter|child|boy|girl|brother|sister|wife|husband|mother|father|nephew|niece|grandson|granddaughter|"
+                 r"son|daughter|child|children|boy|girl|brother|sister|wife|husband|mother|father|nephew|niece|"
+                 r"grandson|granddaughter|"
                  r"cousin|partner|fianc[eé]e?|girlfriend|boyfriend|friend|ex")
 
 
