@@ -30,7 +30,8 @@ from beam_jobs.pii_rules_news import (batting_names, batting_order_names, footba
                                       box_score_foot_names)
 from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names, kin_names,
                                        legend_initials, line_owners, newborn_names, on_shift_names,
-                                       patient_or_therapist_names, role_in_brackets_names, slash_signers,
+                                       patient_or_therapist_names, provider_surnames, role_in_brackets_names,
+                                       slash_signers,
                                        title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
                                       handle_owner_names, honorific_names, nickname_names, shouted_names,
@@ -280,6 +281,10 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("Walked 50 ft w/ PT Summer and walker.", ["Summer"]), ("Pt Frank states last drink 3 days ago.",
                                                                              ["Frank"])),
              leaves=("PT Monday, OT Tuesday.", "Pt Tylenol given.", "PT eval today.", "Pt A&O x3.")),
+    NameRule("provider_surname", "a physician assistant's or a nurse practitioner's surname after 'PA' or 'NP'",
+             provider_surnames,
+             finds=(("Ortho (Dr. Haas / PA Bianchi) following.", ["Bianchi"]), ("NP Okafor aware of K 3.1", ["Okafor"])),
+             leaves=("PA Catheter removed.", "NP Note written.", "moved to Pittsburgh, PA Monday", "PA Pressures 40s")),
     NameRule("legend_initials", "initials a legend spells out ('AK = Aylin Kaya'), wherever they stand", legend_initials,
              finds=(("1  Update flows     HD/LD   14/8\n2  Capacity bid     AK      17/8\n\nAK = Aylin Kaya, LD = Liam "
                      "D'Arcy, HD = Hana Dvorak.", ["LD", "AK", "HD"]),),
@@ -529,6 +534,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ('co-defendants Armando Saenz and Demetrius "D-Train" Washington testified',
                      ['Demetrius "D-Train" Washington']),
                     ('one of the officers, whom the others addressed as "Cemo", told him to sign', ["Cemo"]),
+                    ("Will, as he is known locally, and his wife run a guest house", ["Will"]),
+                    ('Mom (Jen, "Lily") here all day', ["Lily"]),
                     ('To "Tiny" Oyelaran and Kit - save me a seat.', ["Tiny", "Oyelaran"]),
                     ('According to the applicant, one of them, called "Mali" by the others, said nothing. A man '
                      'showed him an ID in the name of "Ravil".', ["Mali", "Ravil"]),

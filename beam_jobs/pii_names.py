@@ -565,6 +565,8 @@ _SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:(?:pen
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
 # ... and after the person it says who ("the driver, Milo Hope, 41, had been", "his wife, Ada Lamb, 38,"),
 # where the comma before the name keeps _AGED off (a list's items stand so too), whatever the words are
+# ... and after who the text says the person is ("Police identified the man as Jorge Luis Moreira, 26, wanted for")
+_AS_AGED = re.compile(rf"(?i:\b(?:as|named|identified))[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,3}}),[ \t]+\d{{1,2}},")
 _ROLE_AGED = re.compile(rf"\b(?:driver|victim|suspect|man|woman|boy|girl|teenager|pensioner|teacher|officer|"
                         rf"nurse|doctor|mother|father|wife|husband|son|daughter|owner|passenger|pilot|worker|"
                         rf"resident|student|friend|neighbou?r|applicant|defendant|witness|patient|partner|"
@@ -763,6 +765,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
               and m.group(1).split()[0].lower() not in NAME_STOPS and m.group(1).lower() not in MONTHS
               and not all(in_vocabulary(w, vocabulary) and not in_name_lists(w) for w in m.group(1).split())]  # "Girl, 15, killed", "Man, 59, held"
     spans += [(m.start(1), m.end(1)) for m in _ROLE_AGED.finditer(text) if m.group(1) not in country_names()]
+    spans += [m.span(1) for m in _AS_AGED.finditer(text) if m.group(1) not in country_names()
+              and m.group(1).split()[0].lower() not in NAME_STOPS]
     spans += [(m.start(1), m.end(1)) for m in (_WHO.finditer(text) if "who" in text else ())
               if m.group(1) not in country_names() and not any(
                   w.lower() in NAME_STOPS or w.lower() in MONTHS or w in country_names() or w in place_names()

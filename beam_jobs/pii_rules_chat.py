@@ -135,7 +135,7 @@ _NICKNAME_SURNAME = re.compile(rf"(?:^(?:[ \t]*\d{{1,2}}[.)])?|(?<=[,;:(/|])|(?<
 _NICKNAME_AFTER = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+\([ \t]*((?i:prefers|goes[ \t]+by|aka|a\.k\.a\.|"
                              rf"known(?:[ \t]+to[ \t]+[\w'’]+(?:[ \t]+[\w'’]+)?)?[ \t]+as|called|pref\.?)[ \t]+)?(?:{_QUOTED}|({CAPWORD}))[ \t]*\)")
 _SURNAME_NEXT = re.compile(rf"[ \t]+({CAPWORD})(?![\w'’\-]|\.[ \t]?\d)")  # not a number's "No." ("Slp (Civil) Nos.2033")
-_QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
+_QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*(?:{CAPWORD},[ \t]*)?{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
                      rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|prefers|"
                      rf"gave[ \t]+(?:the[ \t]+|her[ \t]+|his[ \t]+)?name(?:[ \t]+as)?|"
@@ -179,6 +179,9 @@ _KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+
                       r"\b(?:him|her|them|one|man|woman|officer|guard|guy),?[ \t]+called|"
                       r"\b(?:ID|card|passport|badge|document)[ \t]+in[ \t]+the[ \t]+name[ \t]+of)"
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2})[\"”'’]")
+# ... and who the text says goes by the name locally ("Will, as he is known locally, runs"; "Tiny, as she was called")
+_AS_KNOWN = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+as[ \t]+(?:he|she|they)[ \t]+(?:is|was|are|were)[ \t]+"
+                       r"(?:known|called)\b")
 # ... and, without quotes, the name a person is known by or called, a capitalised word or two right after ("known to
 # everyone in his adopted home as Paddy", "a hired killer known as El Flaco", "whom neighbours call Boy")
 _KNOWN_AS_BARE = re.compile(r"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer|gunman|leader|boss|fighter|"
@@ -259,6 +262,8 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNEW_AS.finditer(text)]
+    out += [m.span(1) for m in _AS_KNOWN.finditer(text) if m.group(1).lower() not in STOP_WORDS
+            or m.group(1) in given_names(ENGLISH_LOCALES)]
     out += [(m.start(1), m.end(1)) for m in _ONE_QUOTED.finditer(text)]
     out += [(m.start(2), m.end(2)) for m in _NAME_KNOWN_AS.finditer(text)
             if m.group(1) not in place_names() and m.group(1) not in country_names() and not is_word(m.group(1))]

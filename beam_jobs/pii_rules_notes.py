@@ -506,6 +506,19 @@ def aged_names(text: str, is_word) -> list[tuple[int, int]]:
 _PT_GIVEN = re.compile(rf"(?<![\w/])(?:PT|Pt|pt)[ \t]+({CAPWORD})(?=[ \t]+[a-z]|[ \t]*[,.;:)]|[ \t]*$)", re.MULTILINE)
 
 
+# A physician assistant or a nurse practitioner by the surname after the letters ("Ortho (Dr. Haas / PA Bianchi)
+# following", "NP Okafor aware"): a surname or given name of the lists or a word no dictionary holds ("PA Catheter",
+# "NP Note" stay)
+_PROVIDER_SURNAME = re.compile(rf"(?<![\w/])(?:PA-?C|PA|NP)[ \t]+({CAPWORD})(?![\w'’\-])")
+
+
+def provider_surnames(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _PROVIDER_SURNAME.finditer(text)
+            if (in_name_lists(m.group(1)) or not is_word(m.group(1)) and m.group(1) not in place_names())
+            and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
+            and m.group(1).lower() not in WEEKDAYS]
+
+
 def patient_or_therapist_names(text: str, is_word) -> list[tuple[int, int]]:
     """A given name of the lists after "PT" or "Pt" (_PT_GIVEN); never a month, a weekday, a place or a word
     that is no given name."""

@@ -1678,6 +1678,13 @@ def test_a_lower_case_numbered_list_of_people_goes_whole_where_most_were_found(p
     assert pii(text).text == text, pii(text).text
 
 
+def test_who_a_text_identifies_a_person_as_with_an_age(pii):
+    r = pii('RIO DE JANEIRO, Nov 18 (Reuter) - Rio de Janeiro police shot dead a reputed drug trafficker known as '
+            '"Sapinho" (Little Toad) and two of his bodyguards in a dawn raid on a hillside favela on Monday, police '
+            'said.\nPolice identified Sapinho as Jorge Luís Moreira, 26, wanted for at least nine murders.')
+    assert not _leaks(r, "Jorge", "Moreira", "Sapinho"), r.text
+
+
 def test_anonymised_initials_in_square_brackets_and_a_notes_kin_shorthand(pii):
     r = pii('In her statement she said: "I heard the voice of [R.T.] on the landing and then a door slammed."')
     assert not _leaks(r, "R.T."), r.text
