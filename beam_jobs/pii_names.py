@@ -565,13 +565,13 @@ _SCORE_ITEM = re.compile(rf"{WORD_START}({_CAP}(?:[ \t]+{_CAP})?)[ \t]+(?:(?:pen
 _AGED = re.compile(rf"(?<![\w'’\-,][ \t])(?<![\w'’\-])({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+\d{{1,2}},[ \t]+(?=[a-z])(?!(?:and|or|nor|then|etc)\b)")
 # ... and after the person it says who ("the driver, Milo Hope, 41, had been", "his wife, Ada Lamb, 38,"),
 # where the comma before the name keeps _AGED off (a list's items stand so too), whatever the words are
-# ... and after who the text says the person is ("Police identified the man as Jorge Luis Moreira, 26, wanted for")
-_AS_AGED = re.compile(rf"(?i:\b(?:as|named|identified))[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,3}}),[ \t]+\d{{1,2}},")
 _ROLE_AGED = re.compile(rf"\b(?:driver|victim|suspect|man|woman|boy|girl|teenager|pensioner|teacher|officer|"
                         rf"nurse|doctor|mother|father|wife|husband|son|daughter|owner|passenger|pilot|worker|"
                         rf"resident|student|friend|neighbou?r|applicant|defendant|witness|patient|partner|"
                         rf"brother|sister|manager|director),[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,2}}),[ \t]+"
                         rf"\d{{1,3}},")
+# ... and after who the text says the person is ("Police identified the man as Jorge Luis Moreira, 26, wanted for")
+_AS_AGED = re.compile(rf"(?i:\b(?:as|named|identified))[ \t]+({_CAP}(?:[ \t]+{_CAP}){{0,3}}),[ \t]+\d{{1,2}},")
 # a person whom a relative clause tells of: "Wood, who scored twice, said ..." (a team or a country takes
 # "who" too in sports news: those are left by the lists of countries and places)
 # (a question's "Snap, who is that lady?" is no such clause)

@@ -488,8 +488,10 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
                         # the handle in brackets after the poster's name: "Reply from Lou (mrs_to_be_lou):")
                         r"^[ \t]*re:[ \t]+by[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
                         r"^[ \t]*from:[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
-                        r"^[ \t↳>]*(?:\[[\d:. apm]{3,12}\][ \t]*)?(?:(?:reply|comment|answer|posted|post)[ \t]+(?:from|by)[ \t]+)?"
-                        r"(?-i:[A-Z][\w'’\-]*)(?:[ \t]+(?-i:[A-Z][\w'’\-]*))?[ \t]+\(@?([^\W\d][\w.\-]{2,30})\)[ \t]*:|"
+                        r"^[ \t↳>]*(?:\[[\d:. apm]{3,12}\][ \t]*)?"
+                        r"(?:(?:reply|comment|answer|posted|post)[ \t]+(?:from|by)[ \t]+)?"
+                        r"(?-i:[A-Z][\w'’\-]*)(?:[ \t]+(?-i:[A-Z][\w'’\-]*))?[ \t]+"
+                        r"\(@?([^\W\d][\w.\-]{2,30})\)[ \t]*:|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+[·•|][ \t]+\d{1,3}[ \t]*(?:[smhdwy]|mins?|hours?|days?|"
                         r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")

@@ -10,7 +10,8 @@ from functools import lru_cache
 
 from beam_jobs.pii_words import (BODY_WORDS, CARE_ROLES, DOTTED_NOT_INITIALS, ENGLISH_LOCALES, INITIAL_ACTOR_VERBS,
                                  INITIAL_ROLES, LETTER_ROLES, MONTHS, NOT_INITIALS, OFFICE_WORDS, PARTY_NOISE,
-                                 SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names, in_name_lists, place_names, surnames)
+                                 SENTENCE_STARTERS, STATE_PARTIES, country_names, given_names, in_name_lists,
+                                 place_names, surnames)
 from beam_jobs.pii_rules_common import (CAPWORD, DIGRAPH_INITIAL, KIN_SET, NUMBER_NEXT, REFERRED_AS, STOP_WORDS, UPPER,
                                         WORD_START)
 
@@ -376,8 +377,8 @@ def parent_names(text: str, is_word) -> list[tuple[int, int]]:
 
 
 # Counsel by the rank after the name ("led by Helena Szabo QC", "Mr Tomas Reyes KC and"): a senior barrister's
-_SILK = re.compile(rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+(?:{UPPER}\.[ \t]?)*{CAPWORD}){{0,2}}),?[ \t]+(?:QC|KC|Q\.C\.|K\.C\.)"
-                   rf"(?![\w])")
+_SILK = re.compile(rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+(?:{UPPER}\.[ \t]?)*{CAPWORD}){{0,2}}),?[ \t]+"
+                   rf"(?:QC|KC|Q\.C\.|K\.C\.)(?![\w])")
 
 
 def silk_names(text: str, is_word) -> list[tuple[int, int]]:
