@@ -640,6 +640,7 @@ _HOME_POSSESSOR = re.compile(
     r"minister|affairs|improvement|loan|market|run)\b)")
 
 
+_GIVEN_IN_BRACKETS_AFTER = re.compile(r"[ \t]*\([ \t]*([^\W\d_][\w'’\-]+)[ \t]*\)")
 _OWN_SCRIPT_AFTER = re.compile(r"[ \t]*[(（][ \t]*([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]"
                                r"(?:[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af・· ]{0,10}"
                                r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af])?)[ \t]*[)）]")
@@ -790,6 +791,13 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # Chinese, Japanese and Korean sources give a party ("Lam Ka-fai (林家輝)", "Kim Min-jun (김민준)")
     if "(" in text or "（" in text:
         spans += [m.span(1) for s, e in known + spans for m in [_OWN_SCRIPT_AFTER.match(text, e)] if m]
+        # ... and a given name of the lists in brackets right after a found name, in any case: the name the person
+        # goes by ("Dr. Ilse Brandt (mark) aware" writes who paged whom, "Tom Obi (Sully)   +2.10"); not a role, a
+        # weekday or a month ("(Chair)", "(Monday)")
+        spans += [m.span(1) for s, e in known + spans for m in [_GIVEN_IN_BRACKETS_AFTER.match(text, e)]
+                  if m and (m.group(1).capitalize() in given_names(ENGLISH_LOCALES) or m.group(1) in given_names())
+                  and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
+                  and m.group(1).lower() not in WEEKDAYS and m.group(1).lower() not in NOT_VOCATIVE]
     rows = _rows_of_people(text, known + spans, vocabulary)
     spans += rows
     known += rows

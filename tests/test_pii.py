@@ -1678,6 +1678,15 @@ def test_a_lower_case_numbered_list_of_people_goes_whole_where_most_were_found(p
     assert pii(text).text == text, pii(text).text
 
 
+def test_a_given_name_in_brackets_after_a_found_name_in_any_case(pii):
+    r = pii("vent 600x12/peep 5. abg 7.38/41/98. Dr. Ilse Brandt (mark) aware, will trial ps in am.")
+    assert not _leaks(r, "(mark)"), r.text
+    r = pii("also my cellmate Tomasz Wrobel (bill) he is english, he helped me write this letter.")
+    assert not _leaks(r, "(bill)"), r.text
+    text = "Seen by Dr. Ilse Brandt (Monday) and the chair, Ann Lee (Will)."
+    assert "(Monday)" in pii(text).text and "(Will)" in pii(text).text, pii(text).text
+
+
 def test_who_a_text_identifies_a_person_as_with_an_age(pii):
     r = pii('RIO DE JANEIRO, Nov 18 (Reuter) - Rio de Janeiro police shot dead a reputed drug trafficker known as '
             '"Sapinho" (Little Toad) and two of his bodyguards in a dawn raid on a hillside favela on Monday, police '
