@@ -208,7 +208,8 @@ def box_score_foot_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in (_BOX_FOOT.finditer(text) if "--" in text or ":" in text else ()):
         for e in _BOX_FOOT_ENTRY.finditer(m.group(1)):
             entry = e.group(0)
-            if entry.lower() not in ("none", "and") and entry not in place_names() and entry not in country_names() \
+            # ("None" is a stop word: nobody)
+            if entry not in place_names() and entry not in country_names() \
                     and not any(w.lower() in STOP_WORDS for w in entry.split()):
                 out.append((m.start(1) + e.start(), m.start(1) + e.end()))
     return out

@@ -502,8 +502,8 @@ Sabah Kaiser Eider Elver Levis Javan Mac Hermes Dona Goma Duma Amon Anasa Marly 
 def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]:
     """First names of people in Faker's locale lists (16.8k over GIVEN_NAME_LOCALES; "Ewan", "Ingrid", "Chidi",
     "Priya"), over all of them the world's common names in Latin letters (world_given_names), and with an English
-    locale the short forms of ENGLISH_NICKNAMES and the census's names (census_given_names). Many are also places or words ("Paris", "Grace", "Will"): a finder uses them only
-    where a name's place is already likely."""
+    locale the short forms of ENGLISH_NICKNAMES and the census's names (census_given_names). Many are also places or
+    words ("Paris", "Grace", "Will"): a finder uses them only where a name's place is already likely."""
     names = _person_names(locales, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"))
     names -= WORDS_NOT_GIVEN_NAMES
     if locales == GIVEN_NAME_LOCALES:
@@ -516,7 +516,8 @@ def given_names(locales: tuple[str, ...] = GIVEN_NAME_LOCALES) -> frozenset[str]
 @lru_cache(maxsize=None)
 def surnames(locales: tuple[str, ...] = ENGLISH_LOCALES) -> frozenset[str]:
     """Last names of people in Faker's locale lists ("Adams", "Banks", "Woods"), and with an English locale the
-    census's and the world's common surnames (census_surnames, world_surnames): a plural of a common noun that is also a surname is not taken for the noun."""
+    census's and the world's common surnames (census_surnames, world_surnames): a plural of a common noun that is
+    also a surname is not taken for the noun."""
     names = _person_names(locales, ("last_names",))
     return names | census_surnames() | world_surnames() if set(locales) & set(ENGLISH_LOCALES) else names
 

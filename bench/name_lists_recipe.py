@@ -105,18 +105,18 @@ def fetch_source(tmp: str) -> str:
     return os.path.join(tmp, "names-0.3.0", "names")
 
 
-def select(shares: dict[str, float], is_word, min_share: float = MIN_SHARE,
-           dictionary_min_share: float = DICTIONARY_MIN_SHARE) -> list[str]:
+def _may_enter(name: str) -> bool:
+    """No name of any list is shorter than three letters, a function word, a month or a weekday."""
     from spacy.lang.en.stop_words import STOP_WORDS
     from beam_jobs.pii_words import MONTHS
-    keep = []
-    for name, share in shares.items():
-        low = name.lower()
-        if len(name) < 3 or low in STOP_WORDS or low in MONTHS or low in WEEKDAYS:
-            continue
-        if share >= (dictionary_min_share if is_word(name) else min_share):
-            keep.append(name)
-    return sorted(keep)
+    low = name.lower()
+    return len(name) >= 3 and low not in STOP_WORDS and low not in MONTHS and low not in WEEKDAYS
+
+
+def select(shares: dict[str, float], is_word, min_share: float = MIN_SHARE,
+           dictionary_min_share: float = DICTIONARY_MIN_SHARE) -> list[str]:
+    return sorted(name for name, share in shares.items() if _may_enter(name)
+                  and share >= (dictionary_min_share if is_word(name) else min_share))
 
 
 def read_world_names(folder: str, file: str, split_entries: bool) -> set[str]:
@@ -147,10 +147,7 @@ def fetch_world_source(tmp: str) -> str:
 
 
 def select_world(names: set[str], is_word) -> list[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-    from beam_jobs.pii_words import MONTHS
-    return sorted(n for n in names if len(n) >= 3 and n[0].isupper() and n.lower() not in STOP_WORDS
-                  and n.lower() not in MONTHS and n.lower() not in WEEKDAYS and not is_word(n))
+    return sorted(n for n in names if _may_enter(n) and n[0].isupper() and not is_word(n))
 
 
 # Devanagari, letter by letter, as Indian English writes names (DEVANAGARI_* tables are the reviewer's to check)
