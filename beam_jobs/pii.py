@@ -63,6 +63,11 @@ DEFAULT_POLICIES = {
 # The shipped model's second member: an NER component of the same folder, loaded disabled and read by
 # second_opinion (an NER in the pipeline after the first would keep its "O" tokens and add nothing).
 SECOND_NER = "ner_b"
+# The third member: en_core_web_md's own NER as spaCy trained it (OntoNotes: news, broadcast, web text),
+# unchanged; it finds names both fine-tuned members miss, and is read only where a name could stand
+# (_words_of_names). Members a folder lacks are not read.
+SPACY_NER = "ner_c"
+OTHER_MEMBERS = (SECOND_NER, SPACY_NER)
 # spaCy components NER does not need: the small English model's NER has its own embedding layer.
 NON_NER_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
 # Presidio's defaults for spaCy: labels with many false positives or no personal data; plus FAC (buildings,
@@ -81,6 +86,9 @@ class PiiConfig:
     second_member: bool = setting(
         True, "also read the shipped name model's second NER member (a name either member finds is redacted); "
         "off: about half the NER time, fewer names found (docs/pii.md)")
+    spacy_member: bool = setting(
+        True, "also read the shipped name model's third member, spaCy's own en_core_web_md NER, where a name "
+        "could stand; off: a third less NER time, fewer names found, fewer words redacted that are no names")
     batch_size: int = setting(64, "texts per nlp.pipe batch (64 measured fastest)", low=1)
     language: str = setting("en", "language of the recognizers (the NER model's)")
     name_exemptions: tuple[str, ...] = setting(
@@ -184,7 +192,7 @@ def _nlp_engine(model: str, fast: bool):
             exclude = [c for c in NON_NER_COMPONENTS if c != "lemmatizer"] if fast else []
             with _numpy_ops() if fast else contextlib.nullcontext():
                 # the second member is read by second_opinion, never run in the pipeline
-                disable = (["lemmatizer"] if fast else []) + [SECOND_NER]
+                disable = (["lemmatizer"] if fast else []) + list(OTHER_MEMBERS)
                 self.nlp = {m["lang_code"]: spacy.load(spacy_model(m["model_name"]), exclude=exclude, disable=disable)
                             for m in self.models}
 
@@ -206,27 +214,58 @@ def _nlp_engine(model: str, fast: bool):
     return engine
 
 
-def second_opinion(nlp, docs: list) -> None:
-    """Add to `docs` (tagged by `nlp`'s NER) the PERSON spans that the model's second member finds where the
-    first found no person; a span it calls a person wins over the first's place or organisation there.
-    Two NERs fine-tuned on different corpora miss different names, and a name either finds is redacted
-    (recall first: docs/pii.md has the measured gain and cost). The member reads fresh copies of the docs
-    (same tokens, no entities). A model without a second member (spaCy's own, a user's) is left as it is."""
-    if SECOND_NER not in nlp.component_names or not docs:
+def second_opinion(nlp, docs: list, as_written: list[bool] | None = None,
+                   members: tuple[str, ...] = OTHER_MEMBERS) -> None:
+    """Add to `docs` (tagged by `nlp`'s NER) the PERSON spans that the model's other `members` find where no
+    person was found yet; a span a member calls a person wins over a place or an organisation there. NERs
+    trained on different corpora miss different names, and a name any member finds is redacted (recall
+    first: docs/pii.md has the measured gain and cost). Each member reads fresh copies of the docs (same
+    tokens, no entities); the third, spaCy's own NER, only the docs `as_written` marks (all when None) and
+    only its spans whose words could be a name's. A model without other members (spaCy's own, a user's)
+    is left as it is."""
+    members = [(m, nlp.get_pipe(m)) for m in members if m in nlp.component_names]
+    if not members or not docs:
         return
     from spacy.tokens import Doc, Span
     from spacy.util import filter_spans
-    member = nlp.get_pipe(SECOND_NER)
-    copies = [Doc(d.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in docs]
     from beam_jobs.pii_names import SpanIndex
-    for doc, copy in zip(docs, member.pipe(copies)):
-        people = SpanIndex((e.start, e.end) for e in doc.ents if e.label_ == "PERSON")
-        extra = [Span(doc, e.start, e.end, label="PERSON") for e in copy.ents if e.label_ == "PERSON"
-                 and not people.overlaps(e.start, e.end)]
-        if extra:
-            taken = SpanIndex((x.start, x.end) for x in extra)
-            rest = [e for e in doc.ents if not taken.overlaps(e.start, e.end)]
-            doc.ents = filter_spans(rest + extra)
+    from beam_jobs.pii_names import english_vocabulary
+    vocabulary = english_vocabulary(nlp)
+    for name, member in members:
+        # spaCy's own NER reads the texts in the case they were written (`as_written`), not the copies the
+        # filter capitalised: on those it calls any capitalised chat word a person ("Oop", "Great Vid")
+        read = docs if name == SECOND_NER or as_written is None else [d for d, w in zip(docs, as_written) if w]
+        copies = [Doc(d.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in read]
+        for doc, copy in zip(read, member.pipe(copies)):
+            people = SpanIndex((e.start, e.end) for e in doc.ents if e.label_ == "PERSON")
+            extra = [Span(doc, e.start, e.end, label="PERSON") for e in copy.ents if e.label_ == "PERSON"
+                     and not people.overlaps(e.start, e.end)
+                     and (name == SECOND_NER or _words_of_names(copy[e.start:e.end], vocabulary))]
+            if extra:
+                taken = SpanIndex((x.start, x.end) for x in extra)
+                rest = [e for e in doc.ents if not taken.overlaps(e.start, e.end)]
+                doc.ents = filter_spans(rest + extra)
+
+
+def _words_of_names(span, vocabulary: frozenset[str]) -> bool:
+    """Whether every word of a span could be a name's as it is written: an initial, a word of the name lists
+    in any case ("ana", "c. abernathy-nguyen", "SANTIAGO"), or a capitalised word that no dictionary holds
+    ("Krasznahorkai") or that is too short to tell ("Wei", "Raj"). spaCy's own NER, trained on edited text,
+    calls chat's slang, links and capitalised common words persons too ("jaysus", "t.co/x", "Giveaway")."""
+    from beam_jobs.pii_names import in_vocabulary
+    from beam_jobs.pii_words import in_name_lists
+
+    def name_word(w: str) -> bool:
+        if len(w) == 1 or (w.isupper() and len(w) <= 3) or in_name_lists(w.capitalize()) and (
+                len(w) > 2 or w[0].isupper()):
+            return True  # ("ed" of "voc. ed." is no name)
+        return w[0].isupper() and not w.isupper() and (len(w) <= 3 or not in_vocabulary(w, vocabulary))
+
+    # words as written between spaces, each part of a hyphened one ("Sang-hoon", "abernathy-nguyen")
+    words = [w for w in (w.strip(".,'’()\"") for w in span.text.split()) if any(c.isalpha() for c in w)]
+    return bool(words) and all(
+        w.replace("-", "").isalpha() and (w[0].isupper() and "-" in w or all(name_word(p) for p in w.split("-") if p))
+        for w in words)
 
 
 def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str = "en"):
@@ -409,14 +448,24 @@ class PiiFilter:
         # the texts as written first (the pattern recognizers read those docs), then every other reading and
         # capitalised copy, in the order read_docs takes them back
         batch = list(texts)
+        # which docs keep the case the text was written in (a reading that only changes case does not)
+        as_written = [True] * len(texts)
         for rs in readings:
+            seen = {rs[0][0].lower()}
             for k, (reading, cased, _) in enumerate(rs):
-                batch += ([reading] if k else []) + ([cased] if cased is not None else [])
+                if k:
+                    batch.append(reading)
+                    as_written.append(reading.lower() not in seen)
+                    seen.add(reading.lower())
+                if cased is not None:
+                    batch.append(cased)
+                    as_written.append(False)
         # one BLAS thread: Beam runs one worker per core, and oversubscribed OpenBLAS threads spin
         with self.blas.limit(limits=1, user_api="blas") if self.blas else contextlib.nullcontext():
             docs = list(nlp.pipe(batch, batch_size=self.cfg.batch_size))
-            if self.cfg.second_member:
-                second_opinion(nlp, docs)
+            members = tuple(m for m, on in ((SECOND_NER, self.cfg.second_member),
+                                            (SPACY_NER, self.cfg.spacy_member)) if on)
+            second_opinion(nlp, docs, as_written, members)
         rest = iter(docs[len(texts):])
         read_docs = [[(doc if k == 0 else next(rest), next(rest) if cased is not None else None)
                       for k, (_, cased, _) in enumerate(rs)] for doc, rs in zip(docs, readings)]

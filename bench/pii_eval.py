@@ -54,7 +54,7 @@ handles count (a redacted date or city would make every comparison trivial).
 
     python bench/pii_eval.py [--quick] [--data-dir DIR] [--corpora-dir DIR] [--show-leaks 20] [--model M]
                              [--keep-names-in none] [--no-presidio] [--compare-ner [MODEL_OR_FOLDER ...]]
-                             [--split dev] [--no-second-member]
+                             [--split dev] [--no-second-member] [--no-spacy-member]
 
 Targets (issue 28), eaglekit at its defaults, over the real-text sets with at least MIN_N labelled records:
 leak-free >= 0.95 on each and above plain Presidio's on each, strict >= 0.90, precision >= 0.90, person-free
@@ -332,13 +332,16 @@ def score_retention(sets: dict[str, list[dict]], run) -> dict:
 
 # ---- systems -----------------------------------------------------------------------------------------
 
-def eaglekit_system(model: str | None = None, keep_names_in: str | None = None, second_member: bool = True):
+def eaglekit_system(model: str | None = None, keep_names_in: str | None = None, second_member: bool = True,
+                    spacy_member: bool = True):
     """eaglekit's filter through its public API, default settings unless --model / --keep-names-in /
-    --no-second-member."""
+    --no-second-member / --no-spacy-member."""
     from beam_jobs.pii import PiiConfig, PiiFilter
     kw = {"model": model} if model else {}
     if not second_member:
         kw["second_member"] = False
+    if not spacy_member:
+        kw["spacy_member"] = False
     if keep_names_in is not None:
         kw["name_exemptions"] = () if keep_names_in == "none" else tuple(keep_names_in.split(","))
     f = PiiFilter(PiiConfig(**kw))
@@ -468,8 +471,9 @@ PERSON_LABELS = ("PERSON", "PER", "NAME")
 def compare_ner(panel: dict, prompts: dict, extra: list[str]) -> list[dict]:
     """Each NER model's person spans before any policy: recall and precision against the panel's labelled
     PERSON spans (all test sets pooled, and per domain), CPU ms per Spec-Bench/MT-bench prompt. A model
-    with a second member (the shipped one) is scored whole and by its first member alone."""
-    from beam_jobs.pii import SECOND_NER, ner_models
+    with other members (the shipped one) is scored whole, by its first member alone and by its fine-tuned
+    pair without spaCy's own NER."""
+    from beam_jobs.pii import OTHER_MEMBERS, SECOND_NER, SPACY_NER, ner_models
     models = list(ner_models()) + [(m, m) for m in extra]
     records = [r for k, s in panel.items() if not k.startswith("long_docs/") for r in s["labelled"] + s["person_free"]]
     ordinary = [p["text"] for p in prompts.get("spec_bench", [])]
@@ -481,18 +485,20 @@ def compare_ner(panel: dict, prompts: dict, extra: list[str]) -> list[dict]:
             rows.append({"model": label, "error": str(e).splitlines()[0][:120]})
             continue
         if SECOND_NER in nlp.component_names:
-            rows.append({"model": f"{label}, first member only", **_score_ner(nlp, records, ordinary, False)})
-        rows.append({"model": label, **_score_ner(nlp, records, ordinary, True)})
+            rows.append({"model": f"{label}, first member only", **_score_ner(nlp, records, ordinary, ())})
+        if SPACY_NER in nlp.component_names:
+            rows.append({"model": f"{label}, the fine-tuned pair only",
+                         **_score_ner(nlp, records, ordinary, (SECOND_NER,))})
+        rows.append({"model": label, **_score_ner(nlp, records, ordinary, OTHER_MEMBERS)})
     return rows
 
 
-def _score_ner(nlp, records: list[dict], ordinary: list[str], second: bool) -> dict:
+def _score_ner(nlp, records: list[dict], ordinary: list[str], members: tuple[str, ...]) -> dict:
     from beam_jobs.pii import second_opinion
 
     def tagged(texts):
         docs = list(nlp.pipe(texts, batch_size=32))
-        if second:
-            second_opinion(nlp, docs)
+        second_opinion(nlp, docs, members=members)
         return docs
 
     hit = total = right = found = 0
@@ -690,6 +696,8 @@ def main(argv=None) -> dict:
                     help="spaCy model or folder for eaglekit's filter (default: the package's)")
     ap.add_argument("--no-second-member", action="store_true",
                     help="the filter without the name model's second member (as clean --no-pii-second-member)")
+    ap.add_argument("--no-spacy-member", action="store_true",
+                    help="the filter without the name model's third member (as clean --no-pii-spacy-member)")
     ap.add_argument("--keep-names-in", default=None,
                     help="the filter's name exemptions (as clean --pii-keep-names-in; default: the package's)")
     ap.add_argument("--split", choices=("test", "dev"), default="test",
@@ -722,7 +730,7 @@ def main(argv=None) -> dict:
                                   "person_free": len(v["person_free"])} for k, v in panel.items()},
                      "prompts": {k: len(v) for k, v in prompts.items()}, "quick": args.quick,
                      "recase": args.recase, "layout": args.layout}
-    system = eaglekit_system(args.model, args.keep_names_in, not args.no_second_member)
+    system = eaglekit_system(args.model, args.keep_names_in, not args.no_second_member, not args.no_spacy_member)
     figures["eaglekit"] = evaluate("eaglekit", system, panel, prompts, labels, args.show_leaks, nine_only=False)
     figures["eaglekit"]["long_text"] = long_text_speed(system, panel)
     if not args.no_presidio:

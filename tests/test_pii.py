@@ -1166,12 +1166,61 @@ def test_a_model_without_a_second_member_is_left_as_it_is():
     assert [e.text for e in docs[0].ents] == ["Anna"]
 
 
+def test_the_third_member_adds_names_only_where_a_name_could_stand():
+    import spacy
+    from beam_jobs.pii import NAMES_MODEL, SECOND_NER, SPACY_NER, second_opinion
+    # the shipped folder's lemmatizer (its dictionary tells a common word), rulers in place of the members
+    nlp = spacy.load(NAMES_MODEL, exclude=["ner", SECOND_NER, SPACY_NER])
+    nlp.add_pipe("entity_ruler", name="ner").add_patterns([{"label": "PERSON", "pattern": "Anna"}])
+    nlp.add_pipe("entity_ruler", name=SPACY_NER).add_patterns(
+        [{"label": "PERSON", "pattern": p} for p in ("Krasznahorkai", "Giveaway", "jaysus", "Lee Sang-hoon", "ana")])
+    nlp.disable_pipe(SPACY_NER)
+    texts = ["Anna read Krasznahorkai. Giveaway today, jaysus! Lee Sang-hoon and ana came."]
+    docs = list(nlp.pipe(texts + [texts[0].upper(), texts[0]]))
+    second_opinion(nlp, docs, as_written=[True, True, False])
+    # a capitalised word no dictionary holds, a hyphened given name, a lower-case word of the name lists are
+    # taken; a dictionary word and chat's lower-case slang are not
+    assert [e.text for e in docs[0].ents] == ["Anna", "Krasznahorkai", "Lee Sang-hoon", "ana"]
+    # a copy whose case the filter changed is not read by this member
+    assert [e.text for e in docs[2].ents] == ["Anna"]
+
+
+def test_the_third_members_words_of_names():
+    import spacy
+    from beam_jobs.pii import NAMES_MODEL, _words_of_names
+    from beam_jobs.pii_names import english_vocabulary
+    nlp = spacy.blank("en")
+    vocabulary = english_vocabulary(spacy.load(NAMES_MODEL))
+    def words(text):
+        return _words_of_names(nlp(text)[:], vocabulary)
+    for name in ("Krasznahorkai", "Sang-hoon", "c. abernathy-nguyen", "SANTIAGO", "HJ", "Wei", "Li Na", "Diljit"):
+        assert words(name), name
+    for thing in ("Giveaway", "Power Rangers", "jaysus", "ya mate", "ed", "STFU", "t.co/x", "Great Work", "3"):
+        assert not words(thing), thing
+
+
+def test_names_only_the_third_member_finds(pii):
+    # spaCy's own NER finds these where both fine-tuned members and the rules missed them
+    r = pii("[09:12] Tomek: who has the keys?\n[09:14] Basia: thanks so much Aga you're a star, see you at 6")
+    assert not _leaks(r, "Aga"), r.text
+    r = pii("Neighbour: Someone tried the door again last night\nMarek: Oh no Zbyszek! Are you ok?")
+    assert not _leaks(r, "Zbyszek"), r.text
+    r = pii("Decision of the district judge (SSR Halina Kot) of 14.02.2015 upheld.")
+    assert not _leaks(r, "Halina", "Kot"), r.text
+    r = pii("71 Tomas Berg, Kenji Sato (Japan), Chip Lane")
+    assert not _leaks(r, "Chip", "Lane"), r.text
+
+
 def test_the_shipped_model_has_its_second_member_disabled():
     import spacy
     from beam_jobs.pii import NAMES_MODEL, SECOND_NER
+    from beam_jobs.pii import SPACY_NER
     nlp = spacy.load(NAMES_MODEL)
     assert SECOND_NER in nlp.component_names and SECOND_NER in nlp.disabled
     assert nlp.get_pipe(SECOND_NER).labels == nlp.get_pipe("ner").labels
+    # the third member is en_core_web_md's NER as spaCy ships it: its eighteen OntoNotes labels
+    assert SPACY_NER in nlp.component_names and SPACY_NER in nlp.disabled
+    assert "PERSON" in nlp.get_pipe(SPACY_NER).labels and len(nlp.get_pipe(SPACY_NER).labels) == 18
 
 
 def test_a_given_name_that_is_a_word_capitalised_inside_a_sentence(pii):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import sys
 
 import pytest
@@ -429,3 +430,22 @@ def test_the_world_list_recipe_reads_romanized_names_and_keeps_words_and_particl
     with pytest.raises(SystemExit) as stop:  # another file than the dataset's names its column and the fix
         recipe.read_world_names(str(tmp_path), recipe.WORLD_FORENAMES, split_entries=True)
     assert "'Romanized Name'" in str(stop.value) and "download it again" in str(stop.value)
+
+
+def test_recipe_adds_the_third_member_and_keeps_the_trained_two(tmp_path):
+    import filecmp
+    import spacy
+    from beam_jobs.pii import NAMES_MODEL, SECOND_NER, SPACY_NER
+    recipe = _load("name_model_recipe")
+    folder = tmp_path / "names"
+    spacy.load(NAMES_MODEL, exclude=[SPACY_NER]).to_disk(folder)
+    shutil.copy(os.path.join(NAMES_MODEL, "training.json"), folder)
+    assert recipe.main(["--add-spacy-member", str(folder)]) == 0
+    nlp = spacy.load(folder)
+    assert SPACY_NER in nlp.disabled and SECOND_NER in nlp.disabled and nlp.pipe_names == ["ner"]
+    for member in ("ner", SECOND_NER, SPACY_NER):  # the trained two saved again byte for byte; the third as shipped
+        assert filecmp.cmp(folder / member / "model", os.path.join(NAMES_MODEL, member, "model"), shallow=False)
+    added = json.loads((folder / "training.json").read_text())["members"][-1]
+    assert added["component"] == SPACY_NER and "faker" in added["versions"]
+    with pytest.raises(SystemExit, match="no ner_c"):  # added once only
+        recipe.main(["--add-spacy-member", str(folder)])

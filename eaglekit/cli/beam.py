@@ -209,7 +209,7 @@ CLEAN_SECTION_FLAGS = {
     "reader.source_name": "--source-name", "reader.max_chars": "--max-chars",
     "near.threshold": "--near-threshold", "near.shards": "--near-shards",
     "pii.model": "--pii-model", "pii.score_threshold": "--pii-threshold",
-    "pii.second_member": "--pii-second-member",
+    "pii.second_member": "--pii-second-member", "pii.spacy_member": "--pii-spacy-member",
     "pii.name_exemptions": ("--pii-keep-names-in", _name_exemptions),
     "terms.also_allowed": "--allow-licence", "terms.also_refused": "--refuse-terms",
     "terms.allow_unknown": "--allow-unknown-terms", "terms.allow_sources": "--allow-source",
