@@ -250,22 +250,27 @@ def second_opinion(nlp, docs: list, as_written: list[bool] | None = None,
 def _words_of_names(span, vocabulary: frozenset[str]) -> bool:
     """Whether every word of a span could be a name's as it is written: an initial, a word of the name lists
     in any case ("ana", "c. abernathy-nguyen", "SANTIAGO"), or a capitalised word that no dictionary holds
-    ("Krasznahorkai") or that is too short to tell ("Wei", "Raj"). spaCy's own NER, trained on edited text,
-    calls chat's slang, links and capitalised common words persons too ("jaysus", "t.co/x", "Giveaway")."""
+    ("Krasznahorkai") or that is too short to tell ("Wei", "Raj") where a sentence does not open with it.
+    spaCy's own NER, trained on edited text, calls chat's slang, links and capitalised common words persons too
+    ("jaysus", "t.co/x", "Giveaway"; "Map, info:" and "Mm." open their sentences)."""
     from beam_jobs.pii_names import in_vocabulary
     from beam_jobs.pii_words import in_name_lists
+    before = span.doc[span.start - 1] if span.start else None
+    opens = before is None or before.is_space or before.is_punct and before.text[-1] in ".!?:;"  # "!!! Moi:"
 
-    def name_word(w: str) -> bool:
+    def name_word(w: str, first: bool) -> bool:
         if len(w) == 1 or (w.isupper() and len(w) <= 3) or in_name_lists(w.capitalize()) and (
                 len(w) > 2 or w[0].isupper()):
             return True  # ("ed" of "voc. ed." is no name)
-        return w[0].isupper() and not w.isupper() and (len(w) <= 3 or not in_vocabulary(w, vocabulary))
+        return w[0].isupper() and not w.isupper() and (
+            not in_vocabulary(w, vocabulary) or len(w) <= 3 and not (first and opens))
 
     # words as written between spaces, each part of a hyphened one ("Sang-hoon", "abernathy-nguyen")
     words = [w for w in (w.strip(".,'’()\"") for w in span.text.split()) if any(c.isalpha() for c in w)]
     return bool(words) and all(
-        w.replace("-", "").isalpha() and (w[0].isupper() and "-" in w or all(name_word(p) for p in w.split("-") if p))
-        for w in words)
+        w.replace("-", "").isalpha()
+        and (w[0].isupper() and "-" in w or all(name_word(p, i == 0) for p in w.split("-") if p))
+        for i, w in enumerate(words))
 
 
 def build_analyzer(model: str = DEFAULT_MODEL, fast: bool = True, language: str = "en"):
