@@ -191,7 +191,7 @@ def _nlp_engine(model: str, fast: bool):
             # the lemmatizer is loaded (not run): its WordNet index is pii_names' English vocabulary
             exclude = [c for c in NON_NER_COMPONENTS if c != "lemmatizer"] if fast else []
             with _numpy_ops() if fast else contextlib.nullcontext():
-                # the second member is read by second_opinion, never run in the pipeline
+                # the other members are read by second_opinion, never run in the pipeline
                 disable = (["lemmatizer"] if fast else []) + list(OTHER_MEMBERS)
                 self.nlp = {m["lang_code"]: spacy.load(spacy_model(m["model_name"]), exclude=exclude, disable=disable)
                             for m in self.models}
@@ -228,8 +228,7 @@ def second_opinion(nlp, docs: list, as_written: list[bool] | None = None,
         return
     from spacy.tokens import Doc, Span
     from spacy.util import filter_spans
-    from beam_jobs.pii_names import SpanIndex
-    from beam_jobs.pii_names import english_vocabulary
+    from beam_jobs.pii_names import SpanIndex, english_vocabulary
     vocabulary = english_vocabulary(nlp)
     for name, member in members:
         # spaCy's own NER reads the texts in the case they were written (`as_written`), not the copies the
