@@ -493,7 +493,7 @@ def main(argv=None) -> int:
         nlp.disable_pipe(SECOND_NER)
     if args.spacy_member:
         add_spacy_member(nlp, args.base)
-    # the members is scored on the first member's held-back records that no member trained on (the second
+    # the members are scored together on the first member's held-back records that no member trained on (the second
     # member's own split may have trained on some of them)
     held_back = [r for r in first["dev"] if not any(r["text"] in m["trained_texts"] for m in members)]
     dev_model = person_scores(nlp, held_back)
@@ -541,7 +541,7 @@ def add_spacy_member(nlp, base: str) -> None:
 
 def add_spacy_member_to(folder: str, base: str, argv) -> int:
     """--add-spacy-member: the third member added to a two-member folder this recipe wrote; the fine-tuned
-    members are saved again byte for byte, and training.json says what was added, when and with what."""
+    members are saved again byte for byte, and training.json says what was added, by which command and versions."""
     import spacy
     from beam_jobs.pii import SECOND_NER, SPACY_NER
     nlp = spacy.load(folder)
