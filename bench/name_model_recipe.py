@@ -497,7 +497,8 @@ def main(argv=None) -> int:
     # member's own split may have trained on some of them)
     held_back = [r for r in first["dev"] if not any(r["text"] in m["trained_texts"] for m in members)]
     dev_model = person_scores(nlp, held_back)
-    print(f"model ({len(members) + args.spacy_member} member(s)) on {len(held_back)} held-back dev records: {dev_model}", flush=True)
+    print(f"model ({len(members) + args.spacy_member} member(s)) on {len(held_back)} held-back dev records: "
+          f"{dev_model}", flush=True)
     nlp.meta["name"] = "eaglekit_names_en"
     nlp.meta["version"] = "1.2.0" if args.spacy_member else "1.1.0" if len(members) > 1 else "1.0.0"
     base_name = {BASE: "en_core_web_md", SM_BASE: "en_core_web_sm"}.get(args.base, args.base)
