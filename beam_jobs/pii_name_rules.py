@@ -20,19 +20,17 @@ from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials,
 from beam_jobs.pii_rules_court import (aged_words_names, alias_names, anonymised_initials, born_names,
                                        capitals_surname_names, case_parties, country_case_initials, court_staff_names,
                                        initial_subjects, initials_names, judge_names, lettered_children,
-                                       marked_initials, party_apposition_names, party_line_names, role_initials,
-                                       parent_names, silk_names, spaced_judge_names, titled_judge_names,
+                                       marked_initials, parent_names, party_apposition_names, party_line_names,
+                                       role_initials, silk_names, spaced_judge_names, titled_judge_names,
                                        typist_initials, witness_names)
-from beam_jobs.pii_rules_news import (batting_names, batting_order_names, football_scoring_names, headline_subjects,
-                                      hockey_scoring_names, leaderboard_names, numbered_lineup_names, pairing_names,
-                                      pitcher_names, role_bracketed_names, scorer_names, seeded_names, statistics_names,
-                                      substitutes_names, surname_word_names, team_sheet_names,
-                                      box_score_foot_names)
+from beam_jobs.pii_rules_news import (batting_names, batting_order_names, box_score_foot_names, football_scoring_names,
+                                      headline_subjects, hockey_scoring_names, leaderboard_names, numbered_lineup_names,
+                                      pairing_names, pitcher_names, role_bracketed_names, scorer_names, seeded_names,
+                                      statistics_names, substitutes_names, surname_word_names, team_sheet_names)
 from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names, kin_names,
                                        legend_initials, line_owners, newborn_names, on_shift_names,
                                        patient_or_therapist_names, provider_surnames, role_in_brackets_names,
-                                       slash_signers,
-                                       title_names_any_case)
+                                       slash_signers, title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
                                       handle_owner_names, honorific_names, nickname_names, shouted_names,
                                       table_column_names, with_me_names)

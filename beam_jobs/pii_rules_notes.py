@@ -424,7 +424,7 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
             continue  # ("-- Will, RN": no modal)
         if all(in_name_lists(w.capitalize()) or not is_word(w) for w in words) \
                 or len(words) >= 2 and words[0].capitalize() in given_names() and words[-1][:1].isupper() \
-                or re.match(r"[A-Za-z]\.", m.group(1)) and words[-1][:1].isupper() \
+                or initialled and words[-1][:1].isupper() \
                 or len(words) == 1 and re.fullmatch(r"[A-Z]{2,3}", words[0]) and words[0] not in _WARDS \
                 and (words[0].lower() not in NOT_INITIALS or re.match(r"[ \t>]*[-–—~]", m.group(0))):
             # "R. Ng RN": "ng" is a unit; "--MV RN": initials, and after a signature's dash any ("-- NB, RN")
