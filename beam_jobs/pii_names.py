@@ -641,6 +641,10 @@ _HOME_POSSESSOR = re.compile(
 
 
 _GIVEN_IN_BRACKETS_AFTER = re.compile(r"[ \t]*\([ \t]*([^\W\d_][\w'’\-]+)[ \t]*\)")
+_SURNAME_AFTER_NICKNAME = re.compile(r"[^\W\d_][\w'’\-]+(?![\w'’\-])")
+# (group 1: the bracket; then the quoted nickname, and after it either the next word, or inside the bracket any words)
+_QUOTED_NICKNAME_AFTER = re.compile(r"[ \t]+(\([ \t]*)?[\"“]([^\W\d_][\w'’.\-]*(?:[ \t]+[^\W\d_][\w'’.\-]*)?)[\"”]"
+                                    r"(?(1)(?:[ \t]*[),;]|([ \t]+[^()\n]{1,40}\)))|[ \t]+)")
 _OWN_SCRIPT_AFTER = re.compile(r"[ \t]*[(（][ \t]*([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]"
                                r"(?:[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af・· ]{0,10}"
                                r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af])?)[ \t]*[)）]")
@@ -798,6 +802,32 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                   if m and (m.group(1).capitalize() in given_names(ENGLISH_LOCALES) or m.group(1) in given_names())
                   and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
                   and m.group(1).lower() not in WEEKDAYS and m.group(1).lower() not in NOT_VOCATIVE]
+        # ... and a capitalised word no dictionary holds there: the surname an initial or a title stood for ("Dr.
+        # V. (Vukovic) notified"); not a place or a country ("Ana Ruiz (Tuscaloosa)")
+        spans += [m.span(1) for s, e in known + spans for m in [_GIVEN_IN_BRACKETS_AFTER.match(text, e)]
+                  if m and re.fullmatch(r"[A-Z][a-z'’\-]+", m.group(1)) and not in_vocabulary(m.group(1), vocabulary)
+                  and m.group(1) not in place_names() and m.group(1) not in country_names()
+                  and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
+    # a nickname in quotes between a found given name and a found surname, whatever its words ('darnell "D-Money"
+    # pritchett'), or opening a bracket right after a found name ('Teddy Runningwater ("Hoops" to most of you)')
+    if '"' in text or "“" in text:
+        found_at = SpanIndex(known + spans)
+        for s, e in known + spans:
+            m = _QUOTED_NICKNAME_AFTER.match(text, e)
+            nick = m.group(2) if m else ""
+            # (a bracket that holds the nickname alone holds a name or no dictionary word: 'Rusu ("Applicant")' is a
+            # defined term)
+            if not m or nick.split()[0].lower() in STOP_WORDS:
+                continue
+            surname = None if m.group(1) else _SURNAME_AFTER_NICKNAME.match(text, m.end())
+            if m.group(3) or m.group(1) and (nick in given_names()
+                                             or not all(in_vocabulary(w, vocabulary) for w in nick.split())):
+                spans.append(m.span(2))
+            elif found_at.overlaps(m.end(), m.end() + 1):
+                spans.append(m.span(2))
+            elif surname and surname.group(0).lower() not in STOP_WORDS and (
+                    surname.group(0).capitalize() in surnames() or not in_vocabulary(surname.group(0), vocabulary)):
+                spans += [m.span(2), surname.span()]  # ('terrell "T-Bone" whitaker': the surname the model missed)
     rows = _rows_of_people(text, known + spans, vocabulary)
     spans += rows
     known += rows
@@ -962,7 +992,7 @@ def _row_cells(line: str) -> list[tuple[int, int]]:
 
 # the words of a found name that spread to their repeats: three letters or more, or a surname of two that is
 # no English word ("Mark Ng" ... "the weather desk (Ng / Okafor)")
-SHORT_SURNAMES = frozenset("Ng Wu Li Xu Yu Oh Ho Ko Lo Hu Ly Vo Yi Ye".split())
+SHORT_SURNAMES = frozenset("Ng Wu Li Xu Yu Oh Ho Ko Lo Hu Ly Vo Yi Ye Go Ma".split())
 _SPREADING_WORD = re.compile(r"[^\W\d_][\w'’\-]{2,}|(?<![\w'’\-])(?:" + "|".join(sorted(SHORT_SURNAMES)) + r")(?![\w'’\-])")
 
 

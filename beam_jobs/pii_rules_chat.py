@@ -8,12 +8,12 @@ import collections
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES, NOTE_LABELS,
+from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES, NOTE_LABELS,
                                  NOT_ADDRESSED, NOT_INITIALS, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, KIN_SET, MODALS,
-                                        POSSESSIVE, STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name)
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, INITIALS_RUN, KIN_SET,
+                                        MODALS, POSSESSIVE, STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name)
 
 # "then called anna about it": a verb of getting in touch, then a given name written in lower case
 _CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
@@ -162,7 +162,7 @@ _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself
                        rf"neighbou?r|cousin|friend|colleague|driver|brother|sister|son|daughter|suspect|attacker|"
                        rf"assailant|accomplice|victim)s?\b|\b\d{{1,3}},|(?-i:\b[A-Z][a-z'’\-]+),)[^.!?\n]{{0,40}}?"
                        rf"\b(?:(?:known|referred[ \t]+to|identified(?:[ \t]+only)?)(?:[ \t]+(?:on[ \t]+the[ \t]+street|"
-                       rf"on[ \t]+(?:tour|the[ \t]+circuit)|locally|to[ \t]+\w+|in[ \t]+"
+                       rf"on[ \t]+(?:tour|the[ \t]+circuit)|locally|(?:to|among|at|by)[ \t]+[\w'’ \t]{{1,40}}?|in[ \t]+"
                        rf"[\w \t]{{1,25}}?))?[ \t]+as|dubbed))[ \t]+(?-i:[\"“'‘]((?!(?i:the|a|an)\b)[A-Z][\w'’\-]*"
                        rf"(?:[ \t]+[\w'’\-]+){{0,2}})[,.]?[\"”'’])")  # (American quotes take the comma in: '"Bird,"')
 
@@ -191,6 +191,16 @@ _KNOWN_AS_BARE = re.compile(r"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer
                             r"everybody|all|friends|family|his|her|their|locals|neighbou?rs)(?:[ \t]+[\w'’]+){0,9}?[ \t]+as)"
                             r"[ \t]+(?-i:((?!(?:The|A|An|It|This|That|He|She|They|Him|Her)\b)"
                             r"[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*)?))(?=[ \t]*[,.;:!?)\n]|[ \t]+[a-z]|$)")
+
+# ... and a nickname in quotes whom the bracket opening with it says goes by it ('("Bags" to most of us)', '("Doc" to
+# his crew)'), who a note's kin or care word in brackets after it says it is ('CALLS FOR "NENA" (WIFE)'), and who a
+# bracket of a person's or a role's words says goes by it ('(roommate, "Tiny")', '(pt in bed 3 - "Sarge")')
+_QUOTED_TO_PEOPLE = re.compile(rf"\([ \t]*{_QUOTED}[ \t]+(?:to|for|among|with|by)[ \t]+(?:most|all|some|many|everyone|"
+                               r"everybody|friends|family|colleagues|the|his|her|their|your|our|you|us|them)\b")
+_KIN_OR_CARE = "|".join(re.escape(w) for w in sorted(KIN_SET | set(CARE_ROLES) | {"pt", "patient", "peer", "tech"},
+                                                   key=len, reverse=True))
+_QUOTED_THEN_ROLE = re.compile(rf"{_QUOTED}[ \t]*\((?i:{_KIN_OR_CARE})\)")
+_ROLE_THEN_QUOTED = re.compile(rf"\([ \t]*(?i:{_KIN_OR_CARE})\b[^()\n\"“”]{{0,30}}?(?:,|[ \t][-–])[ \t]*{_QUOTED}[ \t]*\)")
 
 # ... and a nickname in quotes made of a given name no dictionary holds and the words before it ('only "Big Joe"
 # from transport', '"Lil Dre" drove')
@@ -259,6 +269,8 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out += [(m.start(1), m.end(1)) for m in _QUOTED_GIVEN.finditer(text)
             if m.group(2) in given_names(ENGLISH_LOCALES) and not is_word(m.group(2))
             and m.group(2) not in place_names() and not is_function_word(m.group(1).split()[0])]
+    out += [m.span(1) for regex in (_QUOTED_TO_PEOPLE, _QUOTED_THEN_ROLE, _ROLE_THEN_QUOTED) for m in regex.finditer(text)
+            if m.group(1).split()[0].lower() not in STOP_WORDS and not NEVER_A_NAME.match(m.group(1))]
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNEW_AS.finditer(text)]
@@ -461,7 +473,9 @@ def table_column_names(text: str, is_word) -> list[tuple[int, int]]:
             heading = [k for k, c in enumerate(texts) if _is_person_heading(c)]
             aligned = [k for k, (a, _) in enumerate(cells) if a in starts] if column is not None and "|" not in line \
                 and len(cells) > width else []
-            if heading and sum(_is_person_heading(c) or not any(ch.isdigit() for ch in c) for c in texts) == len(texts):
+            # (a heading holds no number, but a unit in brackets: "DAILY ($000)")
+            if heading and sum(_is_person_heading(c) or not any(ch.isdigit() for ch in re.sub(r"\([^()]*\)", "", c))
+                               for c in texts) == len(texts):
                 column, width, starts = heading, len(cells), [cells[k][0] for k in heading]
             elif column is not None and (len(cells) == width or aligned):
                 for k in (column if len(cells) == width else aligned):
@@ -470,7 +484,7 @@ def table_column_names(text: str, is_word) -> list[tuple[int, int]]:
                         cell = line[a:b]
                         words = re.findall(r"[^\W\d_][\w'’\-]*", cell)
                         # (a signer's initials are a name whatever they spell: "DA", "KO'N")
-                        initials = re.fullmatch(r"[A-Z]{2,3}|[A-Z]{1,2}['’][A-Z]", cell) is not None \
+                        initials = re.fullmatch(rf"{INITIALS_RUN}|[A-Z]{{1,2}}['’][A-Z]", cell) is not None \
                             and cell.lower() not in NOT_INITIALS
                         if initials or _CELL_NAME.fullmatch(cell) and cell.split()[0].lower().rstrip(".") not in STOP_WORDS \
                                 and not (len(words) == 1 and is_word(words[0]) and words[0] not in given_names()

@@ -16,6 +16,8 @@ ANYWORD = r"[^\W\d_][\w'’\-]*"              # a word in any case
 # "Ž. Novak", "Ю. Петров" (an ASCII-only class missed the initials of every Turkish or Czech applicant)
 UPPER = "[A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĲĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽƏȘȚΑ-ΩЀ-Я]"
 INITIAL = rf"{UPPER}\.?"
+# a person's initials run together: in capitals, or with a surname's particle in lower case ("JMH", "TdV", "BMcA")
+INITIALS_RUN = r"[A-Z](?:[A-Z]{1,3}|(?=[A-Z]*[a-z])(?:[a-z]{1,2}[A-Z]|[A-Z]){1,3})"
 # an initial of one sound in two letters, as names transliterated from Cyrillic and Hungarian, Serbian and Croatian
 # names write one ("Sh. Huseynov", "Zh. Ivanova", "Zs.K.", "Gy. Tóth", "Lj. Babić")
 DIGRAPH_INITIAL = r"(?:Zs|Sz|Cs|Gy|Ny|Ty|Dž|Dz|Lj|Nj|Sh|Ch|Zh|Kh|Ts|Yu|Ya|Ye|Yo)\."

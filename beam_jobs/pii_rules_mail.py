@@ -13,8 +13,8 @@ from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENT
                                  GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
                                  given_names, in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, MODALS, NAME_GAP, STOP_WORDS, UPPER, WORD_START,
-                                        is_function_word, lower_given_name)
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, INITIALS_RUN, MODALS, NAME_GAP, STOP_WORDS,
+                                        UPPER, WORD_START, is_function_word, lower_given_name)
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
 _SUBJECT_LINE = re.compile(r"(?im)^[ \t>]*(?:subject|sent|date)[ \t]*:")
@@ -656,8 +656,10 @@ _ATTENDANCE = re.compile(r"(?im)^[ \t]*(?:present|attendees|attending|in[ \t]+at
                          r"apologies|regrets|by[ \t]+phone|on[ \t]+the[ \t]+phone|dial-?in)[ \t]*:([^\n]*)")
 _ROLE_FIELD_INITIALS = re.compile(r"(?i:\b(?:analyst|reviewer|approver|approved[ \t]+by|checked[ \t]+by|prepared[ \t]+by|"
                                   r"owner|trader|author|initials|signed|chair|minutes|scribe|note[ \t]+taker))[ \t]*:"
-                                  r"[ \t]*([A-Z]{2,4})(?![\w.])")
-_INITIALS_TOKEN = re.compile(r"(?<![\w.])[A-Z]{2,4}(?![\w.])")
+                                  rf"[ \t]*({INITIALS_RUN})(?![\w.])")
+_INITIALS_TOKEN = re.compile(rf"(?<![\w.]){INITIALS_RUN}(?![\w.])")
+# (degrees and units are no one's: "PhD", "MWh")
+_NOT_MIXED_INITIALS = frozenset("phd msc bsc mba llm llb kwh mwh gwh twh mhz ghz khz mmbtu mmcf bcf mcf".split())
 
 
 def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -667,11 +669,13 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
     found = set()
     for m in _ATTENDANCE.finditer(text):
         tokens = [t for t in _INITIALS_TOKEN.findall(m.group(1)) if t.lower() not in NOT_INITIALS
+                  and t.lower() not in _NOT_MIXED_INITIALS
                   and not is_function_word(t)]  # (WordNet holds "pa", "tl": no test of a word for initials)
         if len(tokens) >= 2 or len(tokens) == 1 and len(_INITIALS_TOKEN.findall(m.group(1))) == 1:
             found.update(tokens)
     found.update(m.group(1) for m in _ROLE_FIELD_INITIALS.finditer(text)
-                 if m.group(1).lower() not in NOT_INITIALS and not is_function_word(m.group(1)))
+                 if m.group(1).lower() not in NOT_INITIALS and m.group(1).lower() not in _NOT_MIXED_INITIALS
+                 and not is_function_word(m.group(1)))
     return [(m.start(), m.end()) for m in _INITIALS_TOKEN.finditer(text) if m.group(0) in found] if found else []
 
 

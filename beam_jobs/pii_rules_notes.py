@@ -232,6 +232,9 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
         elif ":" in m.group(0)[:m.start(1) - m.start()]:
             if m.group(1)[0].isupper() and (w in given_names() or not is_word(w)) and not m.group(2):
                 out.append((m.start(1), m.end(1)))  # a shift's label: "(Carer: Joy)"; not "Physio: Mobilised"
+        elif m.group(1).islower() and m.group(0)[:2].isupper() and not m.group(2) and m.group(1) not in MODALS \
+                and w in given_names(ENGLISH_LOCALES):
+            out.append(m.span(1))  # a given name in lower case after a role in capitals: "walked w/ CNA rosa"
         elif (in_name_lists(w) or role in _PLACE_LETTERS) and not is_word(w) \
                 or role not in _PLACE_LETTERS and m.group(1)[0].isupper() and not m.group(2) \
                 and not _is_sentence_start(text, m.start(1)) \
@@ -361,6 +364,19 @@ def slash_signers(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# A dictated document's footer: the dates it was dictated and typed, then the typist's initials, maybe the
+# author's before them ("D: 02/11/98  T: 02/13/98  kls", "DD: 3/2/1999 DT: 3/4/1999 JMR/tt")
+_DICTATION_FOOTER = re.compile(r"(?im)^[ \t]*(?:D|DD|Dictated)[ \t]*:[ \t]*\d{1,2}/\d{1,2}/\d{2,4}[^\n]{0,30}?\b"
+                               r"(?:T|DT|Transcribed|Typed)[ \t]*:[ \t]*\d{1,2}/\d{1,2}/\d{2,4}(?:[ \t]+\d{1,2}:?\d{2})?"
+                               r"[ \t,]+([a-z]{2,4})(?:[ \t]*[/:][ \t]*([a-z]{2,4}))?[ \t]*$")
+
+
+def dictation_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials of a dictated document's footer (_DICTATION_FOOTER): whoever typed it, and its author."""
+    return [m.span(g) for m in (_DICTATION_FOOTER.finditer(text) if "/" in text else ()) for g in (1, 2)
+            if m.group(g) and _may_be_initials(m.group(g), frozenset())]
+
+
 def action_owners(text: str, is_word) -> list[tuple[int, int]]:
     """The initials that own an action item (_ACTION_OWNER), did a task (_DONE_BY_INITIALS) or speak in minutes
     (_MINUTE_INITIALS), never a team's, a body's or a role's letters
@@ -393,7 +409,9 @@ _CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?
                                   rf"informed|aware))[ \t]+|(?:^|(?<=[.!?/])|(?<=[.!?/][ \t]))[ \t]*[-–—~]{{0,2}}[ \t]*)"
                                   rf"((?:{INITIAL}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]+"
                                   rf"(?:{'|'.join(_INLINE_CREDENTIALS)})\b", re.M)
-_LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z]{2,3})[ \t]*,?[ \t]+rn[ \t.]*(?:\([^()\n]{1,60}\)[ \t]*)?$")
+# (dotted too, and before any credential in either case: "--t.h. RN", "- j.m., lpn")
+_LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z](?:\.[ \t]?[a-z]|[a-z]){1,2}\.?)[ \t]*,?[ \t]+"
+                              rf"(?:rn|{_CREDENTIAL}|(?i:{_CREDENTIAL}))[ \t.]*(?:\([^()\n]{{1,60}}\)[ \t]*)?$")
 # ... and anywhere, a surname, its initials and a credential, as a co-signed note writes both ("Signed: Cash, D. RN /
 # Hollister, J. RN")
 _SURNAME_INITIAL_CREDENTIAL = re.compile(rf"(?<![\w'’\-])({CAPWORD},[ \t]*{INITIAL}\.(?:[ \t]?{INITIAL}\.)?),?[ \t]+"

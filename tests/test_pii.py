@@ -2027,3 +2027,55 @@ def test_a_mailbox_login_and_a_name_to_say_hi_to(pii):
     assert not _leaks(r, "TLUND2", "kokafor3", "Ewan"), r.text
     for text in ("say hi to the team for me", "X-FileName: report2.xls", "CN=Users/CN=Computers"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_nickname_in_quotes_beside_a_found_name_and_where_a_note_or_a_bracket_says_who(pii):
+    # between a given name and a surname written in lower case, and opening a bracket after a name with what
+    # follows it ("to most of us"), whatever the nickname's words
+    r = pii('group note: pt (terrell "T-Bone" whitaker) attended 1/2 groups.')
+    assert not _leaks(r, "T-Bone", "terrell", "whitaker"), r.text
+    r = pii(' - Ines Kowalczyk ("Bags" to most of us), for the Friday coffee runs')
+    assert not _leaks(r, "Bags", "Kowalczyk"), r.text
+    # a kin word in brackets after the nickname, a bracket of a person's words ending with it, and a longer
+    # "known to ... as"
+    r = pii('NEURO: AROUSES TO VOICE. ASKS FOR "NENA" (WIFE) OFTEN.')
+    assert not _leaks(r, "NENA"), r.text
+    r = pii('Peer (roommate, "Tiny") took his snacks; CXR done (tech - "Sarge").')
+    assert not _leaks(r, "Tiny", "Sarge"), r.text
+    r = pii('Declan Rourke, 52, known to regulars at the Anchor and Crown as "Dubs", died in March.')
+    assert not _leaks(r, "Dubs"), r.text
+    # a defined term alone in quotes in a bracket after a name stays, and so does a word's gloss
+    r = pii('Mr Ilie Rusu ("Applicant") lodged the complaint.')
+    assert "Applicant" in r.text, r.text
+    text = 'The word "Hope" (noun) is older than the verb.'
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_surname_in_brackets_after_a_found_name_and_a_short_surname_repeating(pii):
+    r = pii("0400 pt agitated. Dr. K. (Lindqvist) notified, propofol incr.")
+    assert not _leaks(r, "Lindqvist"), r.text
+    r = pii("Kidnappers freed trader Wilson Go, 61, after nine days. Go's son paid, police said.")
+    assert not _leaks(r, "Go's", "Go,"), r.text
+    text = "Go to Settings, then Go back."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_initials_of_a_signature_a_dictation_footer_a_traders_field_and_column(pii):
+    r = pii("Mother updated at 2200, questions answered.\n--p.k. RN")
+    assert not _leaks(r, "p.k."), r.text
+    r = pii("Impression: stable angina.\n\ncc: referring physician\nD: 04/11/97  T: 04/14/97  dlw")
+    assert not _leaks(r, "dlw"), r.text
+    r = pii("Confirm: 25 MW on-peak, deal 55012\nTrader: JvdB\nPlease sign and return.")
+    assert not _leaks(r, "JvdB"), r.text
+    r = pii("DESK          TRADER      P&L ($000)\nWEST-PWR      KmO          101.2\nEAST-GAS      Abiodun       (14.0)\n"
+            "CAN-GAS       PL/RTW        33.9\n")
+    assert not _leaks(r, "KmO", "Abiodun", "PL", "RTW"), r.text
+    for text in ("Delivered 40 MWh at 0800.", "D: 04/11/97  T: 04/14/97"):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_given_name_in_lower_case_after_a_care_role_in_capitals(pii):
+    r = pii("up to chair at 1400 w/ CNA rosa, tol well.")
+    assert not _leaks(r, "rosa"), r.text
+    text = "CNA help w/ bath, RN will call family."
+    assert pii(text).text == text, pii(text).text
