@@ -897,7 +897,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     spans += [(s, e) for s, e in _occurrences(text, lower_sure) if PERSON_DOES_AFTER.match(text, e)]
     # ... and any found name's word in lower case as a signature after a dash, alone on its line ("From: Shiv Raman"
     # ... "-shiv"): there a dictionary word is the writer's name too
-    if "\n-" in text or "\n~" in text or text.startswith(("-", "~")):
+    if "\n-" in text or "\n~" in text or text.startswith(("-", "~")) or " -" in text or " ~" in text:
         # (a found name's words in lower case too: "-rick\nrick castellano")
         names = {w.lower() for w in words if w[:1].isupper()} | {
             w for s, e in known + later if text[s:e].islower() for w in text[s:e].split() if len(w) >= 3}
@@ -906,7 +906,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
 
 
 _LOWER_NAME = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")  # "akiko", "jo-ann"
-_LOWER_DASH_SIGNATURE = re.compile(r"(?m)^[ \t]*[-–~]{1,2}[ \t]*([a-z][a-z'’\-]+)[ \t]*$")
+# (alone on its line, or after the last sentence of its line: "you're buying.  -maya")
+_LOWER_DASH_SIGNATURE = re.compile(r"(?m)(?:^|(?<=[.!?)])[ \t]+)[ \t]*[-–~]{1,2}[ \t]*([a-z][a-z'’\-]+)[ \t]*$")
 
 
 # A contact list's line: a role, a spaced dash or a colon, and who to reach right before the number ("confirms - PATTY

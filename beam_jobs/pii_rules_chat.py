@@ -138,7 +138,7 @@ _SURNAME_NEXT = re.compile(rf"[ \t]+({CAPWORD})(?![\w'’\-]|\.[ \t]?\d)")  # no
 _QUOTED_IN_BRACKETS = re.compile(rf"\([ \t]*(?:{CAPWORD},[ \t]*)?{_QUOTED}(?:[ \t]+(?:per|says|to)[ \t]+[^)\n]{{1,20}})?[ \t]*\)")
 _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknamed|goes[ \t]+by|nom[ \t]+de[ \t]+guerre|"
                      rf"(?:prefers|likes|wants|asks|asked)[ \t]+to[ \t]+be[ \t]+called|prefers|"
-                     rf"gave[ \t]+(?:the[ \t]+|her[ \t]+|his[ \t]+)?name(?:[ \t]+as)?|"
+                     rf"(?:gave|gives|giving|given)[ \t]+(?:the[ \t]+|her[ \t]+|his[ \t]+|a[ \t]+)?name(?:[ \t]+as)?|"
                      rf"(?:identified|introduced)[ \t]+(?:him|her)self[ \t]+as|nam(?:ed|ing)[ \t]+(?:him|her|the[ \t]+baby)|"
                      rf"(?:we|I)(?:[ \t]+(?:will|shall|have)|['’]ll)[ \t]+(?:call(?:ed)?|refer(?:red)?[ \t]+to)"
                      rf"(?:[ \t]+(?:him|her|them))?(?:[ \t]+as)?|"
@@ -193,14 +193,16 @@ _KNOWN_AS_BARE = re.compile(r"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer
                             r"[A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*)?))(?=[ \t]*[,.;:!?)\n]|[ \t]+[a-z]|$)")
 
 # ... and a nickname in quotes whom the bracket opening with it says goes by it ('("Bags" to most of us)', '("Doc" to
-# his crew)'), who a note's kin or care word in brackets after it says it is ('CALLS FOR "NENA" (WIFE)'), and who a
-# bracket of a person's or a role's words says goes by it ('(roommate, "Tiny")', '(pt in bed 3 - "Sarge")')
+# his crew)'), who a note's kin or care word in brackets after it says it is ('CALLS FOR "NENA" (WIFE)'), who a
+# bracket of a person's or a role's words says goes by it ('(roommate, "Tiny")', '(pt in bed 3 - "Sarge")'), and
+# whom the text goes on to say who it is ('met "Spud", whom she named as')
 _QUOTED_TO_PEOPLE = re.compile(rf"\([ \t]*{_QUOTED}[ \t]+(?:to|for|among|with|by)[ \t]+(?:most|all|some|many|everyone|"
                                r"everybody|friends|family|colleagues|the|his|her|their|your|our|you|us|them)\b")
 _KIN_OR_CARE = "|".join(re.escape(w) for w in sorted(KIN_SET | set(CARE_ROLES) | {"pt", "patient", "peer", "tech"},
                                                    key=len, reverse=True))
 _QUOTED_THEN_ROLE = re.compile(rf"{_QUOTED}[ \t]*\((?i:{_KIN_OR_CARE})\)")
 _ROLE_THEN_QUOTED = re.compile(rf"\([ \t]*(?i:{_KIN_OR_CARE})\b[^()\n\"“”]{{0,30}}?(?:,|[ \t][-–])[ \t]*{_QUOTED}[ \t]*\)")
+_QUOTED_THEN_WHOM = re.compile(rf"{_QUOTED},?[ \t]+whom\b")  # ('involved with "Bigs", whom he identified as')
 
 # ... and a nickname in quotes made of a given name no dictionary holds and the words before it ('only "Big Joe"
 # from transport', '"Lil Dre" drove')
@@ -269,7 +271,8 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out += [(m.start(1), m.end(1)) for m in _QUOTED_GIVEN.finditer(text)
             if m.group(2) in given_names(ENGLISH_LOCALES) and not is_word(m.group(2))
             and m.group(2) not in place_names() and not is_function_word(m.group(1).split()[0])]
-    out += [m.span(1) for regex in (_QUOTED_TO_PEOPLE, _QUOTED_THEN_ROLE, _ROLE_THEN_QUOTED) for m in regex.finditer(text)
+    out += [m.span(1) for regex in (_QUOTED_TO_PEOPLE, _QUOTED_THEN_ROLE, _ROLE_THEN_QUOTED, _QUOTED_THEN_WHOM)
+            for m in regex.finditer(text)
             if m.group(1).split()[0].lower() not in STOP_WORDS and not NEVER_A_NAME.match(m.group(1))]
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]

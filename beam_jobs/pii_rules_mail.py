@@ -485,6 +485,8 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–—~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
+                              # (or a word in lower case there: the writer's name or nickname, "thx, whit")
+                              rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*(?P<closed_word>(?-i:[a-z][a-z'’\-]{{3,14}}))[ \t.!]*\s*\Z|"
                               rf"(?:[.!?,][)\"'’”]?|[:;]-?[)D]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?"
                               r"(?P<letter>[A-Za-z])[ \t.]*(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"  # "T x": with a kiss
                               r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
@@ -506,18 +508,24 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"[ \t]*\s*\Z")
 
 
+# what a closing's comma addresses that is nobody's name ("thanks, mate", "cheers, guys")
+_ADDRESSED_NO_ONE = frozenset("""mate mates dude dudes bro bros buddy babe hon honey love dear folks guys team gang boss
+chief madam sweetie darling pal pals friend friends everybody""".split())
+
+
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     """The initials a message is signed with (_SIGNED_INITIALS); never a chat or business acronym that ends
     a message as well ("FYI", "LOL", "ASAP", "OK", "USA": pii_words.NOT_INITIALS), nor a word of three letters
     alone on the last line ("...\nyes"; two letters there are initials though the dictionary holds them: "bk",
-    "em", "dg")."""
+    "em", "dg"), nor a word after a closing's comma that addresses no one ("thanks, guys")."""
     m = _SIGNED_INITIALS.search(text[-40:])
     if not m:
         return []
     g = m.lastgroup  # the alternative that matched holds the one group set
     mark = m.group(g)
     if mark.lower() in NOT_INITIALS or is_function_word(mark) and g != "letter" \
-            or g == "lower" and len(mark) == 3 and is_word(mark):
+            or g == "lower" and len(mark) == 3 and is_word(mark) \
+            or g == "closed_word" and (mark in STOP_WORDS or mark in GROUPS or mark in _ADDRESSED_NO_ONE):
         return []
     off = max(0, len(text) - 40)
     return [(off + m.start(g), off + m.end(g))]

@@ -164,9 +164,11 @@ _FRIEND_WORDS = frozenset("friend friends buddy bestie bff bae baby boss".split(
 
 
 # A legend that spells out who initials stand for, as minutes and action lists end ("AK = Aylin Kaya, SO = Sean
-# O'Driscoll, Jo = Joanna Lim"): two pairs or more, the name of each a given name and a word of the lists or of no
+# O'Driscoll, Jo = Joanna Lim", "tk = Tove Kask RN"): two pairs or more, the name of each a given name and a word of the lists or of no
 # dictionary; the initials then stand for the person wherever the text writes them ("HD/SO   14/8")
-_LEGEND_PAIR = re.compile(rf"(?<![\w.'’\-])((?:[A-Z]\.?){{1,3}}|[A-Z][a-z])[ \t]*[=:][ \t]*({CAPWORD}(?:[ \t]+{CAPWORD}){{1,2}})"
+_LEGEND_CREDENTIAL = r"(?:,?[ \t]+(?:RN|LPN|LVN|CNA|NP|MD|RRT|RT|PT|OT|SW|MSW|PA-?C|PA))"
+_LEGEND_PAIR = re.compile(rf"(?<![\w.'’\-])((?:[A-Z]\.?){{1,3}}|[A-Z][a-z]|[a-z]{{2,3}})[ \t]*[=:][ \t]*"
+                          rf"({CAPWORD}(?:(?!{_LEGEND_CREDENTIAL}\b)[ \t]+{CAPWORD}){{1,2}}){_LEGEND_CREDENTIAL}?"
                           r"(?=[ \t]*(?:[,;.]|$))", re.M)
 
 
@@ -175,11 +177,18 @@ def legend_initials(text: str, is_word) -> list[tuple[int, int]]:
         return []
     pairs = [m for m in _LEGEND_PAIR.finditer(text) if m.group(2).split()[0] in given_names()
              and all(in_name_lists(w) or not is_word(w) for w in m.group(2).split()[1:])
-             and m.group(1).rstrip(".").lower() not in NOT_INITIALS]
+             and m.group(1).rstrip(".").lower() not in NOT_INITIALS
+             # (in lower case, as a flowsheet's key gives a nurse's: "dm = Dolores Mack"; not a header's "cc: Ann Roe")
+             and not (m.group(1).islower() and (m.group(1) in STOP_WORDS or m.group(1) in NOTE_SHORTHAND
+                                                or m.group(1) in ("cc", "bcc", "re", "fw", "fwd", "to", "dx", "rx")))]
     if len(pairs) < 2:
         return []
     marks = {m.group(1) for m in pairs}
-    return [m.span(1) for m in pairs] + [m.span(2) for m in pairs] + where_letters_stand(text, marks)
+    # (initials in lower case are no word: wherever they stand alone again, as a flowsheet's column signs rows)
+    lower = [m.span() for mark in marks if mark.islower()
+             for m in re.finditer(rf"(?<![\w.'’\-]){mark}(?![\w\-]|\.\w)", text)]
+    return [m.span(1) for m in pairs] + [m.span(2) for m in pairs] + lower + \
+        where_letters_stand(text, {mark for mark in marks if not mark.islower()})
 
 # A ward's team members a note names by their role's letters ("SW Beverly following", "CM Dolores aware",
 # "sitter (Maribel)"): the letters are also compass points and states ("SW Florida", "PA Turnpike"), so only a
@@ -456,7 +465,7 @@ TCU LTC SNF ECU CDU MED SUR ONC NEU HEM""".split())
 
 
 # A name and the role it stands in, in brackets, as notes and minutes write it ("Drew (charge RN) aware",
-# "Dr. Lindgren (attending)", "Brother Khalid (driver)")
+# "Dr. Lindgren (attending)", "Brother Khalid (driver)"), or the pager it answers ("Precious (pgr 4410)")
 _ROLE_IN_BRACKETS = re.compile(
     rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+\((?i:(?:charge|primary|night|day|float|bedside|"
     r"covering|on-call|icu|floor|agency|travel|staff|case)[ \t]+)?(?i:rn|nurse|md|np|pa|rt|attending|resident|"
@@ -469,7 +478,9 @@ _ROLE_IN_BRACKETS = re.compile(
     r"pta|ota|psych|physio|slt|salt|hca|enp|anp|cpn|amhp|pc|dc|support|tech|technician|student|student[ \t]+nurse|"
     r"(?:nursing|med(?:ical)?|pa|np|pharmacy|rt)[ \t]+student|orientee|preceptor|"
     r"carer|caregiver|care[ \t]+assistant|key[ \t]?worker|support[ \t]+worker|midwife|mw|health[ \t]+visitor|hv|"
-    r"para|paramedic|emt|ecp|ccp|tech)"
+    r"para|paramedic|emt|ecp|ccp|tech|"
+    # (or the pager to reach the person on: "Blessing (pgr 5519)")
+    r"(?:pgr|pager|beeper|bpr|bleep|vocera)[ \t#:.]*\d{3,5})"
     r"[ \t]*\)")
 
 

@@ -138,7 +138,7 @@ def cue_alternation(rows) -> str:
 TITLE_WORDS = trie_alternation("""mr mrs ms miss mx dr prof rn np rt sri shri smt kum adv justice judge inspector constable
 sergeant sgt det capt captain colonel col lieutenant lieut lt corporal cpl brigadier rev s/o d/o w/o c/o councillor
 cllr alderman alderwoman coach pastor rabbi imam reverend deacon mohd commander cmdr admiral superintendent supt sheriff
-marshal""".split())
+marshal ofc officer trooper deputy""".split())
 
 # Roles before which a judgment or a report writes a person as an initial ("investigator S.", "officers B. and
 # D.", "witness K."): there the initial is the person's name

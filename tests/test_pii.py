@@ -2079,3 +2079,31 @@ def test_a_given_name_in_lower_case_after_a_care_role_in_capitals(pii):
     assert not _leaks(r, "rosa"), r.text
     text = "CNA help w/ bath, RN will call family."
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_surname_after_an_officers_title_and_a_name_given_or_identified_in_quotes(pii):
+    r = pii("BIBA w/ police (Ofc. Frost, badge 2210) after found on I-94")
+    assert not _leaks(r, "Frost"), r.text
+    r = pii('pt gave a name as "Drew" - no ID found.')
+    assert not _leaks(r, "Drew"), r.text
+    r = pii('he got in with "Spud", whom he identified as a cousin, at 17')
+    assert not _leaks(r, "Spud"), r.text
+    text = "The officer training day and the deputy's report are on file."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_flowsheets_initials_key_in_lower_case_and_with_credentials(pii):
+    r = pii("1800 | N | WNL | asleep | RP\n2000 | N | WNL | asleep | tk\n\n"
+            "Key: EJ = Esther Jankowski RN; RP = Ravi Pillai RN; tk = Tove Kask RN")
+    assert not _leaks(r, "tk", "RP", "Tove Kask"), r.text
+    text = "cc: all staff\nto: the desk"
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_writers_name_in_lower_case_after_a_closing_or_a_dash_at_a_lines_end(pii):
+    r = pii("Can you turn the curve by Wed?\nthx, chip")
+    assert not _leaks(r, "chip"), r.text
+    r = pii("Forwarded by Maya Ruiz/HOU/ECT\n\nCongrats!!! Drinks thursday, you are buying.  -maya\n")
+    assert not _leaks(r, "maya"), r.text
+    for text in ("see you at 5. thanks, guys", "ok, send it. thanks, again"):
+        assert pii(text).text == text, pii(text).text
