@@ -21,17 +21,16 @@ from beam_jobs.pii_rules_court import (aged_words_names, alias_names, anonymised
                                        capitals_surname_names, case_parties, country_case_initials, court_staff_names,
                                        initial_subjects, initials_names, judge_names, lettered_children,
                                        marked_initials, parent_names, party_apposition_names, party_line_names,
-                                       role_initials, silk_names, spaced_judge_names, titled_judge_names,
-                                       typist_initials, witness_names)
+                                       role_initials, signed_order_names, silk_names, spaced_judge_names,
+                                       titled_judge_names, typist_initials, witness_names)
 from beam_jobs.pii_rules_news import (batting_names, batting_order_names, box_score_foot_names, football_scoring_names,
                                       headline_subjects, hockey_scoring_names, leaderboard_names, numbered_lineup_names,
                                       pairing_names, pitcher_names, role_bracketed_names, scorer_names, seeded_names,
                                       statistics_names, substitutes_names, surname_word_names, team_sheet_names)
 from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names,
                                        dictation_initials, kin_names, legend_initials, line_owners, newborn_names,
-                                       on_shift_names,
-                                       patient_or_therapist_names, provider_surnames, role_in_brackets_names,
-                                       slash_signers, title_names_any_case)
+                                       on_shift_names, patient_or_therapist_names, provider_surnames,
+                                       role_in_brackets_names, slash_signers, title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, chat_speakers, contacted_names, field_names,
                                       handle_owner_names, honorific_names, nickname_names, shouted_names,
                                       table_column_names, with_me_names)
@@ -163,6 +162,10 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "years after his mother died there", "a neighbour told reporters",
                      "a member of the sister Indian National Congress", "Mother: Unknown. Father - Deceased.", "Mom: Good, sweetie!",
                      "the father-son bond", "5 MIL Tons of grain", "my DH and I")),
+    NameRule("signed_order", "the name an Indian court order is signed with before '/-'", signed_order_names,
+             finds=(("Order Date :- 14.03.2022\nRavindra/-", ["Ravindra"]),
+                    ("(R.K. Mehta)\nR.K. Mehta/-", ["R.K. Mehta"])),
+             leaves=("Fine of Rs. 500/- imposed", "Costs/-", "Total: 1,200/-")),
     NameRule("case_parties", "the private parties of a case's title or citation", case_parties,
              finds=(("In Okoro v. Lindqvist the court held", ["Okoro", "Lindqvist"]),
                     ("the defects criticised in Xhafa and Others and Hoxha v. Albania", ["Xhafa", "Hoxha"]),
@@ -239,8 +242,10 @@ NAME_RULES: tuple[NameRule, ...] = (
              dashed_initial_lines,
              finds=(("Mayor Lind might make news.\n\n--JT\nnight metro ed.", ["JT"]),
                     ("the details are specific.\n-DS\n\n-----Forwarded to: Metro desk", ["DS"]),
-                    ("I'll sign off.\n\n-JMc\n\nVP, Central Gas", ["JMc"])),
-             leaves=("Departments:\n- IT\n- HR", "-- END\nof report", "--OK\nthen", "- JT reviews it", "-Mac\nor PC")),
+                    ("I'll sign off.\n\n-JMc\n\nVP, Central Gas", ["JMc"]),
+                    ("res slept well, ate 75%. --KB (Kasia Bloom)\nup x2 to BR. --Anneli W.", ["KB", "Anneli W."])),
+             leaves=("Departments:\n- IT\n- HR", "-- END\nof report", "--OK\nthen", "- JT reviews it", "-Mac\nor PC",
+                     "Turn left. --The Management")),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", dash_signature_names,
              message_end=True,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),

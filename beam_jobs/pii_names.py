@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beam_jobs.pii_name_rules import rule_names
-from beam_jobs.pii_rules_common import (DIGRAPH_INITIAL, HONORIFIC_SUFFIX, MODALS, NAME_GAP, NUMBER_NEXT, POSSESSIVE,
-                                        REFERRED_AS, UPPER, WORD_START)
+from beam_jobs.pii_rules_common import (DIGRAPH_INITIAL, HONORIFIC_SUFFIX, INITIALS_RUN, MODALS, NAME_GAP, NUMBER_NEXT,
+                                        POSSESSIVE, REFERRED_AS, UPPER, WORD_START)
 from beam_jobs.pii_rules_court import INITIALS_STAND_AFTER
 from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting, declared_things
@@ -641,10 +641,13 @@ _HOME_POSSESSOR = re.compile(
 
 
 _GIVEN_IN_BRACKETS_AFTER = re.compile(r"[ \t]*\([ \t]*([^\W\d_][\w'’\-]+)[ \t]*\)")
+_INITIALS_IN_BRACKETS_AFTER = re.compile(rf"[ \t]*\([ \t]*({INITIALS_RUN})[ \t]*\)")
 _SURNAME_AFTER_NICKNAME = re.compile(r"[^\W\d_][\w'’\-]+(?![\w'’\-])")
-# (group 1: the bracket; then the quoted nickname, and after it either the next word, or inside the bracket any words)
+# (group 1: a bracket opening; 2: the nickname in quotes; 3: in the bracket, the words after it; 4: without a
+# bracket, the end of a line or a list's cell after it; else the spaces before the next word)
 _QUOTED_NICKNAME_AFTER = re.compile(r"[ \t]+(\([ \t]*)?[\"“]([^\W\d_][\w'’.\-]*(?:[ \t]+[^\W\d_][\w'’.\-]*)?)[\"”]"
-                                    r"(?(1)(?:[ \t]*[),;]|([ \t]+[^()\n]{1,40}\)))|[ \t]+)")
+                                    r"(?(1)(?:[ \t]*[),;]|([ \t]+[^()\n]{1,40}\)))"
+                                    r"|(?:([ \t]*(?:\n|\Z|\t|[ ]{2,}))|[ \t]+))")
 _OWN_SCRIPT_AFTER = re.compile(r"[ \t]*[(（][ \t]*([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]"
                                r"(?:[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af・· ]{0,10}"
                                r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af])?)[ \t]*[)）]")
@@ -802,14 +805,22 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                   if m and (m.group(1).capitalize() in given_names(ENGLISH_LOCALES) or m.group(1) in given_names())
                   and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
                   and m.group(1).lower() not in WEEKDAYS and m.group(1).lower() not in NOT_VOCATIVE]
+        # ... and the person's initials there, wherever the text writes them again ("Handlers: Jo McGrath (JMcG)" ...
+        # "09:12 JMcG called"): initials that open with the name's first letter and hold its last word's
+        marks = {m.group(1) for s, e in known + spans for m in [_INITIALS_IN_BRACKETS_AFTER.match(text, e)]
+                 if m and m.group(1)[0] == text[s] and text[s:e].split()[-1][:1] in m.group(1)[1:]
+                 and " " in text[s:e].strip()}
+        spans += [m.span() for mark in marks
+                  for m in re.finditer(rf"(?<![\w.'’\-]){re.escape(mark)}(?![\w\-])", text)]
         # ... and a capitalised word no dictionary holds there: the surname an initial or a title stood for ("Dr.
         # V. (Vukovic) notified"); not a place or a country ("Ana Ruiz (Tuscaloosa)")
         spans += [m.span(1) for s, e in known + spans for m in [_GIVEN_IN_BRACKETS_AFTER.match(text, e)]
                   if m and re.fullmatch(r"[A-Z][a-z'’\-]+", m.group(1)) and not in_vocabulary(m.group(1), vocabulary)
                   and m.group(1) not in place_names() and m.group(1) not in country_names()
                   and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
-    # a nickname in quotes between a found given name and a found surname, whatever its words ('darnell "D-Money"
-    # pritchett'), or opening a bracket right after a found name ('Teddy Runningwater ("Hoops" to most of you)')
+    # a nickname in quotes right after a found name: before a found surname or one of the lists or no dictionary
+    # word, whatever its words ('darnell "D-Money" pritchett'), opening a bracket ('Teddy Runningwater ("Hoops" to
+    # most of you)'), or ending a list's cell or a line ('Ron Bartell "Bart"   3-4410')
     if '"' in text or "“" in text:
         found_at = SpanIndex(known + spans)
         for s, e in known + spans:
@@ -819,11 +830,12 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
             # defined term)
             if not m or nick.split()[0].lower() in STOP_WORDS:
                 continue
-            surname = None if m.group(1) else _SURNAME_AFTER_NICKNAME.match(text, m.end())
+            surname = None if m.group(1) or m.group(4) is not None else _SURNAME_AFTER_NICKNAME.match(text, m.end())
             if m.group(3) or m.group(1) and (nick in given_names()
                                              or not all(in_vocabulary(w, vocabulary) for w in nick.split())):
                 spans.append(m.span(2))
-            elif found_at.overlaps(m.end(), m.end() + 1):
+            elif found_at.overlaps(m.end(), m.end() + 1) or m.group(4) is not None and nick[:1].isupper() \
+                    and " " not in nick:
                 spans.append(m.span(2))
             elif surname and surname.group(0).lower() not in STOP_WORDS and (
                     surname.group(0).capitalize() in surnames() or not in_vocabulary(surname.group(0), vocabulary)):

@@ -487,6 +487,8 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
                         # (a reply's line "Re: by kemi_writes", a post's "From: lily.tran.2025" alone on its line, and
                         # the handle in brackets after the poster's name: "Reply from Lou (mrs_to_be_lou):")
                         r"^[ \t]*re:[ \t]+by[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
+                        # (phpBB's line under a post's title: "by tommo77 » Sat Mar 15")
+                        r"^[ \t]*by[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]+»|"
                         r"^[ \t]*from:[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
                         r"^[ \t↳>]*(?:\[[\d:. apm]{3,12}\][ \t]*)?"
                         r"(?:(?:reply|comment|answer|posted|post)[ \t]+(?:from|by)[ \t]+)?"

@@ -8,12 +8,13 @@ import collections
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES, NOTE_LABELS,
-                                 NOT_ADDRESSED, NOT_INITIALS, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
+from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES,
+                                 NOTE_LABELS, NOT_ADDRESSED, NOT_INITIALS, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, INITIALS_RUN, KIN_SET,
-                                        MODALS, POSSESSIVE, STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name)
+                                        MODALS, POSSESSIVE, STOP_WORDS, UPPER, WORD_START, is_function_word,
+                                        lower_given_name)
 
 # "then called anna about it": a verb of getting in touch, then a given name written in lower case
 _CONTACTED = re.compile(r"\b(?:call(?:ed)?|phoned|text(?:ed)?|e-?mail(?:ed)?|messaged|told|asked|met|paged|"
@@ -201,7 +202,8 @@ _QUOTED_TO_PEOPLE = re.compile(rf"\([ \t]*{_QUOTED}[ \t]+(?:to|for|among|with|by
 _KIN_OR_CARE = "|".join(re.escape(w) for w in sorted(KIN_SET | set(CARE_ROLES) | {"pt", "patient", "peer", "tech"},
                                                    key=len, reverse=True))
 _QUOTED_THEN_ROLE = re.compile(rf"{_QUOTED}[ \t]*\((?i:{_KIN_OR_CARE})\)")
-_ROLE_THEN_QUOTED = re.compile(rf"\([ \t]*(?i:{_KIN_OR_CARE})\b[^()\n\"“”]{{0,30}}?(?:,|[ \t][-–])[ \t]*{_QUOTED}[ \t]*\)")
+_ROLE_THEN_QUOTED = re.compile(rf"\([ \t]*(?i:{_KIN_OR_CARE})\b[^()\n\"“”]{{0,30}}?(?:,|[ \t][-–])[ \t]*"
+                               rf"{_QUOTED}[ \t]*\)")
 _QUOTED_THEN_WHOM = re.compile(rf"{_QUOTED},?[ \t]+whom\b")  # ('involved with "Bigs", whom he identified as')
 
 # ... and a nickname in quotes made of a given name no dictionary holds and the words before it ('only "Big Joe"

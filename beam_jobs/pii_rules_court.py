@@ -487,6 +487,19 @@ _BEFORE_A_GRADE = frozenset("a an the got get gets getting scored score earned e
                             "plan type class vitamin hepatitis".split())
 
 
+# An Indian court order's signature: the name of whoever signed or wrote it alone on its line, then "/-" ("Abhishek/-",
+# "R.K. Verma/-")
+_SIGNED_ORDER = re.compile(r"(?m)^[ \t]*((?:[A-Z]\.[ \t]?)*[A-Z][a-z'’\-]+"
+                           r"(?:[ \t]+(?:[A-Z]\.[ \t]?)*[A-Z][a-z'’\-]+){0,2})[ \t]*/-[ \t]*$")
+
+
+def signed_order_names(text: str, is_word) -> list[tuple[int, int]]:
+    # (a name of the lists or a word no dictionary holds: "Costs/-" is a fee's line)
+    return [m.span(1) for m in _SIGNED_ORDER.finditer(text) if m.group(1).split()[0].lower() not in STOP_WORDS
+            and any(in_name_lists(w) or not is_word(w) for w in re.findall(r"[A-Za-z'’\-]{2,}", m.group(1)))] \
+        if "/-" in text else []
+
+
 def where_letters_stand(text: str, letters: set[str]) -> list[tuple[int, int]]:
     """Each of `letters` (initials a rule found standing for a person) wherever it stands alone again: the judgment
     that calls a child "B" writes "handled B roughly" and "until N finishes school" as often as "B said". Never after

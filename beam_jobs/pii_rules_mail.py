@@ -13,8 +13,8 @@ from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENT
                                  GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
                                  given_names, in_name_lists, place_names, surnames)
-from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, INITIALS_RUN, MODALS, NAME_GAP, STOP_WORDS,
-                                        UPPER, WORD_START, is_function_word, lower_given_name)
+from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, INITIALS_RUN, MODALS, NAME_GAP,
+                                        STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name)
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
 _SUBJECT_LINE = re.compile(r"(?im)^[ \t>]*(?:subject|sent|date)[ \t]*:")
@@ -486,7 +486,8 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
                               # (or a word in lower case there: the writer's name or nickname, "thx, whit")
-                              rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*(?P<closed_word>(?-i:[a-z][a-z'’\-]{{3,14}}))[ \t.!]*\s*\Z|"
+                              rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
+                              r"(?P<closed_word>(?-i:[a-z][a-z'’\-]{3,14}))[ \t.!]*\s*\Z|"
                               rf"(?:[.!?,][)\"'’”]?|[:;]-?[)D]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?"
                               r"(?P<letter>[A-Za-z])[ \t.]*(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"  # "T x": with a kiss
                               r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
@@ -543,12 +544,21 @@ def caret_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 # Initials alone on a line after a signature's dash, wherever the message goes on below them ("--JT\nnight metro
 # ed.", "-DS" over a forwarded note, "-JMc" with a Mc or Mac surname's); not a list's item ("- IT") or a word ("-- END")
-_DASHED_INITIALS_LINE = re.compile(r"(?m)^[ \t]*(?:--|[–~]|-(?=[A-Z]))[ \t]*([A-Z]{2,3}|[A-Z]{1,2}Ma?c[A-Z]?)[ \t]*$")
+# (or after the line's last sentence, the full name in brackets after them: "in Korea. --MJ (Marta Jung)")
+_DASHED_INITIALS_LINE = re.compile(r"(?m)(?:^[ \t]*(?:--|[–~]|-(?=[A-Z]))|(?<=[.!?])[ \t]+--)[ \t]*"
+                                   r"([A-Z]{2,3}|[A-Z]{1,2}Ma?c[A-Z]?)(?:[ \t]+\([^()\n]{1,40}\))?[ \t]*$")
+# ... and a given name and an initial there ("slept well. --Florin T.")
+_DASHED_GIVEN_INITIAL = re.compile(rf"(?m)(?:^[ \t]*|(?<=[.!?])[ \t]+)--[ \t]*({CAPWORD}[ \t]+[A-Z]\.?)[ \t]*$")
 
 
 def dashed_initial_lines(text: str, is_word) -> list[tuple[int, int]]:
+    if "-" not in text and "~" not in text:
+        return []
     return [m.span(1) for m in _DASHED_INITIALS_LINE.finditer(text) if m.group(1).lower() not in NOT_INITIALS
-            and (len(m.group(1)) == 2 or not is_word(m.group(1)))] if "-" in text or "~" in text else []
+            and (len(m.group(1)) == 2 or not is_word(m.group(1)))] + \
+        [m.span(1) for m in _DASHED_GIVEN_INITIAL.finditer(text) if (m.group(1).split()[0] in given_names()
+                                                                     or not is_word(m.group(1).split()[0]))
+         and m.group(1).split()[0].lower() not in STOP_WORDS]
 
 
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")

@@ -49,7 +49,8 @@ def title_names_any_case(text: str, is_word) -> list[tuple[int, int]]:
             continue  # "a police constable has won", "miss out": a rank or a verb, not a title before a name;
             # after a nurse's title a surname of the lists is one ("discussed with np williams")
         initials = re.match(r"(?:[^\W\d_]\.[ \t]*)+", m.group(1))  # any script's capitals: "Ş. Aydınlı"
-        if initials and word.islower():  # "Mrs K. testified": the initials are the name, the verb is not
+        # "Mrs K. testified": the initials are the name, the verb is not ("dr. a. ofori-atta": no word, a surname)
+        if initials and word.islower() and (is_word(word) or len(word) < 3):
             out.append((m.start(1), m.start(1) + len(initials.group(0).rstrip())))
             continue
         end = m.start(1) + len(POSSESSIVE.sub("", m.group(1)))
@@ -163,9 +164,10 @@ _FRIEND_WORDS = frozenset("friend friends buddy bestie bff bae baby boss".split(
 
 
 
-# A legend that spells out who initials stand for, as minutes and action lists end ("AK = Aylin Kaya, SO = Sean
-# O'Driscoll, Jo = Joanna Lim", "tk = Tove Kask RN"): two pairs or more, the name of each a given name and a word of the lists or of no
-# dictionary; the initials then stand for the person wherever the text writes them ("HD/SO   14/8")
+# A legend that spells out who initials stand for, as minutes, action lists and flowsheets end ("AK = Aylin Kaya,
+# SO = Sean O'Driscoll, Jo = Joanna Lim", "tk = Tove Kask RN"): two pairs or more, the name of each a given name and
+# a word of the lists or of no dictionary (a credential after it aside); the initials then stand for the person
+# wherever the text writes them ("HD/SO   14/8")
 _LEGEND_CREDENTIAL = r"(?:,?[ \t]+(?:RN|LPN|LVN|CNA|NP|MD|RRT|RT|PT|OT|SW|MSW|PA-?C|PA))"
 _LEGEND_PAIR = re.compile(rf"(?<![\w.'’\-])((?:[A-Z]\.?){{1,3}}|[A-Z][a-z]|[a-z]{{2,3}})[ \t]*[=:][ \t]*"
                           rf"({CAPWORD}(?:(?!{_LEGEND_CREDENTIAL}\b)[ \t]+{CAPWORD}){{1,2}}){_LEGEND_CREDENTIAL}?"
@@ -317,6 +319,15 @@ def line_owners(text: str, is_word) -> list[tuple[int, int]]:
 # take actions too stay ("GP to review", "MDT to discuss", "ED to admit", "UK to remain")
 _ACTION_OWNER = re.compile(r"(?m)^[ \t>]*(?:[-*•]|\d{1,2}[.)]|[Aa]ctions?[ \t]*:)?[ \t]*([A-Z]{2,3})"
                            r"(?:[ \t]*[/&+,][ \t]*([A-Z]{2,3}))?[ \t]+to[ \t]+[a-z]{3,}")
+# ... and under an actions heading, a row's initials before a gap or a dash and the task ("ACTIONS\n- SM    letter to
+# no. 41\n- KP - quotes for the fence")
+# ... and the initials a note's or a report's line says it went by ("marked per AS/KN conversation")
+# (not a doctor's or a nurse's letters: "per MD/RN")
+_PER_INITIALS = re.compile(r"\b[Pp]er[ \t]+(?!(?:MD|DO|PA|NP|RN|PT|OT|RT)\b)([A-Z]{2,3})[ \t]*/[ \t]*"
+                           r"(?!(?:MD|DO|PA|NP|RN|PT|OT|RT)\b)([A-Z]{2,3})(?![\w\-]|\.\w)")
+_ACTIONS_HEADING = re.compile(r"(?im)^[ \t#*]*action(?:s|[ \t]+items?|[ \t]+points?|[ \t]+log)[ \t*]*:?[ \t]*$")
+_ACTION_ROW = re.compile(r"(?m)^[ \t>]*(?:[-*•]|\d{1,2}[.)])?[ \t]*([A-Z]{2,3})(?:[ \t]*[/&+,][ \t]*([A-Z]{2,3}))?"
+                         r"(?:[ ]{2,}|\t+|[ \t]+[-–:][ \t]+)(?=[a-z])")
 _TEAMS_THAT_ACT = frozenset("""mdt ed ae icu itu hdu ccu nicu picu scbu ward wards team cmht crht cpn dn dns ooh lab
 labs ccg icb pct cqc dwp cps hmrc dvla la lea smt slt pta pfa board exec ops fin mgt mgmt sec gov govt uk us eu un nhs
 who imf gp gps""".split())
@@ -326,7 +337,8 @@ who imf gp gps""".split())
 # RT", "countersigned by AB")
 _DONE_BY_INITIALS = re.compile(r"(?i:\b(?:handed[ \t]+over|handover[ \t]+given|seen|reviewed|checked|witnessed|"
                                r"countersigned|signed|completed|administered|given|escalated|assessed|examined|covered|"
-                               r"relieved|discussed|verified|co-signed|cosigned|documented|written|recorded|taken)[ \t]+by)"
+                               r"relieved|discussed|verified|co-signed|cosigned|documented|written|recorded|taken|"
+                               r"approved|authori[sz]ed|prepared|entered|booked|marked|initial(?:l)?ed)[ \t]+by)"
                                r"[ \t]+([A-Z]{2,3})(?:[ \t]*(?:/|&|\+|and)[ \t]*([A-Z]{2,3}))?(?![\w\-]|\.\w)")
 
 
@@ -376,7 +388,8 @@ def slash_signers(text: str, is_word) -> list[tuple[int, int]]:
 # A dictated document's footer: the dates it was dictated and typed, then the typist's initials, maybe the
 # author's before them ("D: 02/11/98  T: 02/13/98  kls", "DD: 3/2/1999 DT: 3/4/1999 JMR/tt")
 _DICTATION_FOOTER = re.compile(r"(?im)^[ \t]*(?:D|DD|Dictated)[ \t]*:[ \t]*\d{1,2}/\d{1,2}/\d{2,4}[^\n]{0,30}?\b"
-                               r"(?:T|DT|Transcribed|Typed)[ \t]*:[ \t]*\d{1,2}/\d{1,2}/\d{2,4}(?:[ \t]+\d{1,2}:?\d{2})?"
+                               r"(?:T|DT|Transcribed|Typed)[ \t]*:[ \t]*\d{1,2}/\d{1,2}/\d{2,4}"
+                               r"(?:[ \t]+\d{1,2}:?\d{2})?"
                                r"[ \t,]+([a-z]{2,4})(?:[ \t]*[/:][ \t]*([a-z]{2,4}))?[ \t]*$")
 
 
@@ -387,10 +400,12 @@ def dictation_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 
 def action_owners(text: str, is_word) -> list[tuple[int, int]]:
-    """The initials that own an action item (_ACTION_OWNER), did a task (_DONE_BY_INITIALS) or speak in minutes
-    (_MINUTE_INITIALS), never a team's, a body's or a role's letters
+    """The initials that own an action item (_ACTION_OWNER, _ACTION_ROW), did a task (_DONE_BY_INITIALS,
+    _PER_INITIALS) or speak in minutes (_MINUTE_INITIALS), never a team's, a body's or a role's letters
     (_TEAMS_THAT_ACT, CARE_ROLES, a note's shorthand, pii_words.NOT_INITIALS)."""
     patterns = ((_ACTION_OWNER,) if " to " in text else ()) + ((_DONE_BY_INITIALS,) if " by " in text else ()) \
+        + ((_ACTION_ROW,) if _ACTIONS_HEADING.search(text) else ()) \
+        + ((_PER_INITIALS,) if "per " in text.lower() else ()) \
         + ((_MINUTE_INITIALS,) if _MINUTES.search(text) else ())
     return [m.span(g) for pattern in patterns for m in pattern.finditer(text)
             for g in range(1, (pattern.groups or 1) + 1) if m.group(g) and _may_be_initials(m.group(g), _TEAMS_THAT_ACT)]
@@ -418,6 +433,10 @@ _CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?
                                   rf"informed|aware))[ \t]+|(?:^|(?<=[.!?/])|(?<=[.!?/][ \t]))[ \t]*[-–—~]{{0,2}}[ \t]*)"
                                   rf"((?:{INITIAL}\.[ \t]?)?{CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]+"
                                   rf"(?:{'|'.join(_INLINE_CREDENTIALS)})\b", re.M)
+# ... and an initial and a surname in lower case opening a line before the credential, as a co-signed note's line
+# starts ("d. pham rn / cosign ...")
+_LOWER_INITIAL_SURNAME_RN = re.compile(r"(?m)^[ \t]*([a-z]\.[ \t]?[a-z][a-z'’\-]{1,20})[ \t]+(?:rn|lpn|lvn|np|rt)\b"
+                                       r"(?=[ \t]*(?:/|,|\(|$))")
 # (dotted too, and before any credential in either case: "--t.h. RN", "- j.m., lpn")
 _LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z](?:\.[ \t]?[a-z]|[a-z]){1,2}\.?)[ \t]*,?[ \t]+"
                               rf"(?:rn|{_CREDENTIAL}|(?i:{_CREDENTIAL}))[ \t.]*(?:\([^()\n]{{1,60}}\)[ \t]*)?$")
@@ -431,10 +450,12 @@ def credentialed_names(text: str, is_word) -> list[tuple[int, int]]:
     """The name a note is signed with, before a care credential on its own line (_CREDENTIALED); inside a line
     after a word of who did or signed it, a name of the lists or no dictionary word (_CREDENTIALED_INLINE: "per
     Charge RN" stays); a signature's initials in lower case (_LOWER_SIGNED_RN); a surname with its initials
-    (_SURNAME_INITIAL_CREDENTIAL)."""
+    (_SURNAME_INITIAL_CREDENTIAL); an initial and a surname in lower case opening a line
+    (_LOWER_INITIAL_SURNAME_RN)."""
     # (a line of a dash, two or three letters and "rn" signs the note, whatever the letters: "- dm, rn (Dana Marsh)")
     out = [m.span(1) for m in _LOWER_SIGNED_RN.finditer(text)]
     out += [m.span(1) for m in _SURNAME_INITIAL_CREDENTIAL.finditer(text)]
+    out += [m.span(1) for m in _LOWER_INITIAL_SURNAME_RN.finditer(text)]
     if any(c in text for c in _INLINE_CREDENTIALS):
         # (a name of the lists in capitals too: "--R.STONE LPN / M.OBI RN"; and one capitalised word that names no
         # nurse's role, a dictionary word though it be: "verified w/ Song RN"; "w/ Charge RN" stays)

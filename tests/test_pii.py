@@ -2107,3 +2107,35 @@ def test_a_writers_name_in_lower_case_after_a_closing_or_a_dash_at_a_lines_end(p
     assert not _leaks(r, "maya"), r.text
     for text in ("see you at 5. thanks, guys", "ok, send it. thanks, again"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_initials_under_an_actions_heading_after_per_and_after_approved_by(pii):
+    r = pii("ACTIONS\n- SM    letter to the owner of no. 41\n- KP - quotes for the fence")
+    assert not _leaks(r, "SM", "KP"), r.text
+    r = pii("SoCal basis marked per AS/KN conversation, approved by JFR.")
+    assert not _leaks(r, "AS", "KN", "JFR"), r.text
+    for text in ("ACTIONS\n- IT    fix the projector", "held per MD/RN order"):
+        assert pii(text).text == text, pii(text).text
+
+
+def test_a_title_an_initial_and_a_surname_in_lower_case_and_a_co_signed_line(pii):
+    r = pii("pcp is dr. a. ofori-atta at the clinic")
+    assert not _leaks(r, "a.", "ofori-atta"), r.text
+    r = pii("hct 24.1, tol well.\n\nd. pham rn / cosign Ana Ruiz RN")
+    assert not _leaks(r, "d. pham"), r.text
+    r = pii("Mrs K. testified that the door was open.")
+    assert "testified" in r.text, r.text
+
+
+def test_a_persons_initials_in_brackets_after_the_name_wherever_they_stand_again(pii):
+    r = pii("PH: Mrs Ada Lowe (joint)\nHandlers: Jo McGrath (JMcG), Sam Reid (SR)\n\n14/01 09:12 JMcG called PH.")
+    assert not _leaks(r, "JMcG"), r.text
+    text = "Contact the desk (CEO office) or the UK team."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_phpbb_posts_author_line(pii):
+    r = pii("Re: Selection - Sat 15 March\nby tommo77 » Fri Mar 14, 2025 8:02 pm\nHamstring still bad.")
+    assert not _leaks(r, "tommo77"), r.text
+    text = "Re: Selection\nby the way, the pitch is wet"
+    assert pii(text).text == text, pii(text).text
