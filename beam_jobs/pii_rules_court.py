@@ -500,6 +500,12 @@ def signed_order_names(text: str, is_word) -> list[tuple[int, int]]:
         if "/-" in text else []
 
 
+def letters_alone(text: str, mark: str):
+    """Each place `mark` (letters standing for a person) stands alone in `text`: no word, dot or apostrophe glued
+    before it, no word or hyphen after it, nor a dot that opens a word ("B.Sc")."""
+    return re.finditer(rf"(?<![\w.'’\-]){re.escape(mark)}(?![\w\-]|\.\w)", text)
+
+
 def where_letters_stand(text: str, letters: set[str]) -> list[tuple[int, int]]:
     """Each of `letters` (initials a rule found standing for a person) wherever it stands alone again: the judgment
     that calls a child "B" writes "handled B roughly" and "until N finishes school" as often as "B said". Never after
@@ -516,7 +522,7 @@ def where_letters_stand(text: str, letters: set[str]) -> list[tuple[int, int]]:
         if mark in ("A", "I") or not re.fullmatch(rf"{UPPER}{{1,3}}(?:-{UPPER}|\d{{1,3}})?", mark):
             acting.add(letter)
             continue
-        for m in re.finditer(rf"(?<![\w.'’\-]){re.escape(mark)}(?![\w\-]|\.\w)", text):
+        for m in letters_alone(text, mark):
             heading = (m.start() == 0 or text[m.start() - 1] == "\n") and text[m.end():m.end() + 1] in (".", ")")
             if not heading and not _LETTER_LABEL_BEFORE.search(text, max(0, m.start() - 12), m.start()):
                 out.append(m.span())

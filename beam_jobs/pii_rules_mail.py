@@ -9,9 +9,9 @@ import functools
 import itertools
 import re
 
-from beam_jobs.pii_words import (BODY_WORDS, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, ENGLISH_NICKNAMES,
-                                 GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
-                                 NOT_ADDRESSED, NOT_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
+from beam_jobs.pii_words import (BODY_WORDS, CLOSING_ADDRESSEES, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES,
+                                 ENGLISH_NICKNAMES, GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
+                                 NOT_ADDRESSED, NOT_INITIALS, NOT_MIXED_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
                                  given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, INITIALS_RUN, MODALS, NAME_GAP,
                                         STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name)
@@ -509,11 +509,6 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"[ \t]*\s*\Z")
 
 
-# what a closing's comma addresses that is nobody's name ("thanks, mate", "cheers, guys")
-_ADDRESSED_NO_ONE = frozenset("""mate mates dude dudes bro bros buddy babe hon honey love dear folks guys team gang boss
-chief madam sweetie darling pal pals friend friends everybody""".split())
-
-
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     """The initials a message is signed with (_SIGNED_INITIALS); never a chat or business acronym that ends
     a message as well ("FYI", "LOL", "ASAP", "OK", "USA": pii_words.NOT_INITIALS), nor a word of three letters
@@ -526,7 +521,7 @@ def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     mark = m.group(g)
     if mark.lower() in NOT_INITIALS or is_function_word(mark) and g != "letter" \
             or g == "lower" and len(mark) == 3 and is_word(mark) \
-            or g == "closed_word" and (mark in STOP_WORDS or mark in GROUPS or mark in _ADDRESSED_NO_ONE):
+            or g == "closed_word" and (mark in STOP_WORDS or mark in GROUPS or mark in CLOSING_ADDRESSEES):
         return []
     off = max(0, len(text) - 40)
     return [(off + m.start(g), off + m.end(g))]
@@ -676,8 +671,6 @@ _ROLE_FIELD_INITIALS = re.compile(r"(?i:\b(?:analyst|reviewer|approver|approved[
                                   r"owner|trader|author|initials|signed|chair|minutes|scribe|note[ \t]+taker))[ \t]*:"
                                   rf"[ \t]*({INITIALS_RUN})(?![\w.])")
 _INITIALS_TOKEN = re.compile(rf"(?<![\w.]){INITIALS_RUN}(?![\w.])")
-# (degrees and units are no one's: "PhD", "MWh")
-_NOT_MIXED_INITIALS = frozenset("phd msc bsc mba llm llb kwh mwh gwh twh mhz ghz khz mmbtu mmcf bcf mcf".split())
 
 
 def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -687,12 +680,12 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
     found = set()
     for m in _ATTENDANCE.finditer(text):
         tokens = [t for t in _INITIALS_TOKEN.findall(m.group(1)) if t.lower() not in NOT_INITIALS
-                  and t.lower() not in _NOT_MIXED_INITIALS
+                  and t.lower() not in NOT_MIXED_INITIALS
                   and not is_function_word(t)]  # (WordNet holds "pa", "tl": no test of a word for initials)
         if len(tokens) >= 2 or len(tokens) == 1 and len(_INITIALS_TOKEN.findall(m.group(1))) == 1:
             found.update(tokens)
     found.update(m.group(1) for m in _ROLE_FIELD_INITIALS.finditer(text)
-                 if m.group(1).lower() not in NOT_INITIALS and m.group(1).lower() not in _NOT_MIXED_INITIALS
+                 if m.group(1).lower() not in NOT_INITIALS and m.group(1).lower() not in NOT_MIXED_INITIALS
                  and not is_function_word(m.group(1)))
     return [(m.start(), m.end()) for m in _INITIALS_TOKEN.finditer(text) if m.group(0) in found] if found else []
 

@@ -10,7 +10,7 @@ import re
 from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
-from beam_jobs.pii_rules_court import where_letters_stand
+from beam_jobs.pii_rules_court import letters_alone, where_letters_stand
 from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE, UPPER,
                                         STOP_WORDS, is_function_word)
 
@@ -187,8 +187,7 @@ def legend_initials(text: str, is_word) -> list[tuple[int, int]]:
         return []
     marks = {m.group(1) for m in pairs}
     # (initials in lower case are no word: wherever they stand alone again, as a flowsheet's column signs rows)
-    lower = [m.span() for mark in marks if mark.islower()
-             for m in re.finditer(rf"(?<![\w.'’\-]){mark}(?![\w\-]|\.\w)", text)]
+    lower = [m.span() for mark in marks if mark.islower() for m in letters_alone(text, mark)]
     return [m.span(1) for m in pairs] + [m.span(2) for m in pairs] + lower + \
         where_letters_stand(text, {mark for mark in marks if not mark.islower()})
 
@@ -323,8 +322,9 @@ _ACTION_OWNER = re.compile(r"(?m)^[ \t>]*(?:[-*•]|\d{1,2}[.)]|[Aa]ctions?[ \t]
 # no. 41\n- KP - quotes for the fence")
 # ... and the initials a note's or a report's line says it went by ("marked per AS/KN conversation")
 # (not a doctor's or a nurse's letters: "per MD/RN")
-_PER_INITIALS = re.compile(r"\b[Pp]er[ \t]+(?!(?:MD|DO|PA|NP|RN|PT|OT|RT)\b)([A-Z]{2,3})[ \t]*/[ \t]*"
-                           r"(?!(?:MD|DO|PA|NP|RN|PT|OT|RT)\b)([A-Z]{2,3})(?![\w\-]|\.\w)")
+_NO_CARE_LETTERS = r"(?!(?:MD|DO|PA|NP|RN|PT|OT|RT)\b)"
+_PER_INITIALS = re.compile(rf"\b[Pp]er[ \t]+{_NO_CARE_LETTERS}([A-Z]{{2,3}})[ \t]*/[ \t]*{_NO_CARE_LETTERS}([A-Z]{{2,3}})"
+                           r"(?![\w\-]|\.\w)")
 _ACTIONS_HEADING = re.compile(r"(?im)^[ \t#*]*action(?:s|[ \t]+items?|[ \t]+points?|[ \t]+log)[ \t*]*:?[ \t]*$")
 _ACTION_ROW = re.compile(r"(?m)^[ \t>]*(?:[-*•]|\d{1,2}[.)])?[ \t]*([A-Z]{2,3})(?:[ \t]*[/&+,][ \t]*([A-Z]{2,3}))?"
                          r"(?:[ ]{2,}|\t+|[ \t]+[-–:][ \t]+)(?=[a-z])")
@@ -405,7 +405,7 @@ def action_owners(text: str, is_word) -> list[tuple[int, int]]:
     (_TEAMS_THAT_ACT, CARE_ROLES, a note's shorthand, pii_words.NOT_INITIALS)."""
     patterns = ((_ACTION_OWNER,) if " to " in text else ()) + ((_DONE_BY_INITIALS,) if " by " in text else ()) \
         + ((_ACTION_ROW,) if _ACTIONS_HEADING.search(text) else ()) \
-        + ((_PER_INITIALS,) if "per " in text.lower() else ()) \
+        + ((_PER_INITIALS,) if "per " in text or "Per " in text else ()) \
         + ((_MINUTE_INITIALS,) if _MINUTES.search(text) else ())
     return [m.span(g) for pattern in patterns for m in pattern.finditer(text)
             for g in range(1, (pattern.groups or 1) + 1) if m.group(g) and _may_be_initials(m.group(g), _TEAMS_THAT_ACT)]

@@ -201,11 +201,16 @@ NOT_INITIALS = frozenset("""fyi asap thx tks tia lol omg wtf smh tbh idk irl ftw
 hbd ok pls plz btw imo imho eod eom cob nb ps pto ooo rsvp usa uk us eu un ceo cfo cto coo hr it pr qa faq am pm
 est pst cst gmt utc nyc la dc tv pc ai ml etc pdf doc xls ppt yes no yay aww haha hah hmm ugh xo xoxo
 eta tba tbd tbc xd xp gg gl hf bye cya ttyl lmk wow meh yep yup nah thnx tnx xx""".split())
+# Degrees and units written with capitals and lower case, no one's initials ("PhD", "MWh")
+NOT_MIXED_INITIALS = frozenset("phd msc bsc mba llm llb kwh mwh gwh twh mhz ghz khz mmbtu mmcf bcf mcf".split())
 
 
 # Words that take a greeting's or a closing's place but are nobody's name
 NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
 again both y'all ya mate ok okay yes no so well sure note please update""".split())
+# ... and what a closing's comma addresses that is nobody's name ("thanks, mate", "cheers, guys")
+CLOSING_ADDRESSEES = frozenset("""mate mates dude dudes bro bros buddy babe hon honey love dear folks guys team gang boss
+chief madam sweetie darling pal pals friend friends everybody""".split())
 # Dotted abbreviations that are not initials of a person
 DOTTED_NOT_INITIALS = frozenset("""U.S. U.K. E.U. U.N. A.M. P.M. D.C. B.C. A.D. N.Y. L.A. U.S.A. U.A.E. U.S.S.R.
 E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St. Ch.B. Ph.D.""".split())
