@@ -31,7 +31,7 @@ from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting, declared_things
 from beam_jobs.pii_rules_notes import PERSON_DOES_AFTER
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES,
-                                 EPONYM_DEVICES, GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS, INITIAL_ROLES,
+                                 ENGLISH_NICKNAMES, EPONYM_DEVICES, GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS, INITIAL_ROLES,
                                  INSTITUTION_HEADS, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS, MONTHS, MOVE_VERBS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOTE_LABELS, NOTE_SHORTHAND, NOT_INITIALS,
                                  NOT_VOCATIVE, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF,
@@ -818,6 +818,16 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                   if m and re.fullmatch(r"[A-Z][a-z'’\-]+", m.group(1)) and not in_vocabulary(m.group(1), vocabulary)
                   and m.group(1) not in place_names() and m.group(1) not in country_names()
                   and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
+        # ... in capitals too, as a note's header gives the surname ("MR. VENKATARAMAN (RAJAGOPAL)"), and after a whole
+        # found name a surname of the lists, a dictionary word though it be: a maiden or a former name ("Rivka
+        # Feldman (Gold)")
+        spans += [m.span(1) for s, e in known + spans for m in [_GIVEN_IN_BRACKETS_AFTER.match(text, e)]
+                  if m and (re.fullmatch(r"[A-Z][A-Z'’\-]{2,}", m.group(1)) and not in_vocabulary(m.group(1), vocabulary)
+                            and m.group(1).lower() not in NOT_INITIALS and len(m.group(1)) >= 5
+                            or re.fullmatch(r"[A-Z][a-z'’\-]+", m.group(1)) and m.group(1) in surnames()
+                            and len(text[s:e].split()) >= 2 and text[s:e].split()[-1][:1].isupper())
+                  and m.group(1).capitalize() not in place_names() and m.group(1).capitalize() not in country_names()
+                  and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS]
     # a nickname in quotes right after a found name: before a found surname or one of the lists or no dictionary
     # word, whatever its words ('darnell "D-Money" pritchett'), opening a bracket ('Teddy Runningwater ("Hoops" to
     # most of you)'), or ending a list's cell or a line ('Ron Bartell "Bart"   3-4410')
@@ -900,6 +910,15 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     words |= {w + "s" for w in sure_words if len(w) >= 3 and not w.endswith("s")
               and (w + "s'" in text or w + "s’" in text)}
     words |= {text[s:e] for s, e in known if " " in text[s:e].strip()}  # a whole found name repeats as it is
+    # ... and a sure given name's short form, its first three or four letters, as friends and colleagues speak
+    # ("Kevin Olsen" ... "Kev said", "Alexander" ... "Alex agreed"): one of the English short forms or given names
+    # ("San" of a place misread as a name, "Santa Cruz", is none); never a month's or a weekday's ("Dec", "Sat") or
+    # a function word
+    words |= {short for w in sure_words if w.isalpha() and w[:1].isupper() and not w.isupper() and len(w) >= 5
+              and w in given_names() for k in (3, 4) if k <= len(w) - 2 for short in [w[:k]]
+              if short.lower() not in NAME_STOPS and short.lower() not in STOP_WORDS and short.lower() not in MONTHS
+              and short.lower() not in _SHORT_DATES and short.lower() not in NOT_INITIALS
+              and (short in ENGLISH_NICKNAMES or short in english)}
     # ... and so do its initials, as minutes and notes write the person ("Nadia Rahman" ... "ACTION: NR to confirm")
     words |= {m for m in initials if m.lower() not in NOT_INITIALS}
     # a sure name written in lower case, a dictionary word, repeats where a note says what its person does ("paged
@@ -914,12 +933,22 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
         names = {w.lower() for w in words if w[:1].isupper()} | {
             w for s, e in known + later if text[s:e].islower() for w in text[s:e].split() if len(w) >= 3}
         spans += [m.span(1) for m in _LOWER_DASH_SIGNATURE.finditer(text) if m.group(1) in names]
+        # ... and a sure given name's short form of any kind signing after a dash, a dictionary word though it be
+        # ("From: Desmond Achterberg" ... "- Des")
+        shorts = {w[:k] for w in sure_words if w.isalpha() and w[:1].isupper() and not w.isupper() and len(w) >= 5
+                  and w in given_names() for k in (3, 4) if k <= len(w) - 2}
+        spans += [m.span(1) for m in _CAPITAL_DASH_SIGNATURE.finditer(text) if m.group(1) in shorts
+                  and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in _SHORT_DATES]
     return spans + _occurrences(text, words)
 
 
 _LOWER_NAME = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")  # "akiko", "jo-ann"
+# the short forms of months and weekdays, which a given name's first letters may spell ("Dec" of "Declan", "Sat")
+_SHORT_DATES = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat "
+                         "sun".split())
 # (alone on its line, or after the last sentence of its line: "you're buying.  -maya")
 _LOWER_DASH_SIGNATURE = re.compile(r"(?m)(?:^|(?<=[.!?)])[ \t]+)[ \t]*[-–~]{1,2}[ \t]*([a-z][a-z'’\-]+)[ \t]*$")
+_CAPITAL_DASH_SIGNATURE = re.compile(r"(?m)(?:^|(?<=[.!?)])[ \t]+)[ \t]*[-–~]{1,2}[ \t]*([A-Z][a-z]{2,3})[ \t]*$")
 
 
 # A contact list's line: a role, a spaced dash or a colon, and who to reach right before the number ("confirms - PATTY
@@ -1140,6 +1169,8 @@ def _initials_of(span: str) -> str | None:
     first ("Kaminski, Pawel": "PK", "ROSS, ALISTAIR": "AR", "Hale, John Robert": "JRH"), or None."""
     if m := _SURNAME_FIRST.fullmatch(span):
         span = f"{m.group(2)} {m.group(1)}"
+    # (a nickname in quotes inside the name gives no initial: 'Tomasz "Tom" Zieliński' is "TZ")
+    span = _QUOTED_INSIDE.sub(" ", span)
     words = [w for w in span.split() if not re.fullmatch(_PARTICLE, w)]
     if not 2 <= len(words) <= 3 or not all(_INITIALLED_WORD.fullmatch(w) for w in words):
         return None
@@ -1149,6 +1180,7 @@ def _initials_of(span: str) -> str | None:
 
 
 _INITIALLED_WORD = re.compile(rf"{UPPER}(?:[^\W\d_]|['’\-](?=[^\W\d_]))+|{UPPER}\.?")
+_QUOTED_INSIDE = re.compile(r"[ \t]+[\"“'‘][^\"“”'‘’]{1,30}[\"”'’](?=[ \t])")
 _INNER_INITIAL = re.compile(rf"(?<=['’\-])({UPPER})")
 
 

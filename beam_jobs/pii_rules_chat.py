@@ -8,7 +8,7 @@ import collections
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES,
+from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, ENGLISH_NICKNAMES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES,
                                  NOTE_LABELS, NOT_ADDRESSED, NOT_INITIALS, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
@@ -124,7 +124,9 @@ def contacted_names(text: str, is_word) -> list[tuple[int, int]]:
 # called ('family calls him "Fez"'; "known as" only where a person stands before it: things are known as something
 # too, "cracks known as 'grikes'")
 _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
-_NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED}[ \t]+((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)"
+# (inside a name the nickname may be a phrase of up to four words: 'Ikemefuna "Ike the Spike" Obi')
+_QUOTED_PHRASE = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*){0,3})[\"”'’]"
+_NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED_PHRASE}[ \t]+((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)"
                         rf"[ \t]+)*{CAPWORD})")
 # ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers', a
 # pairing's '/ "Doc" Abernethy /', a line-up's '5. "Tank" Pulaski C', a table's cell after dot leaders or a column's
@@ -211,6 +213,44 @@ _QUOTED_THEN_WHOM = re.compile(rf"{_QUOTED},?[ \t]+whom\b")  # ('involved with "
 _QUOTED_GIVEN = re.compile(r"[\"“]((?:[A-Z][\w'’\-]*[ \t]+){0,2}([A-Z][a-z'’\-]+))[\"”]")
 
 
+# A sign-up list's, a rota's or a newsletter's entries after a label and a dash or a column's gap, one per line or per
+# cell ("tue - yaw", "cake stall - sarah k, amina, me (jo)", "Year 3 - Hope | Year 4 - Kai"): where two entries or
+# more are given names of the lists that no dictionary holds, every entry of one or two words whose first is a given
+# name of the lists, dictionary word or not ("fri - hope?"), or no dictionary word ("tombola - gav") is a name
+_LABELLED_LINE = re.compile(r"(?m)(?:^|(?<=\|))[ \t]*[^\W_][^\n|:]{0,29}?(?:[ \t]+[-–][ \t]+|[ \t]{2,})([^\n|]{1,80})")
+_ENTRY = re.compile(r"[^,+&/;|()]+")
+_ENTRY_WORDS = re.compile(r"[ \t]*(?:(?i:me|and|with|his|her|my)[ \t]+(?:(?i:brother|sister|wife|husband|son|daughter|"
+                          r"mum|mom|dad|friend)[ \t]+)?)?([^\W\d_][\w'’\-]*)(?:[ \t]+([^\W\d_]\.?|[^\W\d_][\w'’\-]+))?"
+                          r"[ \t?!.]*\Z")
+
+
+def labelled_list_names(text: str, is_word) -> list[tuple[int, int]]:
+    entries = []  # (first word's span, its second word's span or None)
+    for m in _LABELLED_LINE.finditer(text) if (" - " in text or " – " in text or "  " in text) else ():
+        for e in _ENTRY.finditer(m.group(1)):
+            w = _ENTRY_WORDS.match(e.group(0))
+            if w:
+                at = m.start(1) + e.start()
+                entries.append(((at + w.start(1), at + w.end(1)), (at + w.start(2), at + w.end(2)) if w.group(2) else None))
+    def word(span):
+        return text[span[0]:span[1]]
+    sure = sum(word(f).capitalize() in given_names() and not is_word(word(f)) for f, _ in entries)
+    if sure < 2:
+        return []
+    out, english = [], given_names(ENGLISH_LOCALES)
+    for first, second in entries:
+        w = word(first)
+        if w.lower() in STOP_WORDS or w.lower() in MONTHS or w.lower() in WEEKDAYS or NEVER_A_NAME.match(w) \
+                or w.capitalize() in country_names() or w.capitalize() in place_names() and w.capitalize() not in english:
+            continue
+        if w.capitalize() in given_names() or not is_word(w) and not w.isupper():
+            out.append(first)
+            if second and (len(word(second).rstrip(".")) == 1 or in_name_lists(word(second).capitalize())
+                           or not is_word(word(second))):
+                out.append(second)
+    return out
+
+
 # A given name shouted in capitals with exclamation marks, as a chat or a family's mail greets someone ("JO!!!!!
 # ROB!!!!!", "NONSO!!! 🥳"): a given name of the lists, dictionary word or not ("STOP!!!" is none)
 _SHOUTED = re.compile(r"(?<![\w'’\-])([A-Z][A-Z'’\-]{1,15})!{2,}")
@@ -286,6 +326,11 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
             if m.group(1) not in place_names() and m.group(1) not in country_names() and not is_word(m.group(1))]
     out += [(m.start(1), m.end(2)) for m in _NICKNAME_SURNAME.finditer(text)
             if (not is_word(m.group(2)) or m.group(2) in surnames()) and m.group(2) not in place_names()]
+    for m in _HANDLE_AFTER_NAME.finditer(text):
+        given, handle = m.group(1), m.group(2)
+        if given in given_names() and given.lower() not in STOP_WORDS and (
+                handle.startswith(given.lower()[:3]) or re.search(r"[\d_]", handle)):
+            out += [m.span(1), m.span(2)]
     # ... or after a given name and a surname, as a phone list writes it ('Robert Okonkwo "Bo"   3-3042', 'Young,
     # Brigham "Bo"')
     for m in _NICKNAME_AFTER_NAME.finditer(text):
@@ -295,6 +340,10 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# ... and a person's account in brackets after the given name, as a chat's moderators introduce someone ("Drew
+# (drewbydoo) is taking over events", "ask Priya (@priya_k)"): the account holds the name's first letters, or a digit or
+# an underscore
+_HANDLE_AFTER_NAME = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+\([ \t]*@?([a-z0-9][a-z0-9_.]{{3,29}})[ \t]*\)")
 _NICKNAME_AFTER_NAME = re.compile(rf"(?<![\w'’\-])({CAPWORD})(,?)[ \t]+({CAPWORD})[ \t]+[\"“]([A-Z][a-z'’\-]{{1,12}})[\"”]"
                                   r"(?![\w'’])")
 
@@ -339,6 +388,15 @@ _HONORED = re.compile(rf"{WORD_START}({CAPWORD})(?=-)")
 # Raju uncle", "Sunita didi"), in lower case after a capitalised word that opens no sentence
 _KIN_AFTER = re.compile(rf"(?<=[^\s.!?:])[ \t]*(?<![\w'’\-])({CAPWORD})[ \t]+(?:aunty|auntie|uncle|didi|bhaiya|bhai|"
                         r"bhabhi|chacha|chachi|mausi|dada|nani|dadi)(?![\w'’\-])")
+# ... or a word of kin or familiarity before it, as families and friends name each other in any language ("Auntie
+# Jade", "Tío Beto", "Wujek Staszek", "Big Al", "big kev"): after a kin word any capitalised word but a place, after
+# a word that is also an adjective or a title ("Big", "Lil", "Don") only a given name or a short form of the lists
+# ("Big Data", "a big Pac-Man", "Little Rock" stay), in lower case only those
+_FAMILIAR_KIN = ("auntie aunty tía tia tío tio tita tito tante onkel zia zio nonna nonno oma opa wujek ciocia ciotka "
+                 "babcia dziadek abuela abuelo abuelita abuelito tonton tata tatie mamie papi mami").split()
+_FAMILIAR_WORDS = "big lil don doña dona".split()
+_FAMILIAR_BEFORE = re.compile(r"(?<![\w'’\-])(?i:(" + "|".join(_FAMILIAR_KIN + _FAMILIAR_WORDS) + r"))[ \t]+"
+                              rf"({ANYWORD})(?![\w'’\-])")
 
 
 def honorific_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -347,6 +405,14 @@ def honorific_names(text: str, is_word) -> list[tuple[int, int]]:
     found = [(m.start(1), m.end(1)) for m in _HONORED.finditer(text) if HONORIFIC_SUFFIX.match(text, m.end(1))] \
         if "-" in text else []
     found += [m.span(1) for m in _KIN_AFTER.finditer(text) if m.group(1).lower() not in STOP_WORDS]
+    for m in _FAMILIAR_BEFORE.finditer(text):
+        cue, name = m.group(1).lower(), m.group(2)
+        if name.lower() in STOP_WORDS or NEVER_A_NAME.match(name):
+            continue
+        listed = name.capitalize() in given_names() or name.capitalize() in ENGLISH_NICKNAMES
+        if name[:1].isupper() and not name.isupper() and (listed or cue in _FAMILIAR_KIN) \
+                or name.islower() and listed and (cue in _FAMILIAR_KIN or not is_word(name)):
+            found.append(m.span(2))
     return [(s, e) for s, e in found if text[s:e] not in place_names() and text[s:e] not in country_names()]
 
 

@@ -54,10 +54,10 @@ def is_function_word(word: str) -> bool:
 KIN_SET = frozenset(KIN_WORDS)
 
 # how a judgment or a post says it names people by letters ("referred to in these proceedings as", "known as",
-# "let's call him", "whom I shall call K")
+# "let's call him", "whom I shall call K", a post's "(call him K)", "a guy I'll call D")
 REFERRED_AS = (r"(?i:\b(?:referred[ \t]+to|known)(?:[ \t]+(?:in|throughout)[ \t]+(?:these|the|this)[ \t]+"
                r"(?:proceedings|judgment|inquiry|investigation|report|decision|hearing|case|appeal|statement))?[ \t]+as|\b(?:let['’]s|we['’]ll|i['’]ll)[ \t]+(?:keep[ \t]+)?call(?:ing)?[ \t]+"
-               r"(?:him|her|them)|"
+               r"(?:him|her|them)|\b(?:i['’]ll|we['’]ll|let['’]s)[ \t]+call|(?<![\w'’])call[ \t]+(?:him|her)|"
                r"\b(?:whom[ \t]+)?(?:i|we)[ \t]+(?:shall|will)[ \t]+(?:call|refer[ \t]+(?:to[ \t]+)?as))")
 
 # a number next: a minute after a scorer, a year after "A.D." ("Vitesse - de Jong 34", "A.D. 1066")

@@ -462,7 +462,9 @@ _LETTER_AGE = re.compile(rf"(?<![\w'’.\-])({UPPER})[ \t]*\(\d{{1,2}}\)")
 
 
 # ... or the letters a case's name lists ("Re A, B and C (Children: Final Care Orders)")
-_CASE_LETTERS = re.compile(rf"(?:\b(?i:re)|(?i:\bin[ \t]+the[ \t]+matter[ \t]+of))[ \t]+((?:{UPPER}(?:-{UPPER})?(?:,[ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]*&[ \t]*))+{UPPER}(?:-{UPPER})?)"
+# (two letters too, as a family court gives a child's initials: "IN THE MATTER OF TA and FA (Children)")
+_CASE_LETTER = rf"{UPPER}{UPPER}?(?:-{UPPER})?"
+_CASE_LETTERS = re.compile(rf"(?:\b(?i:re)|(?i:\bin[ \t]+the[ \t]+matter[ \t]+of))[ \t]+((?:{_CASE_LETTER}(?:,[ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]*&[ \t]*))+{_CASE_LETTER})"
                            r"[ \t]*\((?i:a[ \t]+)?(?i:child)")
 # ... or a letter in brackets right after a person's name, as a judgment gives the letter it will use ("Ewa Nowak (K)")
 _NAMED_LETTER = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{CAPWORD}[ \t]*\(({UPPER})\)")
@@ -472,7 +474,7 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
     out = [m.span(1) for m in _LETTER_CHILD.finditer(text)]
     if "(" in text:
         out += [(m.start(1) + i.start(), m.start(1) + i.end()) for m in _CASE_LETTERS.finditer(text)
-                for i in re.finditer(rf"(?<![\w\-]){UPPER}(?:-{UPPER})?(?![\w\-])", m.group(1))]  # "Re A, B and C (Children)"
+                for i in re.finditer(rf"(?<![\w\-]){_CASE_LETTER}(?![\w\-])", m.group(1))]  # "Re A, B and C (Children)"
         out += [m.span(2) for m in _NAMED_LETTER.finditer(text) if m.group(1) in given_names()]
         out += [m.span(1) for m in _ROLE_QUOTED_LETTER.finditer(text)]
         out += [(m.start(1) + i.start(1), m.start(1) + i.end(1)) for m in _CHILDREN_SENTENCE.finditer(text)
@@ -485,6 +487,21 @@ def lettered_children(text: str, is_word) -> list[tuple[int, int]]:
 _A_AS_OBJECT = re.compile(r"\b[a-z]+[ \t]+(A)(?=[ \t]+[a-z]|[ \t]*[,.;:!?)])")
 _BEFORE_A_GRADE = frozenset("a an the got get gets getting scored score earned earn achieved achieve gave give grade "
                             "plan type class vitamin hepatitis".split())
+
+
+# A name spelled out letter by letter, as a transcript records a witness spelling it ("state and spell your last name.
+# A. Bryce Hunter, H-U-N-T-E-R."): after a word of spelling, or spelling a name of the lists that no dictionary holds
+_SPELLED = re.compile(r"(?<![\w\-])((?:[A-Z]-){2,}[A-Z])(?![\w\-])")
+_SPELL_CUE = re.compile(r"(?i)\bspel[lt]")
+
+
+def spelled_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in _SPELLED.finditer(text) if "-" in text else ():
+        word = m.group(1).replace("-", "").capitalize()
+        if _SPELL_CUE.search(text, max(0, m.start() - 300), m.start()) or in_name_lists(word) and not is_word(word):
+            out.append(m.span(1))
+    return out
 
 
 # An Indian court order's signature: the name of whoever signed or wrote it alone on its line, then "/-" ("Abhishek/-",
@@ -634,7 +651,7 @@ def anonymised_initials(text: str, is_word) -> list[tuple[int, int]]:
 # "DC 2207 Okafor"), as witness lists give them
 _STAFF_LINE = re.compile(rf"(?im)^[ \t>*\-]*(?:court[ \t]+(?:assistant|clerk|reporter|usher|officer)|clerk|usher|interpreter|"
                          r"stenographer|tribunal[ \t]+clerk|legal[ \t]+adviser|court[ \t]+associate|associate|"
-                         rf"judge['’]s[ \t]+clerk)[ \t]*:[ \t]*((?-i:{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}))[ \t]*$")
+                         rf"judge['’]s[ \t]+clerk)[ \t]*(?::|[ \t][-–])[ \t]*((?-i:{CAPWORD}(?:[ \t]+{CAPWORD}){{0,3}}))[ \t]*$")
 _COLLAR_NUMBER = re.compile(rf"\b(?:PC|PS|DC|DS|WPC|Sgt|Insp|Constable)[ \t]+\d{{2,5}}[ \t]+({CAPWORD}(?:[ \t]+{CAPWORD})?)")
 
 

@@ -367,18 +367,24 @@ _LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*((?:(?i:de|del|della|van|von|
                               r"(?:[ \t]*(?:[;,(<\[][^\n]*)?|(?:[ ]{3,}|\t)[^\n]*)$")  # ... or a table's next columns
 
 
-# ... and a roster in lower case, the surname and an initial ("  mcallister, j.      31-05"), three lines or more
+# ... and a roster of surnames and initials, in lower case or in capitals ("  mcallister, j.      31-05", "   GRACE, T.
+# NGL"), three lines or more; where three are surnames, any word so written in the roster is one
 _LOWER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*((?:(?:de|del|da|van|von|der|den|di|la|le|du|dos|al|el)[ \t]+){0,2}"
                                       r"[a-z][a-z'’\-]+,[ \t]*[a-z]\.(?:[ \t]?[a-z]\.)?)(?:[ \t]{2,}[^\n]*)?[ \t]*$")
+_UPPER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*((?:(?:DE|DEL|DA|VAN|VON|DER|DEN|DI|LA|LE|DU|DOS|AL|EL)[ \t]+){0,2}"
+                                      r"[A-Z][A-Z'’\-]+,[ \t]*[A-Z]\.(?:[ \t]?[A-Z]\.)?)(?:[ \t]{2,}[^\n]*)?[ \t]*$")
 
 
 def last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
     """A line that holds a "Last, First" name and maybe a note after it (_LAST_FIRST_LINE); a roster in lower
     case of surnames and initials (_LOWER_LAST_INITIAL_LINE, three lines or more)."""
-    listed = _LOWER_LAST_INITIAL_LINE.finditer(text) if ",\t" in text or ", " in text else ()
-    rows = [m for m in listed for surname in [m.group(1).split(",")[0]]  # "van der meer"; not "see, e.g."
-            if " " in surname or not is_word(surname) or surname.capitalize() in surnames()]
-    out = [(m.start(1), m.end(1)) for m in rows] if len(rows) >= 3 else []
+    out = []
+    for regex in (_LOWER_LAST_INITIAL_LINE, _UPPER_LAST_INITIAL_LINE) if ",\t" in text or ", " in text else ():
+        lines = list(regex.finditer(text))
+        rows = [m for m in lines for surname in [m.group(1).split(",")[0]]  # "van der meer"; not "see, e.g."
+                if " " in surname or not is_word(surname) or surname.capitalize() in surnames()]
+        if len(rows) >= 3:
+            out += [(m.start(1), m.end(1)) for m in lines if m.group(1).split(",")[0].lower() not in STOP_WORDS]
     for m in _LAST_FIRST_LINE.finditer(text):
         last, first = m.group(1).split(",")[0], m.group(2)
         first = first.capitalize() if first.isupper() else first  # a roster in capitals: "ADEYEMI, ROSE"

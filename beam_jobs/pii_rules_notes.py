@@ -228,7 +228,10 @@ def care_role_names(text: str, is_word) -> list[tuple[int, int]]:
             continue
         w = m.group(1).capitalize()
         bracketed = "(" in m.group(0)[:m.start(1) - m.start()]
-        if w in place_names() or w in country_names() or w.lower() in STOP_WORDS or w.lower() in _CARE_ROLE_SET \
+        # (a place's name that is a given name of the lists after a role in capitals is the member: "HCA Marta")
+        listed_after_letters = w in given_names() and m.group(0)[:2].isupper() and m.group(1)[:1].isupper()
+        if w in place_names() and not listed_after_letters or w in country_names() or w.lower() in STOP_WORDS \
+                or w.lower() in _CARE_ROLE_SET \
                 or w.lower() in MONTHS or w.lower() in WEEKDAYS or w.endswith("s") and is_word(w[:-1]) and not bracketed:
             continue  # "interpreter Services", "physio Monday"; "liaison (Mags)" is a name
         role = m.group(0)[:m.start(1) - m.start()].strip(" \t(").lower()
@@ -382,6 +385,48 @@ def slash_signers(text: str, is_word) -> list[tuple[int, int]]:
         if sides:
             out += [m.span(g) for g in (1, 2) if g in sides or m.group(g).lower() not in _NOT_SIGNERS
                     and len(m.group(g)) <= 3 and m.group(g).isupper()]
+    return out
+
+
+# A staff line's initials after its label, one group after another with slashes or commas ("Staff this wk:
+# MW/RH/QL/DF(charge)", "RNs on: JT, KO, AB"), maybe each with its role in brackets: three or more groups, so that a
+# pair of roles or units is no staff list ("Staff: RN/LPN" is roles, which _may_be_initials refuses anyway)
+_STAFF_LABEL = re.compile(r"(?im)^[ \t]*(?:staff|staffing|team|nurses|rns|crew|on[ \t]+duty|covering|working|rota)\b"
+                          r"[^:\n]{0,15}:[ \t]*((?:[A-Z]{2,3}(?:[ \t]*\([^()\n]{1,12}\))?[ \t]*[/,][ \t]*){2,}"
+                          r"[A-Z]{2,3}(?:[ \t]*\([^()\n]{1,12}\))?)[ \t]*$")
+_STAFF_MARK = re.compile(r"(?<![\w(])[A-Z]{2,3}(?![\w)])")
+
+
+def staff_line_initials(text: str, is_word) -> list[tuple[int, int]]:
+    """The initials of a staff line (_STAFF_LABEL) that may be a person's (_may_be_initials); where two or more
+    are, a care role's letters among them are initials too ("MW/RH/QL": MW no midwife there)."""
+    out = []
+    for m in _STAFF_LABEL.finditer(text):
+        marks = list(_STAFF_MARK.finditer(m.group(1)))
+        people = [i for i in marks if _may_be_initials(i.group(), _NOT_SIGNERS)]
+        if len(people) >= 2:
+            people = [i for i in marks if i.group().lower() not in NOT_INITIALS and i.group().lower() not in _NOT_SIGNERS]
+        out += [(m.start(1) + i.start(), m.start(1) + i.end()) for i in people]
+    return out
+
+
+# A note's initials in lower case and dotted, before a credential inside a co-signed line ("a.c. lpn / l.r. rn")
+# or in brackets after the role of who was told ("rn supervisor (t.w.) aware"); not a time or a Latin shorthand
+_LOWER_DOTTED = r"([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)"
+_LOWER_DOTTED_CREDENTIAL = re.compile(rf"(?m)(?:^|(?<=/)|(?<=/[ \t]))[ \t]*{_LOWER_DOTTED}[ \t]*,?[ \t]+"
+                                      r"(?:rn|lpn|lvn|cna|np|rrt|rt|md|pa)\b(?=[ \t]*(?:/|,|\(|$))")
+_LOWER_DOTTED_AFTER_ROLE = re.compile(r"(?i:\b(?:supervisor|charge|rn|md|np|resident|attending|nurse|aide|tech|cna|lpn|"
+                                      r"pharmacist|sw|cm|manager|security|doctor|dr|intern|fellow|therapist|pt|ot))"
+                                      rf"[ \t]*\([ \t]*{_LOWER_DOTTED}[ \t]*\)")
+_NOT_DOTTED_INITIALS = frozenset("a.m. p.m. i.e. e.g. n.b. p.o. q.d. b.i.d. t.i.d. q.i.d. p.r.n. h.s. o.d. o.s. o.u. "
+                                 "a.c. p.c.".split())
+
+
+def lower_dotted_initials(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for regex in (_LOWER_DOTTED_CREDENTIAL, _LOWER_DOTTED_AFTER_ROLE):
+        out += [m.span(1) for m in regex.finditer(text) if re.sub(r"[ \t]", "", m.group(1)) not in _NOT_DOTTED_INITIALS
+                or regex is _LOWER_DOTTED_CREDENTIAL and m.group(1) == "a.c."]  # ("a.c. lpn": a nurse, no meal)
     return out
 
 

@@ -2139,3 +2139,27 @@ def test_a_phpbb_posts_author_line(pii):
     assert not _leaks(r, "tommo77"), r.text
     text = "Re: Selection\nby the way, the pitch is wet"
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_nicknamed_names_initials_and_a_sure_given_names_short_form(pii):
+    r = pii('Interview 3 - witness: Tomasz "Tom" Zielinski, clerk\n\nSL explained purpose. TZ declined companion.')
+    assert not _leaks(r, "TZ"), r.text
+    r = pii("From: Desmond Achterberg/HOU/ECT\nSubject: Y2K\n\nSee you on the other side.\n- Des")
+    assert not _leaks(r, "Des"), r.text
+    r = pii("Kevin Olsen called at noon. Kev said he will fax it.")
+    assert not _leaks(r, "Kev"), r.text
+    # a month's or a weekday's short form stays, and so does a dictionary word away from a signature
+    r = pii("Declan Moriarty and Saturnin Okafor met. The Dec figures are out; Sat is the deadline. Dec wants more.")
+    assert "The Dec figures" in r.text and "Sat is" in r.text, r.text
+    r = pii("Alexander Grant spoke. The ale was fine.")
+    assert "The ale" in r.text, r.text
+
+
+def test_a_surname_in_capitals_in_brackets_after_a_found_name_and_a_roster_of_capitals_and_initials(pii):
+    r = pii("NSG NOTE MICU 7P-7A\n\nMR. VENKATARAMAN (RAJAGOPAL), 70M, massive PE")
+    assert not _leaks(r, "RAJAGOPAL"), r.text
+    for text in ("Maria Lopez (UNICEF) said", "Maria Lopez (DHAKA) said", "Maria Lopez (NASA) said"):
+        assert text.split("(")[1].split(")")[0] in pii(text).text, pii(text).text
+    r = pii("Outstanding:\n   ABERCROMBIE, J.          GAS - EAST\n   FITZPATRICK, B.          GAS - CENTRAL\n"
+            "   GRACE, T.                NGL\n   O'DONOGHUE, C.           GAS - CANADA\n")
+    assert not _leaks(r, "GRACE", "O'DONOGHUE"), r.text
