@@ -496,7 +496,9 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
                         r"\(@?([^\W\d][\w.\-]{2,30})\)[ \t]*:|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?:wrote|said|posted|commented)[ \t]*:[ \t]*$|"
                         r"^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+[·•|][ \t]+\d{1,3}[ \t]*(?:[smhdwy]|mins?|hours?|days?|"
-                        r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$")
+                        r"weeks?|months?|years?|hrs?)\b(?:[ \t]+ago)?[ \t]*$|"
+                        # (a Simple Machines forum's poster on the line over "« on: <date> »" or "« Reply #1 on:")
+                        r"^[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*\n[ \t]*«[ \t]*(?:reply[ \t]+#\d+[ \t]+)?on:")
 
 
 # ... and a gamer's tag with its four digits ("LenaMoreau#4412", Discord's and Battle.net's form), not a ticket's or an

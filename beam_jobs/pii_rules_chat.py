@@ -216,12 +216,16 @@ _QUOTED_GIVEN = re.compile(r"[\"“]((?:[A-Z][\w'’\-]*[ \t]+){0,2}([A-Z][a-z'�
 # A sign-up list's, a rota's or a newsletter's entries after a label and a dash or a column's gap, one per line or per
 # cell ("tue - yaw", "cake stall - sarah k, amina, me (jo)", "Year 3 - Hope | Year 4 - Kai"): where two entries or
 # more are given names of the lists that no dictionary holds, every entry of one or two words whose first is a given
-# name of the lists, dictionary word or not ("fri - hope?"), or no dictionary word ("tombola - gav") is a name
+# name of the lists, dictionary word or not ("fri - hope?"), a capitalised surname ("Sorensen (Erik & Anders)") or no
+# dictionary word ("tombola - gav") is a name
 _LABELLED_LINE = re.compile(r"(?m)(?:^|(?<=\|))[ \t]*[^\W_][^\n|:]{0,29}?(?:[ \t]+[-–][ \t]+|[ \t]{2,})([^\n|]{1,80})")
 _ENTRY = re.compile(r"[^,+&/;|()]+")
 _ENTRY_WORDS = re.compile(r"[ \t]*(?:(?i:me|and|with|his|her|my)[ \t]+(?:(?i:brother|sister|wife|husband|son|daughter|"
                           r"mum|mom|dad|friend)[ \t]+)?)?([^\W\d_][\w'’\-]*)(?:[ \t]+([^\W\d_]\.?|[^\W\d_][\w'’\-]+))?"
                           r"[ \t?!.]*\Z")
+
+
+_GIVEN_IN_BRACKET_NEXT = re.compile(r"[ \t]*\([ \t]*([A-Z][a-z'’\-]+)")
 
 
 def labelled_list_names(text: str, is_word) -> list[tuple[int, int]]:
@@ -243,7 +247,11 @@ def labelled_list_names(text: str, is_word) -> list[tuple[int, int]]:
         if w.lower() in STOP_WORDS or w.lower() in MONTHS or w.lower() in WEEKDAYS or NEVER_A_NAME.match(w) \
                 or w.capitalize() in country_names() or w.capitalize() in place_names() and w.capitalize() not in english:
             continue
-        if w.capitalize() in given_names() or not is_word(w) and not w.isupper():
+        # (a surname too, of the lists or before a given name in brackets, a dictionary word though it be: "9/30  -
+        # Sorensen (Erik & Anders)")
+        bracket = _GIVEN_IN_BRACKET_NEXT.match(text, first[1])
+        if w.capitalize() in given_names() or not is_word(w) and not w.isupper() \
+                or w[:1].isupper() and not w.isupper() and (w in surnames() or bracket and bracket.group(1) in given_names()):
             out.append(first)
             if second and (len(word(second).rstrip(".")) == 1 or in_name_lists(word(second).capitalize())
                            or not is_word(word(second))):
@@ -652,8 +660,8 @@ _COMMENT_AUTHOR = re.compile(r"(?m)^[ \t>]*@?([^\W\d][\w.\-]{2,30})[ \t]*\n[ \t>
 # the handle, which the filter reads as one: "nadia_haddad_  the tile wall!!", "ana.clara.souza  que orgulho amiga")
 # and after "Liked by", in a text that shows itself a comment section (an emoji, "Liked by", "comments"): a line's
 # handle there is two names or more, a given name of the lists and a name of either list ("max_len    Maximum
-# length" of a table stays)
-_INLINE_COMMENT_AUTHOR = re.compile(r"(?m)^[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?=[^\n]*?[^\W\d_]{2,}[ \t]+\S)")
+# length" of a table stays), and where two are, any account opening a line ("↳" marks a reply)
+_INLINE_COMMENT_AUTHOR = re.compile(r"(?m)^[ \t↳>]*@?([^\W\d][\w.\-]{2,30})[ \t]+(?=[^\n]*?[^\W\d_]{2,}[ \t]+\S)")
 _LIKED_BY = re.compile(r"(?i)\bliked[ \t]+by[ \t]+@?([^\W\d][\w.\-]{2,30})[ \t]+and\b")
 _COMMENT_SECTION = re.compile(r"(?i)[\U0001F300-\U0001FAFF❤♥]|\bliked[ \t]+by\b|\bcomments\b")
 
@@ -668,8 +676,15 @@ def _comment_authors(text: str) -> frozenset[str]:
     handles = frozenset(h for h in authors if ACCOUNT_LIKE.search(h) and h.lower() not in NOT_HANDLES and (
         re.search(r"[\d_]", h) or any(p.capitalize() in given_names() for p in _HANDLE_PART.findall(h) if len(p) >= 3)))
     if _COMMENT_SECTION.search(text):
-        handles |= {h for m in _INLINE_COMMENT_AUTHOR.finditer(text) for h in [m.group(1).rstrip(".-")]
-                    if _is_account(h) and _names_handle(h)}
+        inline = {h for m in _INLINE_COMMENT_AUTHOR.finditer(text) for h in [m.group(1).rstrip(".-")] if _is_account(h)}
+        named = {h for h in inline if _names_handle(h)}
+        handles |= named
+        # (where two line openers or more are such names, the section prints its commenters so: the other accounts
+        # that open a line are commenters too, with a digit, an underscore or a dot, or a given name inside:
+        # "siobhanryan_x", "valeria.g.r", "bread_by_bjorn")
+        if len(named) >= 2:
+            handles |= {h for h in inline if re.search(r"[\d_.]", h) or any(
+                p.capitalize() in given_names() for p in _HANDLE_PART.findall(h) if len(p) >= 3)}
         handles |= {h for m in _LIKED_BY.finditer(text) for h in [m.group(1).rstrip(".-")] if _is_account(h)}
     return handles if len(handles) >= 2 else frozenset()
 

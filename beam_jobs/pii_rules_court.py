@@ -489,6 +489,18 @@ _BEFORE_A_GRADE = frozenset("a an the got get gets getting scored score earned e
                             "plan type class vitamin hepatitis".split())
 
 
+# A party a cover names by letters alone on a line over its role alone on the next ("in the cause\n\nAB\n\nPursuer
+# \n\nagainst\n\nCD\n\nDefender", as Scottish and anonymised covers set them): the letters stand for the person
+_PARTY_LETTERS = re.compile(r"(?m)^[ \t]*((?:[A-Z]\.?[ \t]?){1,3})[ \t]*\n(?:[ \t]*\n)?[ \t]*(?i:pursuers?|defenders?|"
+                            r"petitioners?|respondents?|appellants?|applicants?|claimants?|defendants?|plaintiffs?|"
+                            r"complainers?|complainants?|accused|minuters?|objectors?)[ \t]*$")
+
+
+def party_letters(text: str, is_word) -> list[tuple[int, int]]:
+    out = [m.span(1) for m in _PARTY_LETTERS.finditer(text) if m.group(1).strip().lower() not in NOT_INITIALS]
+    return out + where_letters_stand(text, {text[s:e].strip() for s, e in out})
+
+
 # A name spelled out letter by letter, as a transcript records a witness spelling it ("state and spell your last name.
 # A. Bryce Hunter, H-U-N-T-E-R."): after a word of spelling, or spelling a name of the lists that no dictionary holds
 _SPELLED = re.compile(r"(?<![\w\-])((?:[A-Z]-){2,}[A-Z])(?![\w\-])")
@@ -660,7 +672,8 @@ def court_staff_names(text: str, is_word) -> list[tuple[int, int]]:
     name of the lists or no dictionary word ("Interpreter: None", "PC 2024 Edition" stay); the bench a judgment
     lists a name a line under "Justices" (_BENCH_LINES: "with the participation of Justices\nBrandt,\nVoss,")."""
     out = [m.span(1) for pattern in (_COLLAR_NUMBER, _STAFF_LINE) for m in pattern.finditer(text)
-           if any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())]  # not "PC 2024 Edition"
+           if any(in_name_lists(w) or w.isupper() and in_name_lists(w.capitalize()) or not is_word(w)
+                  for w in m.group(1).split())]  # not "PC 2024 Edition"; in capitals too: "PC 3381 RICHARDSON"
     for m in _BENCH_LINES.finditer(text):
         lines = list(_BENCH_NAME.finditer(text, m.start(1), m.end(1)))
         if len(lines) >= 2 and any(in_name_lists(n.group(1).split()[-1]) or not is_word(n.group(1).split()[-1])

@@ -510,6 +510,23 @@ _PAIRING = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?({_PLAYER})[ \t]+[-�
                       r"(?:1-0|0-1|1/2(?:-1/2)?|½(?:-½)?|0\.5-0\.5|draw|adj\.?)[ \t]*$")
 
 
+# A team's or a crew's members in brackets, surnames with spaced slashes between ("Last year's champs (Otieno /
+# Sandoval / Sheehan / Baker)"): three or more, two of them names of the lists or no dictionary words; then all
+_SLASHED_BRACKET = re.compile(r"\(([A-Z][\w'’\-]+(?:[ \t]+/[ \t]+[A-Z][\w'’\-]+){2,})\)")
+
+
+def slashed_bracket_names(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in _SLASHED_BRACKET.finditer(text) if " / " in text else ():
+        items = [(m.start(1) + i.start(), m.start(1) + i.end()) for i in re.finditer(r"[^\s/]+", m.group(1))]
+        words = [text[a:b] for a, b in items]
+        if any(w.isupper() or w in country_names() or w in place_names() and w not in surnames() for w in words):
+            continue
+        if sum(in_name_lists(w) or not is_word(w) for w in words) >= 2:
+            out += items
+    return out
+
+
 def pairing_names(text: str, is_word) -> list[tuple[int, int]]:
     """Both players of each pairing line (_PAIRING), unless a side is a country ("Georgia - China 1/2")."""
     return [(m.start(g), m.end(g)) for m in _PAIRING.finditer(text)

@@ -357,7 +357,9 @@ _MINUTE_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3}|[A-Z]{1,2}['’][A-Z
 # A note's signing line of two people with a slash, initials or names, as a handover or a read-and-understood
 # line signs ("TE / PM", "kh / RN K. Halvorsen", "Gabi P / AL read & understood 07:40")
 _SIDE = rf"([A-Z]{{2,3}}|[a-z]{{2,3}}|(?:{UPPER}\.[ \t]?)?{CAPWORD}(?:[ \t]+(?:{UPPER}\.?|{CAPWORD}))?)"
-_SLASH_SIGNED = re.compile(rf"(?m)^[ \t]*{_SIDE}[ \t]*/[ \t]*(?:(?:RN|SN|HCA|DN|NIC|Dr|Sr)\.?[ \t]+)?{_SIDE}"
+# (after a signature's dashes too, and with the credentials after the name: "-- hw / Helga Wennerström RN, OCN")
+_SLASH_SIGNED = re.compile(rf"(?m)^[ \t]*(?:[-–—~]{{1,3}}[ \t]*)?{_SIDE}[ \t]*/[ \t]*(?:(?:RN|SN|HCA|DN|NIC|Dr|Sr)\.?[ \t]+)?{_SIDE}"
+                           r"(?:,?[ \t]+(?:RN|LPN|LVN|NP|CNA|RRT|BSN|MSN|OCN|CCRN|CEN|RN-BC)(?:,[ \t]*[A-Z][A-Za-z\-]{1,5})*)?"
                            r"(?:[ \t]+read[ \t]*(?:&|and)[ \t]*understood)?(?:[ \t]+\d{1,2}[:.]?\d{2})?[ \t]*$")
 _NOT_SIGNERS = frozenset("bp hr rr gcs bm temp sats spo2 yes no n/a na mon tue wed thu fri sat sun".split())
 
