@@ -31,7 +31,8 @@ from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting, declared_things
 from beam_jobs.pii_rules_notes import PERSON_DOES_AFTER
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES,
-                                 ENGLISH_NICKNAMES, EPONYM_DEVICES, GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS, INITIAL_ROLES,
+                                 ENGLISH_NICKNAMES, EPONYM_DEVICES, GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS,
+                                 INITIAL_ROLES,
                                  INSTITUTION_HEADS, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS, MONTHS, MOVE_VERBS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOTE_LABELS, NOTE_SHORTHAND, NOT_INITIALS,
                                  NOT_VOCATIVE, OFFICE_WORDS, PERSON_HEADINGS, PLACE_AFTER, PLACE_NOUNS, PLACE_OF,

@@ -8,7 +8,8 @@ import collections
 import re
 from functools import lru_cache
 
-from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, ENGLISH_NICKNAMES, LINE_LABELS, MONTHS, NEVER_A_NAME, NOT_HANDLES,
+from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, ENGLISH_NICKNAMES, LINE_LABELS, MONTHS, NEVER_A_NAME,
+                                 NOT_HANDLES,
                                  NOTE_LABELS, NOT_ADDRESSED, NOT_INITIALS, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
                                  place_names, surnames)
@@ -126,8 +127,8 @@ def contacted_names(text: str, is_word) -> list[tuple[int, int]]:
 _QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
 # (inside a name the nickname may be a phrase of up to four words: 'Ikemefuna "Ike the Spike" Obi')
 _QUOTED_PHRASE = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*){0,3})[\"”'’]"
-_NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED_PHRASE}[ \t]+((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)"
-                        rf"[ \t]+)*{CAPWORD})")
+_NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED_PHRASE}[ \t]+"
+                        rf"((?:(?:de|van|von|der|den|da|dos|du|le|la|al|el)[ \t]+)*{CAPWORD})")
 # ... or before the surname alone, as a list writes a colleague ('Confirmed: Bill Tsang, "Skip" Danvers', a
 # pairing's '/ "Doc" Abernethy /', a line-up's '5. "Tank" Pulaski C', a table's cell after dot leaders or a column's
 # gap: 'Spain ........ "Del" Okonkwo', a thanks's 'To "Mo" Adeyemi and Kit - save me a seat')
@@ -223,19 +224,22 @@ _ENTRY = re.compile(r"[^,+&/;|()]+")
 _ENTRY_WORDS = re.compile(r"[ \t]*(?:(?i:me|and|with|his|her|my)[ \t]+(?:(?i:brother|sister|wife|husband|son|daughter|"
                           r"mum|mom|dad|friend)[ \t]+)?)?([^\W\d_][\w'’\-]*)(?:[ \t]+([^\W\d_]\.?|[^\W\d_][\w'’\-]+))?"
                           r"[ \t?!.]*\Z")
-
-
 _GIVEN_IN_BRACKET_NEXT = re.compile(r"[ \t]*\([ \t]*([A-Z][a-z'’\-]+)")
 
 
 def labelled_list_names(text: str, is_word) -> list[tuple[int, int]]:
+    """The entries of a list of labelled lines or cells (_LABELLED_LINE), each split at commas, "+", "&", slashes and
+    brackets (_ENTRY) into one or two words (_ENTRY_WORDS), when two entries or more are given names of the lists
+    that no dictionary holds; never a month, a weekday, a country or a place that is no English given name."""
     entries = []  # (first word's span, its second word's span or None)
     for m in _LABELLED_LINE.finditer(text) if (" - " in text or " – " in text or "  " in text) else ():
         for e in _ENTRY.finditer(m.group(1)):
             w = _ENTRY_WORDS.match(e.group(0))
             if w:
                 at = m.start(1) + e.start()
-                entries.append(((at + w.start(1), at + w.end(1)), (at + w.start(2), at + w.end(2)) if w.group(2) else None))
+                entries.append(((at + w.start(1), at + w.end(1)),
+                                (at + w.start(2), at + w.end(2)) if w.group(2) else None))
+
     def word(span):
         return text[span[0]:span[1]]
     sure = sum(word(f).capitalize() in given_names() and not is_word(word(f)) for f, _ in entries)
@@ -245,13 +249,15 @@ def labelled_list_names(text: str, is_word) -> list[tuple[int, int]]:
     for first, second in entries:
         w = word(first)
         if w.lower() in STOP_WORDS or w.lower() in MONTHS or w.lower() in WEEKDAYS or NEVER_A_NAME.match(w) \
-                or w.capitalize() in country_names() or w.capitalize() in place_names() and w.capitalize() not in english:
+                or w.capitalize() in country_names() \
+                or w.capitalize() in place_names() and w.capitalize() not in english:
             continue
         # (a surname too, of the lists or before a given name in brackets, a dictionary word though it be: "9/30  -
         # Sorensen (Erik & Anders)")
         bracket = _GIVEN_IN_BRACKET_NEXT.match(text, first[1])
         if w.capitalize() in given_names() or not is_word(w) and not w.isupper() \
-                or w[:1].isupper() and not w.isupper() and (w in surnames() or bracket and bracket.group(1) in given_names()):
+                or w[:1].isupper() and not w.isupper() and (
+                    w in surnames() or bracket and bracket.group(1) in given_names()):
             out.append(first)
             if second and (len(word(second).rstrip(".")) == 1 or in_name_lists(word(second).capitalize())
                            or not is_word(word(second))):
@@ -676,7 +682,8 @@ def _comment_authors(text: str) -> frozenset[str]:
     handles = frozenset(h for h in authors if ACCOUNT_LIKE.search(h) and h.lower() not in NOT_HANDLES and (
         re.search(r"[\d_]", h) or any(p.capitalize() in given_names() for p in _HANDLE_PART.findall(h) if len(p) >= 3)))
     if _COMMENT_SECTION.search(text):
-        inline = {h for m in _INLINE_COMMENT_AUTHOR.finditer(text) for h in [m.group(1).rstrip(".-")] if _is_account(h)}
+        inline = {h for m in _INLINE_COMMENT_AUTHOR.finditer(text) for h in [m.group(1).rstrip(".-")]
+                  if _is_account(h)}
         named = {h for h in inline if _names_handle(h)}
         handles |= named
         # (where two line openers or more are such names, the section prints its commenters so: the other accounts

@@ -84,8 +84,9 @@ _CARE_ROLE_BRACKETED = re.compile(r"(?<![\w/])" + trie_alternation([r.upper() fo
 # ... and a given name in brackets after a department, as mail and notes say who of it acted ("Security (Earl) says",
 # "Dietary (Hector) searched", "Employee Health (Carol) called")
 # (an officer's title may stand before the name: "security (Off. Mendes) escorted him out")
+_OFFICER_TITLE = r"(?-i:(?:Off|Ofc|Officer|Sgt|Det|PC|PCSO|Cpl)\.?[ \t]+)"
 _DEPARTMENT_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(sorted(DEPARTMENTS | {"health", "it", "i.t."}))
-                                   + r"[ \t]*\([ \t]*(?-i:(?:Off|Ofc|Officer|Sgt|Det|PC|PCSO|Cpl)\.?[ \t]+)?"
+                                   + rf"[ \t]*\([ \t]*{_OFFICER_TITLE}?"
                                    + rf"((?-i:{CAPWORD}(?:[ \t]+{CAPWORD})?))[ \t]*\??[ \t]*\)")
 
 
@@ -101,7 +102,8 @@ def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
            and m.group(1).lower() not in NOTE_SHORTHAND and m.group(1).lower() not in STOP_WORDS]
     out += [(m.start(1), m.end(1)) for m in _DEPARTMENT_BRACKETED.finditer(text)
             for first in [m.group(1).split()[0]]
-            if (first in given_names() or not is_word(first) or m.group(0)[m.group(0).index("(") + 1:].lstrip()[:1] != first[:1])
+            if (first in given_names() or not is_word(first)
+                or re.search(_OFFICER_TITLE + r"\Z", text[m.start():m.start(1)]))  # "(Off. Mendes)"
             and (first not in place_names() or first in given_names(ENGLISH_LOCALES)) and first not in country_names()
             and first.lower() not in MONTHS and first.lower() not in WEEKDAYS]  # "ask Credit (Ana Lucía?) to"
     for m in _ROLE_BRACKETED.finditer(text):

@@ -358,8 +358,10 @@ _MINUTE_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3}|[A-Z]{1,2}['’][A-Z
 # line signs ("TE / PM", "kh / RN K. Halvorsen", "Gabi P / AL read & understood 07:40")
 _SIDE = rf"([A-Z]{{2,3}}|[a-z]{{2,3}}|(?:{UPPER}\.[ \t]?)?{CAPWORD}(?:[ \t]+(?:{UPPER}\.?|{CAPWORD}))?)"
 # (after a signature's dashes too, and with the credentials after the name: "-- hw / Helga Wennerström RN, OCN")
-_SLASH_SIGNED = re.compile(rf"(?m)^[ \t]*(?:[-–—~]{{1,3}}[ \t]*)?{_SIDE}[ \t]*/[ \t]*(?:(?:RN|SN|HCA|DN|NIC|Dr|Sr)\.?[ \t]+)?{_SIDE}"
-                           r"(?:,?[ \t]+(?:RN|LPN|LVN|NP|CNA|RRT|BSN|MSN|OCN|CCRN|CEN|RN-BC)(?:,[ \t]*[A-Z][A-Za-z\-]{1,5})*)?"
+_SLASH_SIGNED = re.compile(rf"(?m)^[ \t]*(?:[-–—~]{{1,3}}[ \t]*)?{_SIDE}[ \t]*/[ \t]*"
+                           rf"(?:(?:RN|SN|HCA|DN|NIC|Dr|Sr)\.?[ \t]+)?{_SIDE}"
+                           r"(?:,?[ \t]+(?:RN|LPN|LVN|NP|CNA|RRT|BSN|MSN|OCN|CCRN|CEN|RN-BC)"
+                           r"(?:,[ \t]*[A-Z][A-Za-z\-]{1,5})*)?"
                            r"(?:[ \t]+read[ \t]*(?:&|and)[ \t]*understood)?(?:[ \t]+\d{1,2}[:.]?\d{2})?[ \t]*$")
 _NOT_SIGNERS = frozenset("bp hr rr gcs bm temp sats spo2 yes no n/a na mon tue wed thu fri sat sun".split())
 
@@ -407,7 +409,8 @@ def staff_line_initials(text: str, is_word) -> list[tuple[int, int]]:
         marks = list(_STAFF_MARK.finditer(m.group(1)))
         people = [i for i in marks if _may_be_initials(i.group(), _NOT_SIGNERS)]
         if len(people) >= 2:
-            people = [i for i in marks if i.group().lower() not in NOT_INITIALS and i.group().lower() not in _NOT_SIGNERS]
+            people = [i for i in marks if i.group().lower() not in NOT_INITIALS
+                      and i.group().lower() not in _NOT_SIGNERS]
         out += [(m.start(1) + i.start(), m.start(1) + i.end()) for i in people]
     return out
 
