@@ -931,8 +931,10 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # ... "-shiv"): there a dictionary word is the writer's name too
     if "\n-" in text or "\n~" in text or text.startswith(("-", "~")) or " -" in text or " ~" in text:
         # (a found name's words in lower case too: "-rick\nrick castellano")
+        # (and a found name's initials in lower case: "From: Thuy Vo" ... "-tv")
         names = {w.lower() for w in words if w[:1].isupper()} | {
-            w for s, e in known + later if text[s:e].islower() for w in text[s:e].split() if len(w) >= 3}
+            w for s, e in known + later if text[s:e].islower() for w in text[s:e].split() if len(w) >= 3} | {
+            m.lower() for m in initials if m.lower() not in STOP_WORDS}  # (an acronym's letters too: "-tv" is Thuy)
         spans += [m.span(1) for m in _LOWER_DASH_SIGNATURE.finditer(text) if m.group(1) in names]
         # ... and a sure given name's short form of any kind signing after a dash, a dictionary word though it be
         # ("From: Desmond Achterberg" ... "- Des")
@@ -1170,8 +1172,9 @@ def _initials_of(span: str) -> str | None:
     first ("Kaminski, Pawel": "PK", "ROSS, ALISTAIR": "AR", "Hale, John Robert": "JRH"), or None."""
     if m := _SURNAME_FIRST.fullmatch(span):
         span = f"{m.group(2)} {m.group(1)}"
-    # (a nickname in quotes inside the name gives no initial: 'Tomasz "Tom" Zieliński' is "TZ")
-    span = _QUOTED_INSIDE.sub(" ", span)
+    # (a nickname in quotes inside the name gives no initial: 'Tomasz "Tom" Zieliński' is "TZ"; nor does a mail
+    # system's tail: "Thuy Vo/HOU/ECT" is "TV")
+    span = _NOTES_TAIL.sub("", _QUOTED_INSIDE.sub(" ", span))
     words = [w for w in span.split() if not re.fullmatch(_PARTICLE, w)]
     if not 2 <= len(words) <= 3 or not all(_INITIALLED_WORD.fullmatch(w) for w in words):
         return None
@@ -1181,6 +1184,7 @@ def _initials_of(span: str) -> str | None:
 
 
 _INITIALLED_WORD = re.compile(rf"{UPPER}(?:[^\W\d_]|['’\-](?=[^\W\d_]))+|{UPPER}\.?")
+_NOTES_TAIL = re.compile(r"/[A-Z]{2,}(?:/[A-Z]{2,})*(?:@[A-Z]+)?\Z")
 _QUOTED_INSIDE = re.compile(r"[ \t]+[\"“'‘][^\"“”'‘’]{1,30}[\"”'’](?=[ \t])")
 _INNER_INITIAL = re.compile(rf"(?<=['’\-])({UPPER})")
 

@@ -692,11 +692,17 @@ _BENCH_NAME = re.compile(r"(?m)^[ \t]*([A-Z][\w'’\-]+(?:[ \t]+[A-Z][\w'’\-]+
 # Who was born: "Poppy was born on 28 June 2016", "Will was born in 1990": a given name or surname of the lists,
 # dictionary word or not, or a word no dictionary holds
 _BORN = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+(?:was|were)[ \t]+born\b")
+# ... and a person's dotted initials with the birth date after them, as a record gives a minor ("Minor:    M.S., born
+# 11.09.2015", "K.L. (born 2012)")
+_INITIALS_BORN = re.compile(rf"(?<![\w.])((?:{UPPER}\.[ \t]?){{1,3}})[ \t]*(?:,[ \t]*|\([ \t]*)(?i:born|b\.)[ \t]+"
+                            r"(?:on[ \t]+|in[ \t]+)?\d")
 
 
 def born_names(text: str, is_word) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _BORN.finditer(text) if m.group(1).lower() not in STOP_WORDS
-            and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))]
+            and m.group(1) not in country_names() and (in_name_lists(m.group(1)) or not is_word(m.group(1)))] + \
+        [(m.start(1), m.start(1) + len(m.group(1).rstrip())) for m in _INITIALS_BORN.finditer(text)
+         if not re.search(r"(?i)\bthe[ \t]+\Z", text[max(0, m.start(1) - 5):m.start(1)])]  # "the U.S., born in 1776"
 
 
 _INITIAL_SUBJECT = re.compile(rf"(?<![\w.])({UPPER}\.)(?=[ \t]+(?:{INITIAL_ACTOR_VERBS})\b)")

@@ -85,7 +85,10 @@ _CARE_ROLE_BRACKETED = re.compile(r"(?<![\w/])" + trie_alternation([r.upper() fo
 # "Dietary (Hector) searched", "Employee Health (Carol) called")
 # (an officer's title may stand before the name: "security (Off. Mendes) escorted him out")
 _OFFICER_TITLE = r"(?-i:(?:Off|Ofc|Officer|Sgt|Det|PC|PCSO|Cpl)\.?[ \t]+)"
-_DEPARTMENT_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(sorted(DEPARTMENTS | {"health", "it", "i.t."}))
+# (and a home-care agency's or a clinic's desks: "home infusion - intake (Hector)")
+_DEPARTMENT_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(sorted(DEPARTMENTS | {
+                                       "health", "it", "i.t.", "intake", "registration", "admitting", "scheduling",
+                                       "dispatch", "reception", "front desk"}))
                                    + rf"[ \t]*\([ \t]*{_OFFICER_TITLE}?"
                                    + rf"((?-i:{CAPWORD}(?:[ \t]+{CAPWORD})?))[ \t]*\??[ \t]*\)")
 

@@ -2163,3 +2163,10 @@ def test_a_surname_in_capitals_in_brackets_after_a_found_name_and_a_roster_of_ca
     r = pii("Outstanding:\n   ABERCROMBIE, J.          GAS - EAST\n   FITZPATRICK, B.          GAS - CENTRAL\n"
             "   GRACE, T.                NGL\n   O'DONOGHUE, C.           GAS - CANADA\n")
     assert not _leaks(r, "GRACE", "O'DONOGHUE"), r.text
+
+
+def test_a_found_names_initials_in_lower_case_sign_after_a_dash(pii):
+    r = pii("From: Thuy Vo/HOU/ECT\nTo: Ji-hoon Park\n\nwill ping AP today.\n-tv\n\n\nJi-hoon Park\n12/05/2000 08:41 AM")
+    assert not _leaks(r, "-tv"), r.text
+    text = "Tom Vance wrote the memo.\nwatch the game tonight -tv"  # not alone on its line: no signature
+    assert "-tv" in pii(text).text, pii(text).text
