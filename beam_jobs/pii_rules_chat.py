@@ -267,13 +267,13 @@ def labelled_list_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # A group's or a forum's officer speaking, the role before the name ("Admin - Deb Whitehorse: Friendly reminder",
 # "Mod | Kenji: no spoilers"): a name of the lists or a word no dictionary holds
-_ROLE_SPEAKER = re.compile(rf"(?im)^[ \t]*(?:admin|administrator|moderator|mod|host|owner|organi[sz]er|group[ \t]+admin)"
-                           rf"[ \t]*[-–|·][ \t]*((?-i:{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}))[ \t]*:[ \t]")
+_ROLE_SPEAKER = re.compile(r"(?im)^[ \t]*(?:admin|administrator|moderator|mod|host|owner|organi[sz]er|"
+                           rf"group[ \t]+admin)[ \t]*[-–|·][ \t]*((?-i:{CAPWORD}(?:[ \t]+{CAPWORD}){{0,2}}))[ \t]*:[ \t]")
 
 
 def role_speaker_names(text: str, is_word) -> list[tuple[int, int]]:
-    return [m.span(1) for m in _ROLE_SPEAKER.finditer(text) if ":" in text
-            and m.group(1).split()[0].lower() not in STOP_WORDS
+    return [m.span(1) for m in (_ROLE_SPEAKER.finditer(text) if ":" in text else ())
+            if m.group(1).split()[0].lower() not in STOP_WORDS
             and any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())]
 
 

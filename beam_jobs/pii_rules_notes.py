@@ -486,8 +486,8 @@ _CREDENTIALED_INLINE = re.compile(rf"(?:(?i:\b(?:per|by|w/|with|to|from|cosign(?
 # ... and an initial and a surname in lower case opening a line before the credential, as a co-signed note's line
 # starts ("d. pham rn / cosign ...")
 # (after a short label too: "sup. RN: p. cavanagh-moss rn")
-_LOWER_INITIAL_SURNAME_RN = re.compile(r"(?m)^[ \t]*(?:[A-Za-z][\w. ]{0,19}:[ \t]*)?([a-z]\.[ \t]?[a-z][a-z'’\-]{1,20})"
-                                       r"[ \t]+(?:rn|lpn|lvn|np|rt)\b"
+_LOWER_INITIAL_SURNAME_RN = re.compile(r"(?m)^[ \t]*(?:[A-Za-z][\w. ]{0,19}:[ \t]*)?"
+                                       r"([a-z]\.[ \t]?[a-z][a-z'’\-]{1,20})[ \t]+(?:rn|lpn|lvn|np|rt)\b"
                                        r"(?=[ \t]*(?:/|,|\(|$))")
 # (dotted too, and before any credential in either case: "--t.h. RN", "- j.m., lpn")
 _LOWER_SIGNED_RN = re.compile(r"(?m)^[ \t]*[-–—~]{1,2}[ \t]*([a-z](?:\.[ \t]?[a-z]|[a-z]){1,2}\.?)[ \t]*,?[ \t]+"
