@@ -915,8 +915,9 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # ("Kevin Olsen" ... "Kev said", "Alexander" ... "Alex agreed"): one of the English short forms or given names
     # ("San" of a place misread as a name, "Santa Cruz", is none); never a month's or a weekday's ("Dec", "Sat") or
     # a function word
-    words |= {short for w in sure_words if w.isalpha() and w[:1].isupper() and not w.isupper() and len(w) >= 5
-              and w in given_names() for k in (3, 4) if k <= len(w) - 2 for short in [w[:k]]
+    shorts = {w[:k] for w in sure_words if w.isalpha() and w[:1].isupper() and not w.isupper() and len(w) >= 5
+              and w in given_names() for k in (3, 4) if k <= len(w) - 2}
+    words |= {short for short in shorts
               if short.lower() not in NAME_STOPS and short.lower() not in STOP_WORDS and short.lower() not in MONTHS
               and short.lower() not in _SHORT_DATES and short.lower() not in NOT_INITIALS
               and (short in ENGLISH_NICKNAMES or short in english)}
@@ -936,10 +937,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
             w for s, e in known + later if text[s:e].islower() for w in text[s:e].split() if len(w) >= 3} | {
             m.lower() for m in initials if m.lower() not in STOP_WORDS}  # (an acronym's letters too: "-tv" is Thuy)
         spans += [m.span(1) for m in _LOWER_DASH_SIGNATURE.finditer(text) if m.group(1) in names]
-        # ... and a sure given name's short form of any kind signing after a dash, a dictionary word though it be
-        # ("From: Desmond Achterberg" ... "- Des")
-        shorts = {w[:k] for w in sure_words if w.isalpha() and w[:1].isupper() and not w.isupper() and len(w) >= 5
-                  and w in given_names() for k in (3, 4) if k <= len(w) - 2}
+        # ... and a sure given name's short form of any kind (`shorts`, above) signing after a dash, a dictionary word
+        # though it be ("From: Desmond Achterberg" ... "- Des")
         spans += [m.span(1) for m in _CAPITAL_DASH_SIGNATURE.finditer(text) if m.group(1) in shorts
                   and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in _SHORT_DATES]
     return spans + _occurrences(text, words)

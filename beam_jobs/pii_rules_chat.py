@@ -12,7 +12,7 @@ from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, ENGLISH_NICKNAMES,
                                  NOT_HANDLES,
                                  NOTE_LABELS, NOT_ADDRESSED, NOT_INITIALS, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
-                                 place_names, surnames)
+                                 place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, INITIALS_RUN, KIN_SET,
                                         MODALS, POSSESSIVE, STOP_WORDS, UPPER, WORD_START, is_function_word,
                                         lower_given_name)
@@ -202,8 +202,7 @@ _KNOWN_AS_BARE = re.compile(r"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer
 # whom the text goes on to say who it is ('met "Spud", whom she named as')
 _QUOTED_TO_PEOPLE = re.compile(rf"\([ \t]*{_QUOTED}[ \t]+(?:to|for|among|with|by)[ \t]+(?:most|all|some|many|everyone|"
                                r"everybody|friends|family|colleagues|the|his|her|their|your|our|you|us|them)\b")
-_KIN_OR_CARE = "|".join(re.escape(w) for w in sorted(KIN_SET | set(CARE_ROLES) | {"pt", "patient", "peer", "tech"},
-                                                   key=len, reverse=True))
+_KIN_OR_CARE = trie_alternation(KIN_SET | set(CARE_ROLES) | {"pt", "patient", "peer", "tech"})
 _QUOTED_THEN_ROLE = re.compile(rf"{_QUOTED}[ \t]*\((?i:{_KIN_OR_CARE})\)")
 _ROLE_THEN_QUOTED = re.compile(rf"\([ \t]*(?i:{_KIN_OR_CARE})\b[^()\n\"“”]{{0,30}}?(?:,|[ \t][-–])[ \t]*"
                                rf"{_QUOTED}[ \t]*\)")
@@ -421,8 +420,8 @@ _KIN_AFTER = re.compile(rf"(?<=[^\s.!?:])[ \t]*(?<![\w'’\-])({CAPWORD})[ \t]+(
 _FAMILIAR_KIN = ("auntie aunty tía tia tío tio tita tito tante onkel zia zio nonna nonno oma opa wujek ciocia ciotka "
                  "babcia dziadek abuela abuelo abuelita abuelito tonton tata tatie mamie papi mami").split()
 _FAMILIAR_WORDS = "big lil don doña dona".split()
-_FAMILIAR_BEFORE = re.compile(r"(?<![\w'’\-])(?i:(" + "|".join(_FAMILIAR_KIN + _FAMILIAR_WORDS) + r"))[ \t]+"
-                              rf"({ANYWORD})(?![\w'’\-])")
+_FAMILIAR_BEFORE = re.compile(r"(?<![\w'’\-])(?i:(" + trie_alternation(_FAMILIAR_KIN + _FAMILIAR_WORDS)
+                              + rf"))[ \t]+({ANYWORD})(?![\w'’\-])")
 
 
 def honorific_names(text: str, is_word) -> list[tuple[int, int]]:
