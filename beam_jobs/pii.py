@@ -58,7 +58,7 @@ POLICIES = ("drop", "redact")
 DEFAULT_POLICIES = {
     "EMAIL_ADDRESS": "redact", "PHONE_NUMBER": "redact", "CREDIT_CARD": "redact", "IBAN_CODE": "redact",
     "US_SSN": "redact", "US_DRIVER_LICENSE": "redact", "IP_ADDRESS": "redact", "PERSON": "redact",
-    "STREET_ADDRESS": "redact", "USERNAME": "redact",
+    "STREET_ADDRESS": "redact", "USERNAME": "redact", "ID_NUMBER": "redact", "DATE_OF_BIRTH": "redact",
 }
 # The shipped model's second member: an NER component of the same folder, loaded disabled and read by
 # second_opinion (an NER in the pipeline after the first would keep its "O" tokens and add nothing).
@@ -110,10 +110,12 @@ class PiiConfig:
 # digits; a licence holds 2. IBAN: only the 2 check digits are sure; Qatar's and Gibraltar's account parts
 # may be all letters, Malta's hold 5 digits. Addresses: every form the recognizer knows holds a number.
 _MIN_DIGITS = {"PHONE_NUMBER": 6, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2, "US_DRIVER_LICENSE": 2,
-               "STREET_ADDRESS": 1, "US_BANK_NUMBER": 8, "US_PASSPORT": 8, "US_ITIN": 9, "UK_NHS": 10}
+               "STREET_ADDRESS": 1, "US_BANK_NUMBER": 8, "US_PASSPORT": 8, "US_ITIN": 9, "UK_NHS": 10,
+               "ID_NUMBER": 1, "DATE_OF_BIRTH": 5}
 
 
 _DIGIT = re.compile(r"\d")   # what the recognizers' \d matches (isdigit() would also count "²")
+_EXTENSION = re.compile(r"(?i)\bext(?:ension)?\b")  # an extension alone is a phone number of 3-5 digits
 _IBAN_START = re.compile(r"(?i)[a-z]{2}[0-9]{2}")  # Presidio's IBAN pattern, which runs case-insensitively
 
 
@@ -127,7 +129,7 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
     digits = len(_DIGIT.findall(text))
     keep = []
     for e in entities:
-        if digits < _MIN_DIGITS.get(e, 0):
+        if digits < _MIN_DIGITS.get(e, 0) and not (e == "PHONE_NUMBER" and digits >= 3 and _EXTENSION.search(text)):
             continue
         if e == "IBAN_CODE" and not _IBAN_START.search(text):
             continue  # every IBAN starts with a country code and two check digits (Presidio's own pattern)

@@ -53,6 +53,16 @@ def _handle(vocabulary=frozenset()):
     return HandleRecognizer()
 
 
+def _labelled_ids(vocabulary=frozenset()):
+    from beam_jobs.pii_identifiers import recognizers
+    return recognizers()[0]
+
+
+def _birth_dates(vocabulary=frozenset()):
+    from beam_jobs.pii_identifiers import recognizers
+    return recognizers()[1]
+
+
 def _address(vocabulary=frozenset()):
     from beam_jobs.pii_patterns import InternationalAddressRecognizer
     return InternationalAddressRecognizer(vocabulary)
@@ -111,6 +121,22 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                "a number and a capitalised street word or name; never across a sentence end, never a date",
                _address, None, (("She lives at 22 Pollen Crescent, Toronto", "22 Pollen Crescent"),
                                 ("Our office: ul. Narewska 94, Apt. 478, Poznań", "Narewska 94"))),
+    Recognizer("ID_NUMBER", "an identifier of 3+ digits (letters, '/', '-', '.' inside; a list of them) after a label "
+               "of a person's record: case, application, hospital, NHS, employee, account, policy, claim, tenancy, "
+               "national ID and tax numbers, references, vehicle registrations (beam_jobs/pii_identifiers.LABELS, "
+               "each label with its own examples); also an IBAN after 'IBAN' without its checksum, and an "
+               "extension after 'ext'", "the label right before it ('Case No:', 'MRN', 'ref', 'Employee ID')",
+               "not a year, a date, a quantity; after a label that is also an ordinary word ('case', 'order') "
+               "with no 'no.', '#', 'ref' or ':' only letters with digits or digits split by '/' or '-'",
+               _labelled_ids, None, (("the applicant (application no. 48213/19) was detained", "48213/19"),
+                                     ("Bed 4 - Mr Adebayo, 71, MRN 30447129, post op day 2", "30447129"),
+                                     ("Employee no.: 0051839", "0051839"),
+                                     ("Vehicle registration: KM21 WFX", "KM21 WFX"))),
+    Recognizer("DATE_OF_BIRTH", "a date after a birth label ('DOB', 'date of birth', 'Geburtsdatum': down to month and "
+               "year) or after 'born' ('born on 14 March 1983': a full date only), or before 'geboren'/'born'",
+               "the label", "a date of one of the written forms", _birth_dates, None,
+               (("Patient: Mr Ilie, DOB: 02/06/1944, Room 7", "02/06/1944"),
+                ("the applicant, who was born on 14 March 1983, lives in", "14 March 1983"))),
 )
 
 

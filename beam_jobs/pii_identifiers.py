@@ -1,0 +1,213 @@
+"""Identifiers of a person's records, found by the label that names them: case and application numbers,
+hospital and health-service numbers, employee and staff numbers, account, policy, claim and tenancy
+references, national ID and tax numbers, vehicle registrations, a phone's extension, and dates of birth.
+
+Why: a court's application number, a patient's hospital number or a tenant's reference leads straight to
+the person (HIPAA's Safe Harbor lists record, account and licence numbers, vehicle identifiers and every
+element of a date of birth but the year), and on real case notes, judgments and letters they leaked in most
+texts that named anyone. Bare numbers are everywhere in ordinary prompts (years, quantities, model numbers,
+CVE ids), so a number counts only after a label that says whose record it is: the labels are the table
+below, which a reviewer reads to know what counts. A label that is also an ordinary word ("case", "file",
+"order", "account") needs its connector ("Case No:", "file ref", "account #") or an identifier that no
+quantity looks like (letters and digits, or digits split by '/', '-', '.'); the sure labels (MRN, NHS, DOB,
+"Employee ID") need neither.
+
+    labelled_ids(text) -> [(entity, start, end)]   entity: ID_NUMBER, IBAN_CODE (after "IBAN", checksum or
+                                                    not: a mistyped account is still somebody's) or
+                                                    PHONE_NUMBER (an extension)
+    birth_dates(text) -> [(start, end)]
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Label:
+    """Labels of one kind of record: `words` (a regex alternation, matched case-insensitively and whole
+    words), whether they are `sure` (an identifier after them needs no connector), the entity they report,
+    the shape of what follows (`ID`, `PLATE`, `IBAN`, `EXTENSION`), and examples of our own: (text, value)."""
+    kind: str
+    words: str
+    sure: bool
+    examples: tuple
+    entity: str = "ID_NUMBER"
+    shape: str = "ID"
+
+
+LABELS: tuple[Label, ...] = (
+    Label("court and tribunal", r"applications?|requ[eê]tes?|case|appeal|docket|claim|matter|file|dossier|index|"
+          r"crim(?:e|inal)|bail|home[ \t]+office|crn|pnc|cro|a-?number|alien[ \t]+(?:registration[ \t]+)?number|"
+          r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance", False,
+          (("(Application no. 48213/19) concerns the applicant", "48213/19"),
+           ("Appeal Number: HU/04471/2023", "HU/04471/2023"),
+           ("CASE NO: 2020/31544", "2020/31544"),
+           ("Applications nos. 11835/20, 11902/20 and 12077/20", "11902/20"),
+           ("CRN: Y552018   PNC: 2018/0337120P", "2018/0337120P"))),
+    Label("health record", r"mrn|(?:hosp(?:ital)?|unit|ur|chi|nhi|nhs|medicare|medicaid|health[ \t]+card|"
+          r"medical[ \t]+record|patient|client|resident|service[ \t]+user|pt)[ \t]*(?:no\.?|num(?:ber)?|id|#)|"
+          r"nhs|nhi|chi|mrn/hosp[ \t]+no", True,
+          (("Bed 4 - Mr Adebayo, 71, MRN 30447129, post op day 2", "30447129"),
+           ("NHS No: 485 777 3456", "485 777 3456"),
+           ("Hosp no. T7730915 seen by the team", "T7730915"))),
+    Label("staff and membership", r"(?:employee|emp|staff|payroll|personnel|badge|service|student|member(?:ship)?|"
+          r"customer|client|user|account|acct?|a/c|policy|tenancy|tenant|permit|"
+          r"interpreter|officer|sia|gmc|nmc|hcpc|pin)[ \t]*(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|"
+          r"employee|payroll|acct?|a/c|policy|tenancy|gmc|nmc|pin|user[ \t]*id|id", True,
+          (("Employee no. 20417 joined the team", "20417"),
+           ("Staff ID: KRV-30581", "KRV-30581"),
+           ("policy 5512-GHT-0071 covers it", "5512-GHT-0071"),
+           ("sort code 11-22-33, acc 40918233", "40918233"))),
+    Label("reference", r"ref(?:erence)?|our[ \t]+ref|your[ \t]+ref|booking|order|ticket|incident|inc|pir|"
+          r"penalty[ \t]+charge[ \t]+notice|pcn|deposit|bond|tag|card", False,
+          (("Grievance - ref GR-2023-0431 attached", "GR-2023-0431"),
+           ("the bond (ref. 2201934-KL) was paid", "2201934-KL"))),
+    Label("national or tax number", r"nif|nie|dni|cpf|curp|rfc|sin|tfn|pps|bsn|pesel|aadhaar|pan|nino|nin|"
+          r"national[ \t]+insurance|ni[ \t]+(?:no|number)|passport|tax[ \t]+(?:id|number|code)|tin|"
+          r"social[ \t]+insurance|id[ \t]+card|identity[ \t]+card|brp", True,
+          (("NIF: 50319844T", "50319844T"), ("passport number 533081207", "533081207"))),
+    Label("vehicle", r"(?:vehicle|van|car|bike)?[ \t]*reg(?:istration)?(?:[ \t]+(?:no\.?|number|plate|mark))?|"
+          r"number[ \t]+plate|plate|vrm", True,
+          (("Vehicle registration: KM21 WFX", "KM21 WFX"), ("van reg BD68 KPL", "BD68 KPL")), shape="PLATE"),
+    Label("bank account", r"iban", True,
+          (("IBAN: DE44 5001 0517 5407 3249 31", "DE44 5001 0517 5407 3249 31"),), entity="IBAN_CODE",
+          shape="IBAN"),
+    Label("bank sort code", r"sort[ \t]+code", True, (("sort code 20-45-77, acc 40918233", "20-45-77"),),
+          shape="SORT_CODE"),
+    Label("phone extension", r"ext|extension", True,
+          (("my manager, Carys Bowen (ext. 4471)", "4471"),), entity="PHONE_NUMBER", shape="EXTENSION"),
+)
+
+# What may stand between a label and its identifier: "no.", "nos.", "number", "#", "ref", ":", "is"
+_CONNECTOR = r"(?:[ \t]*(?:no\.?s?|nos?\.|numbers?|num|#|ref\.?|reference|id|is|was|are|:|-|–|=|\())"
+_PART = r"[A-Za-z0-9]+"
+# an identifier: parts joined by '/', '-', '.', ':'; then maybe one or two more parts after single spaces
+# where each holds a digit ("485 777 3456", "RX4 0881273", "BA 884217")
+_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=[A-Za-z]{{0,3}}\d)[A-Za-z]{{0,3}}\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}})")
+_SHAPES = {
+    "ID": _ID,
+    "PLATE": r"(?:[A-Z0-9]{2,4}[ -]?[A-Z0-9]{2,4})",
+    "IBAN": r"(?:[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?)",
+    "EXTENSION": r"(?:\d{3,5})",
+    "SORT_CODE": r"(?:\d{2}-\d{2}-\d{2})",
+}
+_LIST_JOIN = r"(?:[ \t]*(?:,|;|&|\band\b|/)[ \t]*)"
+
+
+def _label_pattern(label: Label) -> re.Pattern:
+    shape = _SHAPES[label.shape]
+    connector = _CONNECTOR + "*" if label.sure else _CONNECTOR + "+"
+    return re.compile(rf"(?i)(?<![\w/])(?:{label.words})\.?(?P<conn>{connector})[ \t]*"
+                      rf"(?P<id>{shape}(?:{_LIST_JOIN}{shape})*)(?![\w@])")
+
+
+_PATTERNS = [(label, _label_pattern(label)) for label in LABELS]
+# ... and an ordinary word's label right before an identifier no quantity looks like ("tenancy number is
+# HA-558213" is caught above; "order KX-5518203", "case SURV-2024-0588")
+_BARE_PATTERNS = [(label, re.compile(rf"(?i)(?<![\w/])(?:{label.words})[ \t]+(?P<conn>)(?P<id>{_ID})(?![\w@])"))
+                  for label in LABELS if not label.sure and label.shape == "ID"]
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)?(?:%|[a-z]{1,3})?|\d{1,3}(?:,\d{3})+(?:\.\d+)?", re.I)
+_DATE_LIKE = re.compile(r"\d{1,2}[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")
+
+
+def _digits(s: str) -> int:
+    return sum(c.isdigit() for c in s)
+
+
+def _good_id(value: str, label: Label, bare: bool) -> bool:
+    """Whether `value` after `label` is an identifier: enough digits, not a year, a quantity or a date,
+    and, where the label had no connector, shaped as no quantity is."""
+    if label.shape == "PLATE":
+        return value.isupper() and _digits(value) >= 1 and any(c.isalpha() for c in value)
+    if label.shape != "ID":
+        return True
+    if _digits(value) < 3 or _YEAR.fullmatch(value) or _DATE_LIKE.fullmatch(value):
+        return False
+    plain = value.replace(" ", "").isdigit()
+    if plain and _digits(value) < 4:
+        return False
+    if _digits(value) > 6:  # a quantity with a unit has fewer ("500mg", "3TB"); "44218907K" is a tax number
+        return True
+    if bare:  # no connector: letters with digits, or digits split by a separator
+        return not _QUANTITY.fullmatch(value) and (any(c.isalpha() for c in value) or bool(re.search(r"\d[/\-]\d", value)))
+    return plain or not _QUANTITY.fullmatch(value)
+
+
+def _split_list(m: re.Match, shape: str) -> list[tuple[int, int]]:
+    """The identifiers of a matched list ("11835/20, 11902/20 and 12077/20") one by one."""
+    start = m.start("id")
+    return [(start + x.start(), start + x.end()) for x in re.finditer(_SHAPES[shape], m.group("id"))
+            if x.group(0).strip()]
+
+
+# ---- dates of birth --------------------------------------------------------------------------------------
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_FULL_DATE = (rf"(?:\d{{1,2}}[/.\-]\d{{1,2}}[/.\-](?:\d{{4}}|\d{{2}})|\d{{4}}-\d{{2}}-\d{{2}}|"
+              rf"\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH},?[ \t]+\d{{4}}|"
+              rf"{_MONTH}[ \t]+\d{{1,2}}(?:st|nd|rd|th)?,?[ \t]+\d{{4}})")
+_MONTH_YEAR = rf"(?:\d{{1,2}}[/.\-]\d{{4}}|{_MONTH}[ \t]+\d{{4}})"
+# A birth label: any date after it, down to month and year ("DOB 02/2008"); "born" and its kin only before
+# a full date ("born 1971" says no more than an age)
+_DOB = re.compile(rf"(?i)\b(?:d\.?o\.?b\.?|date[ \t]+of[ \t]+birth|birth[ \t]*date|geburtsdatum|geb\.|"
+                  rf"fecha[ \t]+de[ \t]+nacimiento|data[ \t]+di[ \t]+nascita|date[ \t]+de[ \t]+naissance)"
+                  rf"[ \t]*[:\-–]?[ \t]*(?P<date>{_FULL_DATE}|{_MONTH_YEAR})(?!\d)")
+_BORN = re.compile(rf"(?i)\b(?:born|b\.|n[ée]e?[ \t]+le|geboren(?:[ \t]+am)?|nacid[oa][ \t]+el)[ \t]+(?:on[ \t]+)?"
+                   rf"(?P<date>{_FULL_DATE})(?!\d)")
+# ... and a full date right before a word of birth ("Die am 14.06.1971 geborene Klägerin")
+_BORN_AFTER = re.compile(rf"(?i)(?P<date>{_FULL_DATE})[ \t]+(?:geboren\w*|born)\b")
+BIRTH_EXAMPLES = (("Patient: Mr Ilie, DOB: 02/06/1944, Room 7", "02/06/1944"),
+                  ("the applicant, who was born on 14 March 1983, lives in", "14 March 1983"),
+                  ("Die am 03.09.1975 geborene Klägerin", "03.09.1975"),
+                  ("D.O.B. 11/2009 (Year 10)", "11/2009"))
+
+
+def labelled_ids(text: str) -> list[tuple[str, int, int]]:
+    """Every labelled identifier in `text`, as (entity, start, end)."""
+    out = []
+    for bare, patterns in ((False, _PATTERNS), (True, _BARE_PATTERNS)):
+        for label, pattern in patterns:
+            for m in pattern.finditer(text):
+                out += [(label.entity, s, e) for s, e in _split_list(m, label.shape)
+                        if _good_id(text[s:e], label, bare)]
+    return out
+
+
+def birth_dates(text: str) -> list[tuple[int, int]]:
+    """Every date of birth in `text`, as (start, end)."""
+    return [(m.start("date"), m.end("date")) for pattern in (_DOB, _BORN, _BORN_AFTER) for m in pattern.finditer(text)]
+
+
+# ---- as Presidio recognizers (beam_jobs/pii_recognizers.py registers them) --------------------------------
+
+def recognizers():
+    """(the labelled-identifier recognizer, the date-of-birth recognizer), built on first use: Presidio is
+    imported only where the filter runs."""
+    from presidio_analyzer import EntityRecognizer, RecognizerResult
+
+    class LabelledIdRecognizer(EntityRecognizer):
+        def __init__(self):
+            super().__init__(supported_entities=sorted({label.entity for label in LABELS}),
+                             name="LabelledIdRecognizer", supported_language="en")
+
+        def load(self):
+            pass
+
+        def analyze(self, text, entities, nlp_artifacts=None):
+            return [RecognizerResult(e, s, t, 0.8) for e, s, t in labelled_ids(text) if e in entities]
+
+    class BirthDateRecognizer(EntityRecognizer):
+        def __init__(self):
+            super().__init__(supported_entities=["DATE_OF_BIRTH"], name="BirthDateRecognizer",
+                             supported_language="en")
+
+        def load(self):
+            pass
+
+        def analyze(self, text, entities, nlp_artifacts=None):
+            return [RecognizerResult("DATE_OF_BIRTH", s, e, 0.8) for s, e in birth_dates(text)]
+
+    return LabelledIdRecognizer(), BirthDateRecognizer()
