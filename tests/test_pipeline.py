@@ -23,6 +23,10 @@ def test_example_config_resolves_with_wired_paths():
     assert (cfgs["generate"].input, cfgs["generate"].output) == ("w/clean", "w/generate")
     assert (cfgs["featurize"].input, cfgs["featurize"].output) == ("w/generate", "w/features")
     assert cfgs["featurize"].hidden_codec == "fp8_e4m3" and cfgs["clean"].pii.policies["CREDIT_CARD"] == "drop"
+    # the example lists its policies, so it must list every type the filter looks for by default (a type
+    # not listed is not looked for)
+    from beam_jobs.pii import DEFAULT_POLICIES
+    assert set(cfgs["clean"].pii.policies) == set(DEFAULT_POLICIES)
 
 
 @pytest.mark.parametrize("body, message", [
