@@ -45,7 +45,9 @@ STOP_WORDS = _spacy.lang.en.stop_words.STOP_WORDS
 Span = _spacy.tokens.Span
 
 # (a priest's "Fr", never a catheter's size: "16 Fr Foley")
-TITLES = (r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herr|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd|"
+# (and other languages' forms of address, in running text often in lower case: "señora Ortega", "Herrn Eberle")
+TITLES = (r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herrn?|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd|"
+          r"[Ss]eñora|[Ss]eñorita|[Ss]eñor|Doña|[Ss]ignora|Signor|Monsieur|Madame|Mademoiselle|Profe|Profa|"
           r"Lord|Lady|Baroness|Fr(?<!\d[ \t]Fr)(?<!\dFr))")
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu

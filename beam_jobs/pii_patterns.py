@@ -500,6 +500,34 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
                         # (a Simple Machines forum's poster on the line over "« on: <date> »" or "« Reply #1 on:")
                         r"^[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*\n[ \t]*«[ \t]*(?:reply[ \t]+#\d+[ \t]+)?on:")
 
+# ... and the poster a thread prints by its own layout, where the place alone says it is an account, whatever the
+# handle looks like ("mpalmqvist 2 hours ago", "142 points by okwudili_n", "haruto-n opened this issue",
+# "dmitri-s commented 2 days ago", "BerylTheBold · Tue 09-Jan-24 21:43"): not a status word standing there ("Edited 2
+# hours ago", "Updated 3 days ago")
+_THREAD_POSTER = re.compile(
+    r"(?im)^[ \t↳>|]*(?:(?:open|closed|merged)[ \t]*·[ \t]*)?@?([^\W\d][\w.\-]{1,30})[ \t]+(?:"
+    r"\d{1,3}[ \t]*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)[ \t]+ago\b|"
+    r"(?:commented|opened[ \t]+this|closed[ \t]+this|reopened[ \t]+this|reviewed|approved[ \t]+these|"
+    r"requested[ \t]+changes|merged[ \t]+commit|mentioned[ \t]+this|added[ \t]+(?:\d+[ \t]+)?commits?)\b|"
+    r"[·•|][ \t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?[ \t]+)?\d{1,2}[\-/ ](?:\d{1,2}|[a-z]{3})\b)|"
+    r"\b\d+[ \t]+points?[ \t]+by[ \t]+@?([^\W\d][\w.\-]{1,30})")
+_POSTER_STATUS = frozenset("""posted edited updated modified created published sent joined active answered asked
+commented replied last seen online submitted uploaded shared deleted closed opened merged reviewed reported saved
+started ended pinned viewed read delivered reply comment answer question post thread topic re""".split())
+# ... and an account a forum's private message is addressed to, or that a post says to message ("To: marinerKai",
+# "PM tariq_eurospares"): a handle as accounts write them (ACCOUNT_LIKE)
+_MESSAGED = re.compile(r"(?im)^[ \t]*to:[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*$|\b(?-i:PM|DM|pm|dm)[ \t]+@?([^\W\d][\w.\-]{2,30})\b")
+
+
+def thread_posters(text: str) -> frozenset[str]:
+    """The handles a thread prints for its posters by layout alone (_THREAD_POSTER), and the accounts it says to
+    message or addresses a private message to (_MESSAGED)."""
+    out = {h for m in _THREAD_POSTER.finditer(text) for h in [(m.group(1) or m.group(2)).rstrip(".-")]
+           if h.lower() not in _POSTER_STATUS and h.lower() not in NOT_HANDLES}
+    out |= {h for m in _MESSAGED.finditer(text) for h in [(m.group(1) or m.group(2)).rstrip(".-")]
+            if _account_like(h) and h.lower() not in NOT_HANDLES}
+    return frozenset(out)
+
 
 # ... and a gamer's tag with its four digits ("LenaMoreau#4412", Discord's and Battle.net's form), not a ticket's or an
 # issue's number ("Issue#1234", "PR#88")
@@ -530,7 +558,7 @@ def prints_posters(text: str) -> bool:
     """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
     handles (speaker_handles), or names an account by its gamer's tag, in quotes or in a profile's field: the gate
     before the USERNAME recognizer where no "@" or profile address stands."""
-    return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or "#" in text and any(
+    return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or bool(thread_posters(text)) or "#" in text and any(
         _tag_is_account(m) for m in _GAMER_TAG.finditer(text)) or _QUOTED_ACCOUNT.search(text) is not None \
         or _ACCOUNT_FIELD.search(text) is not None or _MAIL_ACCOUNT.search(text) is not None
 
@@ -588,7 +616,7 @@ class HandleRecognizer(_OneEntityRecognizer):
                 if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
                 for m in _MAIL_ACCOUNT.finditer(text)]
-        for handle in speaker_handles(text):  # wherever the log writes the speaker's handle
+        for handle in speaker_handles(text) | thread_posters(text):  # wherever the log writes the speaker's handle
             out += [RecognizerResult("USERNAME", m.start(), m.end(), 0.85)
                     for m in re.finditer(rf"(?<![\w.@\-]){re.escape(handle)}(?![\w\-]|\.\w)", text)]
         return out

@@ -114,7 +114,14 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("[Server] daisy_ng joined the game\n<TheRealHarrison> hey\n<daisy_ng> hiii", "TheRealHarrison"),
                 ("need 1 for ranked\nme!! add LenaMoreau#4412", "LenaMoreau#4412"),
                 ('his username is "bignate_420" but IRL he is', "bignate_420"),
-                ("Application: ranger\nIGN: TorvaldSkyhammer\nClass: hunter", "TorvaldSkyhammer"))),
+                ("Application: ranger\nIGN: TorvaldSkyhammer\nClass: hunter", "TorvaldSkyhammer"),
+                # (a thread's layout alone: a news aggregator's, a code host's, a parenting forum's)
+                ("Show: a bird feeder cam\n88 points by rkn_lab 4 hours ago | 31 comments", "rkn_lab"),
+                ("  ewa-kos 2 hours ago\n  Nice work, I built the same.", "ewa-kos"),
+                ("Open · kenji-w opened this issue 2 days ago · 3 comments", "kenji-w"),
+                ("PlumJamTuesday · Mon 12-Feb-24 08:02\nYANBU, she was rude.", "PlumJamTuesday"),
+                ("Private message\nTo: harbourKai\nSent: Mar 2", "harbourKai"),
+                ("PM wheels_by_wojtek, he has the part", "wheels_by_wojtek"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "
                "their city/postcode/country lines (pii_patterns.address_spans, named_streets)",
                "address cues ('lives at', 'address:') extend to the clause's end",

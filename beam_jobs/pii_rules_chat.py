@@ -181,8 +181,18 @@ _KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+
                       # (... or whom the others addressed so: 'an officer, whom the others addressed as "Cemo"')
                       r"\baddress(?:es|ed)?[ \t]+(?:(?:him|her|them)[ \t]+)?as|"
                       r"\b(?:him|her|them|one|man|woman|officer|guard|guy),?[ \t]+called|"
-                      r"\b(?:ID|card|passport|badge|document)[ \t]+in[ \t]+the[ \t]+name[ \t]+of)"
-                      r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2})[\"”'’]")
+                      r"\b(?:ID|card|passport|badge|document)[ \t]+in[ \t]+the[ \t]+name[ \t]+of|"
+                      # (... or whom people call so: 'a young man everyone calls "Dodge," organized it')
+                      r"\b(?:everyone|everybody|people|we|they|friends|locals|the[ \t]+(?:kids|lads|girls|boys|others|"
+                      r"staff|regulars|residents))[ \t]+call(?:s|ed)?)"
+                      r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2}),?[\"”'’]")
+# ... and a name in quotes whose surname the text says it lacks ('"Tyrese" (surname unknown)'), or in quotes right
+# before the person's full name or with it in brackets ('last year\'s winner "Mountain Goat" Gareth Price', 'asked
+# about "Little D" (Dion Mensah)'): what that person goes by
+_QUOTED_NO_SURNAME = re.compile(rf"[\"“]({CAPWORD}(?:[ \t]+{CAPWORD})?)[\"”][ \t]*\((?i:(?:sur|last[ \t]+|full[ \t]+|"
+                                r"real[ \t]+)name[ \t]+(?:unknown|not[ \t]+known|n/k|withheld|not[ \t]+given))\)")
+_QUOTED_BEFORE_NAME = re.compile(rf"[\"“]([A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'’\-]*){{0,2}})[\"”][ \t]+\(?"
+                                 rf"({CAPWORD})[ \t]+({CAPWORD})\)?")
 # ... and who the text says goes by the name locally ("Will, as he is known locally, runs"; "Tiny, as she was called")
 _AS_KNOWN = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+as[ \t]+(?:he|she|they)[ \t]+(?:is|was|are|were)[ \t]+"
                        r"(?:known|called)\b")
@@ -344,6 +354,10 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNEW_AS.finditer(text)]
+    out += [m.span(1) for m in _QUOTED_NO_SURNAME.finditer(text)]
+    out += [m.span(1) for m in _QUOTED_BEFORE_NAME.finditer(text)
+            if m.group(2) in given_names() and (m.group(3) in surnames() or not is_word(m.group(3)))
+            and not NEVER_A_NAME.match(m.group(1)) and m.group(1).split()[0].lower() not in STOP_WORDS]
     out += [m.span(1) for m in _AS_KNOWN.finditer(text) if m.group(1).lower() not in STOP_WORDS
             or m.group(1) in given_names(ENGLISH_LOCALES)]
     out += [(m.start(1), m.end(1)) for m in _ONE_QUOTED.finditer(text)]

@@ -36,7 +36,9 @@ _HEADER_PERSON = re.compile(rf"{WORD_START}({CAPWORD}(?:[ \t]+{CAPWORD})?,[ \t]*
                             r"[ \t]+(?i:tel|phone|fax|facsimile|e-?mail|address|mobile)\b)")
 _GREETING_NAME = re.compile(rf"(?im)^[ \t>]*(?:(?:{GREETINGS})[ \t,]+)?({ANYWORD}(?:[ \t]+{ANYWORD})?)[ \t]*(?:[,!]+|[-–—]{{1,2}})[ \t]*$")
 _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-–]*[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?|[ \t]+)"
-                           rf"((?:{ANYWORD}|{INITIAL})(?:[ \t]+(?:{ANYWORD}|{INITIAL})){{0,2}})[ \t.]*$")
+                           rf"((?:{ANYWORD}|{INITIAL})(?:[ \t]+(?:{ANYWORD}|{INITIAL})){{0,2}}"
+                           # (two who sign together: "All our love,\nHope & Will xx")
+                           rf"(?:[ \t]*(?:&|\+|[ \t]and)[ \t]*{ANYWORD}(?:[ \t]+x+)?)?)[ \t.]*$")
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
 _SHORT_CLOSINGS_SET = frozenset(SHORT_CLOSINGS.split("|")) | {"love", "hugs", "luv", "lots", "night", "morning", "bye"}
@@ -674,9 +676,15 @@ _FIRM_GIVEN_NAMES = frozenset("chase morgan wells lloyd ford dell merrill lehman
 _ATTENDANCE = re.compile(r"(?im)^[ \t]*(?:present|attendees|attending|in[ \t]+attendance|also[ \t]+present|absent|"
                          r"apologies|regrets|by[ \t]+phone|on[ \t]+the[ \t]+phone|dial-?in)[ \t]*:([^\n]*)")
 _ROLE_FIELD_INITIALS = re.compile(r"(?i:\b(?:analyst|reviewer|approver|approved[ \t]+by|checked[ \t]+by|prepared[ \t]+by|"
-                                  r"owner|trader|author|initials|signed|chair|minutes|scribe|note[ \t]+taker))[ \t]*:"
-                                  rf"[ \t]*({INITIALS_RUN})(?![\w.])")
-_INITIALS_TOKEN = re.compile(rf"(?<![\w.]){INITIALS_RUN}(?![\w.])")
+                                  r"owner|trader|author|initials|signed|chair|minutes|scribe|note[ \t]+taker|"
+                                  # (a form's signature and sign-off fields: "Signature: WP", "Witnessed by: KT")
+                                  r"signature|sig|countersigned(?:[ \t]+by)?|witnessed[ \t]+by|completed[ \t]+by|"
+                                  r"reported[ \t]+by|reviewed[ \t]+by|verified[ \t]+by|authori[sz]ed[ \t]+by|"
+                                  r"taken[ \t]+by|logged[ \t]+by|recorded[ \t]+by|proposer|seconder))[ \t]*:"
+                                  rf"[ \t]*({INITIALS_RUN})(?![\w.])|"
+                                  # (and a motion's proposer and seconder in minutes: "Proposed JB, seconded HR.")
+                                  rf"(?i:\b(?:proposed|seconded)(?:[ \t]+by)?)[ \t]+({INITIALS_RUN})(?!\w|\.\w)")
+_INITIALS_TOKEN = re.compile(rf"(?<![\w.]){INITIALS_RUN}(?!\w|\.\w)")  # (a sentence may end after them: "seconded KT.")
 
 
 def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -690,9 +698,8 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
                   and not is_function_word(t)]  # (WordNet holds "pa", "tl": no test of a word for initials)
         if len(tokens) >= 2 or len(tokens) == 1 and len(_INITIALS_TOKEN.findall(m.group(1))) == 1:
             found.update(tokens)
-    found.update(m.group(1) for m in _ROLE_FIELD_INITIALS.finditer(text)
-                 if m.group(1).lower() not in NOT_INITIALS and m.group(1).lower() not in NOT_MIXED_INITIALS
-                 and not is_function_word(m.group(1)))
+    found.update(g for m in _ROLE_FIELD_INITIALS.finditer(text) for g in [m.group(1) or m.group(2)]
+                 if g.lower() not in NOT_INITIALS and g.lower() not in NOT_MIXED_INITIALS and not is_function_word(g))
     return [(m.start(), m.end()) for m in _INITIALS_TOKEN.finditer(text) if m.group(0) in found] if found else []
 
 

@@ -71,6 +71,14 @@ _ROLE_WORDS = tuple(sorted(OFFICE_WORDS | {"assistant", "aide", "deputy", "lawye
                                            "supervisor", "nurse", "doctor", "physician", "surgeon", "therapist"}))
 _ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_ROLE_WORDS) +
                              rf"s?[ \t]*\([ \t]*((?-i:{CAPWORD})(?:[ \t]+(?-i:{CAPWORD}))?)[ \t]*\)")
+# ... and after a care or case worker's role, where a capitalised word in brackets is who fills it, dictionary word
+# or not ("Pharmacist (Obi) to do counselling", "keyworker (Precious)")
+_CASE_ROLES = ("pharmacist", "physio", "physiotherapist", "dietitian", "keyworker", "key worker", "carer", "chaplain",
+               "interpreter", "midwife", "porter", "receptionist", "paramedic", "registrar", "psychologist",
+               "counsellor", "counselor", "caseworker", "case worker", "social worker", "support worker", "advocate",
+               "housekeeper", "cleaner", "tutor", "mentor", "volunteer", "landlord", "neighbour", "neighbor")
+_CASE_ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_CASE_ROLES) +
+                                  rf"s?[ \t]*\([ \t]*((?-i:{CAPWORD}))[ \t]*\)")
 
 
 # ... and after a ward's role in capitals, where a capitalised word in brackets is who fills it, dictionary word or
@@ -99,8 +107,11 @@ def role_bracketed_names(text: str, is_word) -> list[tuple[int, int]]:
     capitals any such word but a weekday, a month or a note's label ("RT (Obi)"; "OT (Mon)", "RN (Neuro)")."""
     if "(" not in text:
         return []
-    out = [(m.start(1), m.end(1)) for m in _CARE_ROLE_BRACKETED.finditer(text)
-           if not m.group(1).isupper() and m.group(1).lower() not in NOTE_LABELS and m.group(1).lower() not in WEEKDAYS
+    out = [(m.start(1), m.end(1)) for pattern in (_CARE_ROLE_BRACKETED, _CASE_ROLE_BRACKETED)
+           for m in pattern.finditer(text)
+           # (an interpreter's bracket names the language more often than the interpreter: "interpreter (French)")
+           if not (m.group(0)[:5].lower() == "inter" and is_word(m.group(1)) and not in_name_lists(m.group(1)))
+           and not m.group(1).isupper() and m.group(1).lower() not in NOTE_LABELS and m.group(1).lower() not in WEEKDAYS
            and m.group(1).lower() not in MONTHS and m.group(1) not in country_names() and m.group(1) not in place_names()
            and m.group(1).lower() not in NOTE_SHORTHAND and m.group(1).lower() not in STOP_WORDS]
     out += [(m.start(1), m.end(1)) for m in _DEPARTMENT_BRACKETED.finditer(text)

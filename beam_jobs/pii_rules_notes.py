@@ -540,7 +540,8 @@ TCU LTC SNF ECU CDU MED SUR ONC NEU HEM""".split())
 # A name and the role it stands in, in brackets, as notes and minutes write it ("Drew (charge RN) aware",
 # "Dr. Lindgren (attending)", "Brother Khalid (driver)"), or the pager it answers ("Precious (pgr 4410)")
 _ROLE_IN_BRACKETS = re.compile(
-    rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+\((?i:(?:charge|primary|night|day|float|bedside|"
+    rf"(?<![\w'’\-])({CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]+\((?i:(?:his|her|their|my|our|mum's|dad's|mom's)[ \t]+)?"
+    r"(?i:(?:charge|primary|night|day|float|bedside|"
     r"covering|on-call|icu|floor|agency|travel|staff|case)[ \t]+)?(?i:rn|nurse|md|np|pa|rt|attending|resident|"
     r"fellow|intern|surgeon|physician|interpreter|translator|chaplain|sw|social[ \t]+worker|case[ \t]+manager|cm|"
     r"pt|ot|slp|pharmacist|dietitian|sitter|driver|hcp|health[ \t]+care[ \t]+proxy|proxy|guardian|"

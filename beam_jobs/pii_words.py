@@ -13,6 +13,8 @@ CLOSINGS = (r"thanks|thank[ \t]+you|many[ \t]+thanks|cheers|best|best[ \t]+regar
              r"warm[ \t]+regards|sincerely|yours[ \t]+(?:truly|sincerely)|love|take[ \t]+care|talk[ \t]+soon|"
              r"all[ \t]+the[ \t]+best|thx|ta|rgds|br|yours|yours[ \t]+faithfully|faithfully|respectfully|cordially|"
              r"warmly|best[ \t]+wishes|warm[ \t]+wishes|with[ \t]+love|much[ \t]+love|hugs|xoxo|xx|sincerely[ \t]+yours|"
+             r"all[ \t]+(?:my|our)[ \t]+love|lots[ \t]+of[ \t]+love|love[ \t]+(?:always|from[ \t]+(?:us|all[ \t]+of[ \t]+us))|"
+             r"with[ \t]+(?:all[ \t]+)?(?:my|our)[ \t]+love|thinking[ \t]+of[ \t]+you|"
              r"thanks[ \t]+(?:much|again|so[ \t]+much|a[ \t]+lot|in[ \t]+advance)|"
              r"thank[ \t]+you[ \t]+(?:again|so[ \t]+much|in[ \t]+advance)|many[ \t]+thanks[ \t]+in[ \t]+advance|tia|"
              # (and the closings of other languages in English mail: "besos,\nMari", "Saludos,\nBurak")
