@@ -45,6 +45,8 @@ LABELS: tuple[Label, ...] = (
            ("CASE NO: 2020/31544", "2020/31544"),
            ("Applications nos. 11835/20, 11902/20 and 12077/20", "11902/20"),
            ("CRN: Y552018   PNC: 2018/0337120P", "2018/0337120P"))),
+    Label("application number", r"(?<=\()nos?|nos?(?=\.)", True,
+          (("as in Kovalenko v. Ukraine (no. 40114/09), the Court", "40114/09"),), shape="APPLICATION"),
     Label("health record", r"mrn|(?:hosp(?:ital)?|unit|ur|chi|nhi|nhs|medicare|medicaid|health[ \t]+card|"
           r"medical[ \t]+record|patient|client|resident|service[ \t]+user|pt)[ \t]*(?:no\.?|num(?:ber)?|id|#)|"
           r"nhs|nhi|chi|mrn/hosp[ \t]+no", True,
@@ -54,7 +56,7 @@ LABELS: tuple[Label, ...] = (
     Label("staff and membership", r"(?:employee|emp|staff|payroll|personnel|badge|service|student|member(?:ship)?|"
           r"customer|client|user|account|acct?|a/c|policy|tenancy|tenant|permit|"
           r"interpreter|officer|sia|gmc|nmc|hcpc|pin)[ \t]*(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|"
-          r"employee|payroll|acct?|a/c|policy|tenancy|gmc|nmc|pin|user[ \t]*id|id", True,
+          r"employee|emp|payroll|acct?|a/c|policy|tenancy|gmc|nmc|sia|pin|user[ \t]*id|id", True,
           (("Employee no. 20417 joined the team", "20417"),
            ("Staff ID: KRV-30581", "KRV-30581"),
            ("policy 5512-GHT-0071 covers it", "5512-GHT-0071"),
@@ -73,6 +75,8 @@ LABELS: tuple[Label, ...] = (
     Label("bank account", r"iban", True,
           (("IBAN: DE44 5001 0517 5407 3249 31", "DE44 5001 0517 5407 3249 31"),), entity="IBAN_CODE",
           shape="IBAN"),
+    Label("booking", r"booking[ \t]+(?:ref(?:erence)?|code|no\.?|number)|pnr|confirmation[ \t]+(?:code|number|no\.?)",
+          True, (("Booking reference: Q4TZ8M  Passenger: Ms Ilie", "Q4TZ8M"),), shape="PNR"),
     Label("bank sort code", r"sort[ \t]+code", True, (("sort code 20-45-77, acc 40918233", "20-45-77"),),
           shape="SORT_CODE"),
     Label("phone extension", r"ext|extension", True,
@@ -84,13 +88,15 @@ _CONNECTOR = r"(?:[ \t]*(?:no\.?s?|nos?\.|numbers?|num|#|ref\.?|reference|id|is|
 _PART = r"[A-Za-z0-9]+"
 # an identifier: parts joined by '/', '-', '.', ':'; then maybe one or two more parts after single spaces
 # where each holds a digit ("485 777 3456", "RX4 0881273", "BA 884217")
-_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=[A-Za-z]{{0,3}}\d)[A-Za-z]{{0,3}}\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}})")
+_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|[A-Za-z]{{1,3}} \d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=[A-Za-z]{{0,3}}\d)[A-Za-z]{{0,3}}\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}})")
 _SHAPES = {
     "ID": _ID,
     "PLATE": r"(?:[A-Z0-9]{2,4}[ -]?[A-Z0-9]{2,4})",
     "IBAN": r"(?:[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?)",
     "EXTENSION": r"(?:\d{3,5})",
     "SORT_CODE": r"(?:\d{2}-\d{2}-\d{2})",
+    "PNR": r"(?:[A-Z0-9]{5,8})",
+    "APPLICATION": r"(?:\d{4,6}/\d{2})",   # a human-rights court's application: number / year
 }
 _LIST_JOIN = r"(?:[ \t]*(?:,|;|&|\band\b|/)[ \t]*)"
 
@@ -98,14 +104,14 @@ _LIST_JOIN = r"(?:[ \t]*(?:,|;|&|\band\b|/)[ \t]*)"
 def _label_pattern(label: Label) -> re.Pattern:
     shape = _SHAPES[label.shape]
     connector = _CONNECTOR + "*" if label.sure else _CONNECTOR + "+"
-    return re.compile(rf"(?i)(?<![\w/])(?:{label.words})\.?(?P<conn>{connector})[ \t]*"
+    return re.compile(rf"(?i)(?<![\w/])(?:{label.words})(?!\w)\.?(?P<conn>{connector})[ \t]*"
                       rf"(?P<id>{shape}(?:{_LIST_JOIN}{shape})*)(?![\w@])")
 
 
 _PATTERNS = [(label, _label_pattern(label)) for label in LABELS]
 # ... and an ordinary word's label right before an identifier no quantity looks like ("tenancy number is
 # HA-558213" is caught above; "order KX-5518203", "case SURV-2024-0588")
-_BARE_PATTERNS = [(label, re.compile(rf"(?i)(?<![\w/])(?:{label.words})[ \t]+(?P<conn>)(?P<id>{_ID})(?![\w@])"))
+_BARE_PATTERNS = [(label, re.compile(rf"(?i)(?<![\w/])(?:{label.words})(?!\w)[ \t]+(?P<conn>)(?P<id>{_ID})(?![\w@])"))
                   for label in LABELS if not label.sure and label.shape == "ID"]
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)?(?:%|[a-z]{1,3})?|\d{1,3}(?:,\d{3})+(?:\.\d+)?", re.I)
@@ -119,7 +125,9 @@ def _digits(s: str) -> int:
 def _good_id(value: str, label: Label, bare: bool) -> bool:
     """Whether `value` after `label` is an identifier: enough digits, not a year, a quantity or a date,
     and, where the label had no connector, shaped as no quantity is."""
-    if label.shape == "PLATE":
+    if label.shape == "APPLICATION":
+        return True
+    if label.shape in ("PLATE", "PNR"):
         return value.isupper() and _digits(value) >= 1 and any(c.isalpha() for c in value)
     if label.shape != "ID":
         return True
@@ -173,7 +181,32 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
             for m in pattern.finditer(text):
                 out += [(label.entity, s, e) for s, e in _split_list(m, label.shape)
                         if _good_id(text[s:e], label, bare)]
-    return out
+    out += [("ID_NUMBER", m.start(), m.end()) for m in _DOCKET.finditer(text)]
+    return out + _siblings(text, out)
+
+
+# A United States federal court's case number, distinctive without a label ("1:21-cr-00874-MAT", "21-cr-874")
+_DOCKET = re.compile(r"(?<![\w\-])(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)-\d{3,6}(?:-[A-Z]{2,4})*(?![\w\-])")
+
+
+def _shape(value: str) -> str:
+    return re.sub(r"[a-z]", "a", re.sub(r"[A-Z]", "A", re.sub(r"\d", "9", value)))
+
+
+# A found identifier's siblings: the same shape elsewhere in the text, where a table or a chat lists the rest without
+# the label ("1 | 23581/19 | ...", "mine is u7214589" beside "id is u6998721"): letters with digits, digits split by
+# a separator, or six digits or more, each in the same positions as the found one
+_TOKEN = re.compile(r"(?<![\w/.\-])[A-Za-z0-9]+(?:[/.:\-][A-Za-z0-9]+)*(?![\w/\-]|\.\w)")
+
+
+def _siblings(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    shapes = {_shape(text[s:e]) for entity, s, e in found if entity == "ID_NUMBER" and " " not in text[s:e]}
+    shapes = {sh for sh in shapes if sh.count("9") >= 4 and (sh.strip("9") or len(sh) >= 6)}
+    if not shapes:
+        return []
+    taken = {(s, e) for _, s, e in found}
+    return [("ID_NUMBER", m.start(), m.end()) for m in _TOKEN.finditer(text)
+            if _shape(m.group(0)) in shapes and (m.start(), m.end()) not in taken]
 
 
 def birth_dates(text: str) -> list[tuple[int, int]]:

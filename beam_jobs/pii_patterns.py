@@ -43,7 +43,8 @@ Ranch Rapids? Rest Ridges? River Roads? Rd Route Row Rue Run Shoals? Shores? Sky
 Squares? Sq Station Stravenue Stream Streets? St Str Summit Terrace Ter Throughway Trace Track Trafficway
 Trail Trl Trailer Tunnel Turnpike Underpass Unions? Valleys? Via Viaduct Views? Villages? Ville Vista Walks?
 Wall Ways? Wells? Wharf Wynd
-""".split()
+Rise Terr Chase Vale Croft Grange Villas Approach Quay Yard Mead Paddock Garth Brow Dene Gdns
+""".split()  # (and the British and Antipodean ones USPS lacks: "10 Orchard Rise", "1127 NW Palmetto Terr")
 # Street words of other languages. Stand-alone words come before or after the name ("Rua do Sol 12",
 # "trg revolucije 17", "Erzsébet tér 19"); compound endings close the street's own word ("Søndergade",
 # "Kiannonkatu", "Fagradalsbraut", "Villacher Strasse").
@@ -264,6 +265,10 @@ def _street_line_above(text: str, unit_start: int) -> int | None:
     return above_start + cut
 
 
+_BLOCK_OF = re.compile(rf"\b(\d{{2,5}}[ \t]+block[ \t]+of[ \t]+(?:(?:[NSEW]|North|South|East|West)\.?[ \t]+)?{UP}{WORD}"
+                       rf"(?:[ \t]+{UP}{WORD}){{0,3}})")
+
+
 def address_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for m in _CORE.finditer(text):
@@ -279,6 +284,8 @@ def address_spans(text: str) -> list[tuple[int, int]]:
         # an address holds a number and is not a whole sentence of prose
         if re.search(r"\d", chunk) and len(chunk) <= 120 and not re.search(r"[@]", chunk):
             spans.append((m.end(), m.end() + len(chunk.rstrip(" \t."))))
+    # (American news gives a home by its block: "of the 900 block of Linden", "the 10400 block of Stanford Avenue")
+    spans += [m.span(1) for m in _BLOCK_OF.finditer(text)]
     for m in _LINE_OVER_POSTCODE.finditer(text):
         spans.append((m.start(1), _extend(text, m.end(1))))
     for m in _UNIT_RE.finditer(text):

@@ -493,11 +493,16 @@ _BEFORE_A_GRADE = frozenset("a an the got get gets getting scored score earned e
 # \n\nagainst\n\nCD\n\nDefender", as Scottish and anonymised covers set them): the letters stand for the person
 _PARTY_LETTERS = re.compile(r"(?m)^[ \t]*((?:[A-Z]\.?[ \t]?){1,3})[ \t]*\n(?:[ \t]*\n)?[ \t]*(?i:pursuers?|defenders?|"
                             r"petitioners?|respondents?|appellants?|applicants?|claimants?|defendants?|plaintiffs?|"
-                            r"complainers?|complainants?|accused|minuters?|objectors?)[ \t]*$")
+                            r"complainers?|complainants?|accused|minuters?|objectors?)[ \t]*$|"
+                            # (or with its role in brackets on the same line: "SR (Applicant father)\n- and -")
+                            r"^[ \t]*((?:[A-Z]\.?[ \t]?){1,3})[ \t]*\((?i:first[ \t]+|second[ \t]+|third[ \t]+)?(?i:"
+                            r"pursuers?|defenders?|petitioners?|respondents?|appellants?|applicants?|claimants?|"
+                            r"defendants?|plaintiffs?|intervener|complainants?)\b[^)\n]{0,30}\)[ \t]*$")
 
 
 def party_letters(text: str, is_word) -> list[tuple[int, int]]:
-    out = [m.span(1) for m in _PARTY_LETTERS.finditer(text) if m.group(1).strip().lower() not in NOT_INITIALS]
+    out = [(m.start(g), m.start(g) + len(m.group(g).rstrip())) for m in _PARTY_LETTERS.finditer(text)
+           for g in [1 if m.group(1) else 2] if m.group(g).strip().lower() not in NOT_INITIALS]
     return out + where_letters_stand(text, {text[s:e].strip() for s, e in out})
 
 

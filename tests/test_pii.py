@@ -505,6 +505,8 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     "The claim rose in 2019/20 and again on 12/03/2021.",
     "Einstein was born in 1879 in Ulm.",               # a year of birth says no more than an age
     "Compare GPT-4 with an RTX 4090 at 450W.",
+    "She has not had custody since 2019; the pine 2020 survey.",  # a label word inside a word ("sin", "pin")
+    "there were no 3000/20 cases, No. 100/20 was the ratio",   # a ratio after "no", no application's number
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
     r = pii(text)
