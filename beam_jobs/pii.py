@@ -116,6 +116,10 @@ _MIN_DIGITS = {"PHONE_NUMBER": 6, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2
 
 _DIGIT = re.compile(r"\d")   # what the recognizers' \d matches (isdigit() would also count "²")
 _EXTENSION = re.compile(r"(?i)\bext(?:ension)?\b")  # an extension alone is a phone number of 3-5 digits
+_SPOKEN_DIGITS = re.compile(r"(?i)\b(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)[ ,\-]+"
+                            r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)[ ,\-]+"
+                            r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)\b")
+_BIRTH = re.compile(r"(?i)birth|\bdob\b")
 _IBAN_START = re.compile(r"(?i)[a-z]{2}[0-9]{2}")  # Presidio's IBAN pattern, which runs case-insensitively
 
 
@@ -129,8 +133,10 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
     digits = len(_DIGIT.findall(text))
     keep = []
     for e in entities:
-        if digits < _MIN_DIGITS.get(e, 0) and not (e == "PHONE_NUMBER" and digits >= 3 and _EXTENSION.search(text)):
-            continue
+        if digits < _MIN_DIGITS.get(e, 0) and not (e == "PHONE_NUMBER" and (digits >= 3 and _EXTENSION.search(text)
+                                                                            or _SPOKEN_DIGITS.search(text))) \
+                and not (e == "DATE_OF_BIRTH" and _BIRTH.search(text)):
+            continue  # (a phone number or a date of birth read out in words holds no digit)
         if e == "IBAN_CODE" and not _IBAN_START.search(text):
             continue  # every IBAN starts with a country code and two check digits (Presidio's own pattern)
         if e == "EMAIL_ADDRESS" and "@" not in text or e == "USERNAME" and "@" not in text and ".com/" not in text \

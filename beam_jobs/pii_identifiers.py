@@ -38,6 +38,7 @@ class Label:
 
 LABELS: tuple[Label, ...] = (
     Label("court and tribunal", r"applications?|requ[eê]tes?|case|appeal|docket|claim|matter|file|dossier|index|"
+          r"denuncia|communication|estate|c\.?r|fir|crime[ \t]+register|"
           r"crim(?:e|inal)|bail|home[ \t]+office|crn|pnc|cro|a-?number|alien[ \t]+(?:registration[ \t]+)?number|"
           r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance", False,
           (("(Application no. 48213/19) concerns the applicant", "48213/19"),
@@ -49,19 +50,20 @@ LABELS: tuple[Label, ...] = (
           (("as in Kovalenko v. Ukraine (no. 40114/09), the Court", "40114/09"),), shape="APPLICATION"),
     Label("health record", r"mrn|(?:hosp(?:ital)?|unit|ur|chi|nhi|nhs|medicare|medicaid|health[ \t]+card|"
           r"medical[ \t]+record|patient|client|resident|service[ \t]+user|pt)[ \t]*(?:no\.?|num(?:ber)?|id|#)|"
-          r"nhs|nhi|chi|mrn/hosp[ \t]+no", True,
+          r"nhs|nhi|chi|mrn/hosp[ \t]+no|ip[ \t]*(?:no\.?|num(?:ber)?)", True,
           (("Bed 4 - Mr Adebayo, 71, MRN 30447129, post op day 2", "30447129"),
            ("NHS No: 485 777 3456", "485 777 3456"),
            ("Hosp no. T7730915 seen by the team", "T7730915"))),
     Label("staff and membership", r"(?:employee|emp|staff|payroll|personnel|badge|service|student|member(?:ship)?|"
           r"customer|client|user|account|acct?|a/c|policy|tenancy|tenant|permit|"
           r"interpreter|officer|sia|gmc|nmc|hcpc|pin)[ \t]*(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|"
-          r"employee|emp|payroll|acct?|a/c|policy|tenancy|gmc|nmc|sia|pin|user[ \t]*id|id", True,
-          (("Employee no. 20417 joined the team", "20417"),
+          r"employee|emp|payroll|acct?|a/c|policy|tenancy|gmc|nmc|sia|pin|user[ \t]*id|id|frequent[ \t]+flyer|"
+          r"loyalty|membership", True,
+          (("Employee no. 20417 joined the team", "20417"), ("Frequent flyer: KL 4410923", "KL 4410923"),
            ("Staff ID: KRV-30581", "KRV-30581"),
            ("policy 5512-GHT-0071 covers it", "5512-GHT-0071"),
            ("sort code 11-22-33, acc 40918233", "40918233"))),
-    Label("reference", r"ref(?:erence)?|our[ \t]+ref|your[ \t]+ref|booking|order|ticket|incident|inc|pir|"
+    Label("reference", r"ref(?:erence)?|our[ \t]+ref|your[ \t]+ref|booking|order|ticket|incident|inc|pir|confirmation|"
           r"penalty[ \t]+charge[ \t]+notice|pcn|deposit|bond|tag|card", False,
           (("Grievance - ref GR-2023-0431 attached", "GR-2023-0431"),
            ("the bond (ref. 2201934-KL) was paid", "2201934-KL"))),
@@ -77,6 +79,8 @@ LABELS: tuple[Label, ...] = (
           shape="IBAN"),
     Label("booking", r"booking[ \t]+(?:ref(?:erence)?|code|no\.?|number)|pnr|confirmation[ \t]+(?:code|number|no\.?)",
           True, (("Booking reference: Q4TZ8M  Passenger: Ms Ilie", "Q4TZ8M"),), shape="PNR"),
+    Label("police officer's number", r"(?-i:PC|DC|PS|DS|DI|DCI|PCSO|Sgt|Cst)", True,
+          (("Interviewing officers: DC 2291 Okafor, PC 0417 Bell", "2291"),), shape="COLLAR"),
     Label("bank sort code", r"sort[ \t]+code", True, (("sort code 20-45-77, acc 40918233", "20-45-77"),),
           shape="SORT_CODE"),
     Label("phone extension", r"ext|extension", True,
@@ -84,11 +88,14 @@ LABELS: tuple[Label, ...] = (
 )
 
 # What may stand between a label and its identifier: "no.", "nos.", "number", "#", "ref", ":", "is"
-_CONNECTOR = r"(?:[ \t]*(?:no\.?s?|nos?\.|numbers?|num|#|ref\.?|reference|id|is|was|are|:|-|–|=|\())"
+_CONNECTOR = (r"(?:[ \t]*(?:no\.?s?|nos?\.|n[º°o]\.?|numbers?(?:\(s\))?|num|#|ref\.?|reference|id|is|was|are|:|-|–|=|"
+              r"\(|\.))")  # (the dot of an abbreviated label too: "TDS ref. DPC0928114")
 _PART = r"[A-Za-z0-9]+"
 # an identifier: parts joined by '/', '-', '.', ':'; then maybe one or two more parts after single spaces
 # where each holds a digit ("485 777 3456", "RX4 0881273", "BA 884217")
-_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|[A-Za-z]{{1,3}} \d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=[A-Za-z]{{0,3}}\d)[A-Za-z]{{0,3}}\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}})")
+_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|[A-Za-z]{{1,3}} \d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=[A-Za-z]{{0,3}}[ ]?\d)(?:[A-Za-z]{{1,3}}[ ])?[A-Za-z]{{0,3}}\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}}"
+       # (and the year a register numbers it in: "C.R. No. 311 of 2021", "PAC 4471 of 2021")
+       rf"(?:[ \t]+of[ \t]+(?:19|20)\d\d)?)")
 _SHAPES = {
     "ID": _ID,
     "PLATE": r"(?:[A-Z0-9]{2,4}[ -]?[A-Z0-9]{2,4})",
@@ -96,6 +103,7 @@ _SHAPES = {
     "EXTENSION": r"(?:\d{3,5})",
     "SORT_CODE": r"(?:\d{2}-\d{2}-\d{2})",
     "PNR": r"(?:[A-Z0-9]{5,8})",
+    "COLLAR": r"(?:\d{3,5})",
     "APPLICATION": r"(?:\d{4,6}/\d{2})",   # a human-rights court's application: number / year
 }
 _LIST_JOIN = r"(?:[ \t]*(?:,|;|&|\band\b|/)[ \t]*)"
@@ -125,7 +133,9 @@ def _digits(s: str) -> int:
 def _good_id(value: str, label: Label, bare: bool) -> bool:
     """Whether `value` after `label` is an identifier: enough digits, not a year, a quantity or a date,
     and, where the label had no connector, shaped as no quantity is."""
-    if label.shape == "APPLICATION":
+    if label.shape in ("APPLICATION", "COLLAR"):
+        return True
+    if re.search(r" of (?:19|20)\d\d\Z", value):  # a register's number and year
         return True
     if label.shape in ("PLATE", "PNR"):
         return value.isupper() and _digits(value) >= 1 and any(c.isalpha() for c in value)
@@ -167,10 +177,34 @@ _BORN = re.compile(rf"(?i)\b(?:born|b\.|n[ée]e?[ \t]+le|geboren(?:[ \t]+am)?|na
                    rf"(?P<date>{_FULL_DATE})(?!\d)")
 # ... and a full date right before a word of birth ("Die am 14.06.1971 geborene Klägerin")
 _BORN_AFTER = re.compile(rf"(?i)(?P<date>{_FULL_DATE})[ \t]+(?:geboren\w*|born)\b")
+# ... and a date of birth a transcript gives in words after the question ("And your date of birth?\nPT: March
+# twenty-ninth, eighty-seven", "Eleventh of June ninety-four", "The fifth of November, 1996")
+_ORDINAL = (r"(?:\d{1,2}(?:st|nd|rd|th)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
+            r"twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|"
+            r"twenty[ \t\-]?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|"
+            r"thirty[ \t\-]?first)")
+_YEAR_WORDS = (r"(?:\d{4}|\d{2}|(?:nineteen|twenty)[ \t\-]+[a-z]+(?:[ \t\-]+[a-z]+)?|"
+               r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[ \t\-]+[a-z]+)?|oh[ \t\-]+[a-z]+|"
+               r"two[ \t]+thousand(?:[ \t]+and)?(?:[ \t]+[a-z]+)?)")
+_SPOKEN_DATE = re.compile(rf"(?i)\b((?:the[ \t]+)?{_ORDINAL}[ \t]+of[ \t]+{_MONTH}(?:,?[ \t]+{_YEAR_WORDS})?|"
+                          rf"{_MONTH}[ \t]+(?:the[ \t]+)?{_ORDINAL}(?:,?[ \t]+{_YEAR_WORDS})?|{_FULL_DATE})")
+_BIRTH_ASKED = re.compile(r"(?i)\b(?:date[ \t]+of[ \t]+birth|d\.?o\.?b\.?|birth[ \t]*date|when[ \t]+were[ \t]+you[ \t]+born)\b")
+
+
+def _answered_birth_dates(text: str) -> list[tuple[int, int]]:
+    out = []
+    for m in _BIRTH_ASKED.finditer(text):
+        d = _SPOKEN_DATE.search(text, m.end(), m.end() + 160)
+        if d:
+            out.append(d.span(1))
+    return out
+
+
 BIRTH_EXAMPLES = (("Patient: Mr Ilie, DOB: 02/06/1944, Room 7", "02/06/1944"),
                   ("the applicant, who was born on 14 March 1983, lives in", "14 March 1983"),
                   ("Die am 03.09.1975 geborene Klägerin", "03.09.1975"),
-                  ("D.O.B. 11/2009 (Year 10)", "11/2009"))
+                  ("D.O.B. 11/2009 (Year 10)", "11/2009"),
+                  ("DC: And your date of birth?\nAW: Twelfth of March, eighty-one.", "Twelfth of March, eighty-one"))
 
 
 def labelled_ids(text: str) -> list[tuple[str, int, int]]:
@@ -182,11 +216,41 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
                 out += [(label.entity, s, e) for s, e in _split_list(m, label.shape)
                         if _good_id(text[s:e], label, bare)]
     out += [("ID_NUMBER", m.start(), m.end()) for m in _DOCKET.finditer(text)]
+    out += _heading_ids(text)
+    out += [("PHONE_NUMBER", s, e) for s, e in spoken_numbers(text)]
     return out + _siblings(text, out)
 
 
 # A United States federal court's case number, distinctive without a label ("1:21-cr-00874-MAT", "21-cr-874")
 _DOCKET = re.compile(r"(?<![\w\-])(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)-\d{3,6}(?:-[A-Z]{2,4})*(?![\w\-])")
+
+
+# A case's number alone on its line (maybe in brackets) under a court's heading, where no label stands
+# ("UI-2022-004187", "(U2023/04417)", "T20217044"): letters with digits or digits split by separators, five digits
+# or more, in a text that is a court's or a tribunal's; not an advisory's or a standard's id ("CVE-2021-44228")
+_HEADING_ID = re.compile(r"(?m)^[ \t]*[(\[]?((?=[A-Z0-9/.\-]*[A-Z/\-])[A-Z0-9]+(?:[/.\-][A-Z0-9]+)+|[A-Z]{1,4}\d{5,})[)\]]?[ \t]*$")
+_LEGAL_TEXT = re.compile(r"(?i)\b(?:court|tribunal|judgment|judgement|appellant|respondent|applicant|claimant|"
+                         r"defendant|plaintiff)\b")
+_NOT_CASE_IDS = re.compile(r"(?i)(?:cve|ghsa|rhsa|dsa|usn|iso|rfc|kb|ms)\b")
+
+
+def _heading_ids(text: str) -> list[tuple[str, int, int]]:
+    if not _LEGAL_TEXT.search(text):
+        return []
+    return [("ID_NUMBER", m.start(1), m.end(1)) for m in _HEADING_ID.finditer(text)
+            if _digits(m.group(1)) >= 5 and not _NOT_CASE_IDS.match(m.group(1)) and not _YEAR.fullmatch(m.group(1))]
+
+
+# A phone number read out in words, as a voicemail's or a call's transcript has it ("call me back on oh seven nine
+# one one two three eight four oh six"): seven digit words or more after a word of calling
+_DIGIT_WORD = r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine|double|triple)"
+_SPOKEN_PHONE = re.compile(rf"(?i)\b(?:call|ring|phone|number|reach|text|mobile|cell|on)\b[^\n]{{0,30}}?"
+                           rf"\b({_DIGIT_WORD}(?:[ \t,\-]+{_DIGIT_WORD}){{6,}})\b")
+
+
+def spoken_numbers(text: str) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _SPOKEN_PHONE.finditer(text)
+            if sum(w.lower() not in ("double", "triple") for w in re.findall(r"[A-Za-z]+", m.group(1))) >= 7]
 
 
 def _shape(value: str) -> str:
@@ -211,7 +275,8 @@ def _siblings(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, i
 
 def birth_dates(text: str) -> list[tuple[int, int]]:
     """Every date of birth in `text`, as (start, end)."""
-    return [(m.start("date"), m.end("date")) for pattern in (_DOB, _BORN, _BORN_AFTER) for m in pattern.finditer(text)]
+    return [(m.start("date"), m.end("date")) for pattern in (_DOB, _BORN, _BORN_AFTER) for m in pattern.finditer(text)] \
+        + (_answered_birth_dates(text) if "birth" in text.lower() or "dob" in text.lower() else [])
 
 
 # ---- as Presidio recognizers (beam_jobs/pii_recognizers.py registers them) --------------------------------

@@ -463,10 +463,10 @@ class ContextLicenceRecognizer(_OneEntityRecognizer):
 # chat broadcast ("@everyone")
 # (Instagram's and TikTok's handles hold dots: "@joaopedro.ferraz"; one that ends in a domain's last part is a
 # domain: "@example.com")
-_HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])(\w{2,30}(?:\.(?!(?:com|org|net|edu|gov|io|co|uk|de|fr|"
+_HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])((?:\w{2,30}|\w(?=\.\w))(?:\.(?!(?:com|org|net|edu|gov|io|co|uk|de|fr|"
                      r"info|biz|me|app|dev|ai|us|ca|au|in)\b)\w{1,30}){0,2})(?![\w@]|\.\w|/|\()")
 # ... and a Reddit user ("u/padraig_mc"; "r/Ireland" is a forum)
-_REDDIT_USER = re.compile(r"(?<![\w/])u/([A-Za-z0-9][\w\-]{2,19})\b")
+_REDDIT_USER = re.compile(r"(?<![\w/])u/([A-Za-z0-9][\w\-]{2,29})\b")
 _DECORATOR_LINE = re.compile(r"^[ \t]*\Z")
 # ... a decorator's line is followed by code: another decorator, a definition or a signature (a comment section
 # prints each commenter's handle alone on its line too, over the comment: "@PetraNovakova\nWatching from Brno")
@@ -484,9 +484,12 @@ _PROFILE_URL = re.compile(
 # ... and who wrote a forum post or a comment, by the handle the thread prints over or beside it ("Posted by
 # quiet_wren_77:", "Reply from PaulFromPortsmouth:", "gooner4life_89 wrote:", "OlafB_1962 • 3h", "dave_from_hull · 2h
 # ago"): a handle as accounts write them, with a digit, an underscore or a capital inside ("Support wrote:" stays)
-_POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|comment(?:ed)?|reply|replied|answered)"
-                        r"(?:[ \t]+[\d\-/.,: \t]{4,24}?)?[ \t]+(?:by|from)|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})"
-                        r"[ \t]*(?::|[ \t]*$|[ \t]*[|»])|"  # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all",
+_POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|comment(?:ed)?|reply|replied|answered|"
+                        r"banned|muted|reported|quote)"
+                        r"(?:[ \t]+[\d\-/.,: \t]{4,24}?)?[ \t]+(?:by|from):?|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})"
+                        r"[ \t]*(?::|[ \t]*$|[ \t]*[|»]|[ \t]+on[ \t]+(?:\w+[ \t]+\d|\d))|"
+                        # (a Nigerian forum's poster with the sex in brackets: "Re: Visa by Ogbeni_Tunde(m): 12:30pm")
+                        r"\bby[ \t]+@?([^\W\d][\w.\-]{2,30})\((?:m|f)\):|"  # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all",
                         # phpBB's "Posted by old_tom_allotments » Sun Jun 08")
                         # (a reply's header: "Reply — Bethan_Llewellyn:")
                         # (and an original poster's: "OP – simran_k_weds:")
@@ -544,7 +547,7 @@ page step build job task version v item line row col column sheet table fig figu
 # ... and an account a message names in quotes after a word for one ('his username is "bignate_420"', 'Looks like
 # "nkruger_99" is also him' after "alt accounts"): a handle as accounts write them (ACCOUNT_LIKE)
 _QUOTED_ACCOUNT = re.compile(r"(?i:\b(?:user[ \t]?name|handle|gamertag|gamer[ \t]+tag|account|accounts|alt|alts|ign|"
-                             r"screen[ \t]?name|profile|nick(?:name)?)\b)[^\"“\n]{0,40}(?:\n[^\"“\n]{0,40})?"
+                             r"screen[ \t]?name|profile|nick(?:name)?|user)\b)[^\"“\n]{0,40}(?:\n[^\"“\n]{0,40})?"
                              r"[\"“']([A-Za-z][\w.\-]{2,30})[\"”']")
 
 # ... and the account a profile's or an application's field gives ("IGN: LupitaMoonfire", "Steam - k_ostrowski88"):

@@ -163,7 +163,8 @@ _NAME_KNOWN_AS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:(?:also|bette
 _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself|herself|commander|leader|boss|enforcer|"
                        rf"gunman|killer|robber|fighter|player|striker|boxer|rider|singer|rapper|soldier|guard|warder|"
                        rf"officer|inmate|prisoner|detainee|conscript|sergeant|informant|agent|smuggler|dealer|"
-                       rf"neighbou?r|cousin|friend|colleague|driver|brother|sister|son|daughter|suspect|attacker|"
+                       rf"neighbou?r|cousin|friend|colleague|driver|brother|sister|son|daughter|suspect|attacker|appellant|applicant|"
+                       rf"respondent|defendant|claimant|complainant|accused|deceased|child|mother|father|patient|pupil|"
                        rf"assailant|accomplice|victim)s?\b|\b\d{{1,3}},|(?-i:\b[A-Z][a-z'’\-]+),)[^.!?\n]{{0,40}}?"
                        rf"\b(?:(?:known|referred[ \t]+to|identified(?:[ \t]+only)?)(?:[ \t]+(?:on[ \t]+the[ \t]+street|"
                        rf"on[ \t]+(?:tour|the[ \t]+circuit)|locally|(?:to|among|at|by)[ \t]+[\w'’ \t]{{1,40}}?|in[ \t]+"
@@ -184,7 +185,7 @@ _KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+
                       r"\b(?:ID|card|passport|badge|document)[ \t]+in[ \t]+the[ \t]+name[ \t]+of|"
                       # (... or whom people call so: 'a young man everyone calls "Dodge," organized it')
                       r"\b(?:everyone|everybody|people|we|they|friends|locals|the[ \t]+(?:kids|lads|girls|boys|others|"
-                      r"staff|regulars|residents))[ \t]+call(?:s|ed)?)"
+                      r"staff|regulars|residents))[ \t]+call(?:s|ed)?|\bcall(?:s|ed)?[ \t]+(?:him|her|them))"
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2}),?[\"”'’]")
 # ... and a name in quotes whose surname the text says it lacks ('"Tyrese" (surname unknown)'), or in quotes right
 # before the person's full name or with it in brackets ('last year\'s winner "Mountain Goat" Gareth Price', 'asked
@@ -664,14 +665,16 @@ def with_me_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # ... and who speaks in a chat log by an account's handle ("hannah_b_xo: RILEY HI", "[ALL] xX_Dimitri_Xx: gg ez",
 # "minjun_k — Today at 19:02"): three or more speakers' lines, two or more speakers
-_SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*@?([^\W\d][\w.\-]{1,30}?)[ \t]*"
+_SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*(?:\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?@?([^\W\d][\w.\-]{1,30}?)[ \t]*"
                            r"(?::(?=[ \t]|$)|[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2}|"
                            # (Slack prints the speaker and the time over the message: "nguyen.thao  10:02 AM")
                            r"[ \t]+\d{1,2}:\d{2}(?:[ \t]*[AaPp][Mm])?[ \t]*$)")
 # ... or in an IRC or game server's log: "<TheRealHarrison> hey", "[Server] daisy_ng joined the game"
-_LOG_SPEAKER = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*(?:<@?([^\W\d][\w.\-]{1,30})>[ \t]|"
+_LOG_SPEAKER = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*(?:\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?(?:<[ \t]?[@+%~&]?([^\W\d][\w.\-]{1,30})>[ \t]|"
                           r"([^\W\d][\w.\-]{1,30})[ \t]+(?:has[ \t]+)?(?:joined|left)[ \t]+the[ \t]+(?:game|server|channel|"
-                          r"chat|room|lobby)\b)")
+                          r"chat|room|lobby)\b|"
+                          # (a moderators' log's speakers in brackets: "[mod_aiyana] I'd reduce it")
+                          r"^[ \t]*\[@?([^\W\d][\w.\-]{1,30})\][ \t]+(?=\S))")
 # ... or a stream's event lines, an account gifting, subscribing or raiding ("** dmitri_k gifted 5 subs to the
 # community! **", "KaiaPlaysRetro is raiding with 12 viewers")
 _STREAM_EVENT = re.compile(r"(?m)^[ \t*•>🎁💜⭐]*@?([^\W\d][\w.\-]{1,30})[ \t]+(?:gifted|subscribed|resubscribed|cheered|"
@@ -733,10 +736,10 @@ def speaker_handles(text: str) -> frozenset[str]:
     comments (_COMMENT_AUTHOR), or that gift, subscribe or raid on a stream (_STREAM_EVENT)."""
     authors = _comment_authors(text) | {h for m in _STREAM_EVENT.finditer(text) for h in [m.group(1).rstrip(".-")]
                                         if _is_account(h)}
-    if ":" not in text and "<" not in text and " the " not in text:
+    if ":" not in text and "<" not in text and " the " not in text and "[" not in text:
         return authors
     speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)] if ":" in text else []
-    speakers += [(m.group(1) or m.group(2)).rstrip(".-") for m in _LOG_SPEAKER.finditer(text)]
+    speakers += [(m.group(1) or m.group(2) or m.group(3)).rstrip(".-") for m in _LOG_SPEAKER.finditer(text)]
     if len(speakers) < 3 or len(set(speakers)) < 2:
         return authors
     return authors | frozenset(h for h in speakers if _is_account(h) and len(h) >= 3)

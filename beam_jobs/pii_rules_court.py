@@ -509,7 +509,7 @@ def party_letters(text: str, is_word) -> list[tuple[int, int]]:
 # A name spelled out letter by letter, as a transcript records a witness spelling it ("state and spell your last name.
 # A. Bryce Hunter, H-U-N-T-E-R."): after a word of spelling, or spelling a name of the lists that no dictionary holds
 _SPELLED = re.compile(r"(?<![\w\-])((?:[A-Z]-){2,}[A-Z])(?![\w\-])")
-_SPELL_CUE = re.compile(r"(?i)\bspel[lt]")
+_SPELL_CUE = re.compile(r"(?i)\bspel[lt]|\b(?:sur|last|family|first|given)[ \t]*name\b")
 
 
 def spelled_names(text: str, is_word) -> list[tuple[int, int]]:

@@ -680,7 +680,8 @@ _ROLE_FIELD_INITIALS = re.compile(r"(?i:\b(?:analyst|reviewer|approver|approved[
                                   # (a form's signature and sign-off fields: "Signature: WP", "Witnessed by: KT")
                                   r"signature|sig|countersigned(?:[ \t]+by)?|witnessed[ \t]+by|completed[ \t]+by|"
                                   r"reported[ \t]+by|reviewed[ \t]+by|verified[ \t]+by|authori[sz]ed[ \t]+by|"
-                                  r"taken[ \t]+by|logged[ \t]+by|recorded[ \t]+by|proposer|seconder))[ \t]*:"
+                                  r"taken[ \t]+by|logged[ \t]+by|recorded[ \t]+by|proposer|seconder|"
+                                  r"handover[ \t]+(?:to|from)|handed[ \t]+over[ \t]+to))[ \t]*:"
                                   rf"[ \t]*({INITIALS_RUN})(?![\w.])|"
                                   # (and a motion's proposer and seconder in minutes: "Proposed JB, seconded HR.")
                                   rf"(?i:\b(?:proposed|seconded)(?:[ \t]+by)?)[ \t]+({INITIALS_RUN})(?!\w|\.\w)")
@@ -722,7 +723,12 @@ def extension_names(text: str, is_word) -> list[tuple[int, int]]:
 # members ("the Mavrogordato brothers", "the Okonkwo twins", "the Baker family"; not "the Helvetica family of fonts")
 _FAMILY = re.compile(r"(?<![\w'’\-])[Tt]he[ \t]+([A-Z][a-z]+(?:[A-Z][a-z]+)?s)(?![\w\-])")
 _FAMILY_NOUN = re.compile(rf"(?<![\w'’\-])[Tt]he[ \t]+({CAPWORD})[ \t]+(?:brothers|sisters|family|families|twins|triplets|"
-                          r"siblings|household|clan)\b(?![ \t]+of\b)")
+                          r"siblings|household|clan|wh[aā]nau|famiglia|familia)\b(?![ \t]+of\b)")
+# ... and a person an obituary or a letter names after "the late" ("Loved brother of Mere and the late Pita")
+# (not an age or a period: "the late Victorian era", "the late Middle Ages")
+_THE_LATE = re.compile(rf"(?<![\w'’\-])[Tt]he[ \t]+late[ \t]+(?:(?:Mr|Mrs|Ms|Dr|Miss)\.?[ \t]+)?({CAPWORD}(?:[ \t]+{CAPWORD})?)"
+                       r"(?![ \t]+(?:era|period|age|ages|style|century|centuries|years|times|empire|dynasty|reign|phase|"
+                       r"stage|season|game|quarter|innings|edition|[A-Z][a-z]+[ \t]+(?:era|period|ages?)))(?![\w'’\-])")
 _FAMILY_DOES = re.compile(r"[ \t]+(?:are|were|have|had|can|can['’]?t|cannot|could|couldn['’]t|will|won['’]t|would|"
                           r"invited|came|come|said|say|live|lived|moved|sent|got|went|just|also)\b|['’](?:re|ll|ve)\b")
 
@@ -741,6 +747,9 @@ def family_names(text: str, is_word) -> list[tuple[int, int]]:
         if not is_word(stem) and not is_word(word) \
                 or stem in given_names(ENGLISH_LOCALES) and _FAMILY_DOES.match(text, m.end()):
             out.append(m.span(1))
+    out += [m.span(1) for m in _THE_LATE.finditer(text)
+            if m.group(1).split()[0].lower() not in MONTHS and m.group(1).split()[0] not in country_names()
+            and m.group(1).split()[0] not in place_names() and not is_function_word(m.group(1).split()[0])]
     # (before a word for its members, a surname of the lists or a word no dictionary holds; never a place's)
     out += [m.span(1) for m in _FAMILY_NOUN.finditer(text)
             if (m.group(1) in surnames() or not is_word(m.group(1))) and m.group(1) not in place_names()

@@ -72,10 +72,16 @@ _NEWBORN = re.compile(rf"\b(?:(?i:baby|infant|newborn)[ \t]+(?i:girl|boy)|BG|BB)
                       rf"{CAPWORD}(?:-{CAPWORD})?)")
 
 
+# ... and the name a birth note gives the baby in quotes ("SVD 22:14, baby girl 3.41kg "Mei"")
+_NEWBORN_QUOTED = re.compile(rf"(?i:\bbaby[ \t]+(?:girl|boy)\b)[^\n\"“]{{0,40}}[\"“]({CAPWORD})[\"”]")
+
+
 def newborn_names(text: str, is_word) -> list[tuple[int, int]]:
-    """The surname after a newborn's sex (_NEWBORN), unless it is a dictionary word in lower case or a ward's word."""
+    """The surname after a newborn's sex (_NEWBORN), unless it is a dictionary word in lower case or a ward's word;
+    the name in quotes a birth note gives (_NEWBORN_QUOTED)."""
     return [m.span(1) for m in _NEWBORN.finditer(text)
-            if not (m.group(1).islower() and is_word(m.group(1))) and m.group(1).upper() not in _WARDS]
+            if not (m.group(1).islower() and is_word(m.group(1))) and m.group(1).upper() not in _WARDS] \
+        + [m.span(1) for m in _NEWBORN_QUOTED.finditer(text)]
 
 
 # what a relative named in three capitals does next, which an acronym after a kin word does not ("Wife AWA on

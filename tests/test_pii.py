@@ -497,6 +497,18 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     assert value not in r.text, (kind, r.text)
 
 
+@pytest.mark.parametrize("text, value", [
+    ("UPPER TRIBUNAL\n(IMMIGRATION AND ASYLUM CHAMBER)\n\nUI-2023-001844\n\nTHE IMMIGRATION ACTS", "UI-2023-001844"),
+    ("United States v. Reyes, 22-cr-318. Please be seated.", "22-cr-318"),
+    ("Application no. 31902/18\n\n| 1 | 31902/18 | Ali |\n| 2 | 32011/18 | Veli |", "32011/18"),  # a sibling
+    ("voicemail: call me back on oh seven seven double one, four two nine, five oh three. Thanks", "oh seven seven"),
+    ("DC: And your date of birth?\nAW: The ninth of May, nineteen seventy.", "ninth of May"),
+    ("Respondent's file no. 44 F 2210/21 (Family Court)", "2210/21"),
+])
+def test_identifiers_a_label_does_not_stand_before(pii, text, value):
+    assert value not in pii(text).text, pii(text).text
+
+
 @pytest.mark.parametrize("text", [
     "In case 2000 people come, order 1500 chairs.",     # a label word before a quantity, no connector
     "Case 3: the plant made 1500 units in 2019.",
@@ -507,6 +519,8 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     "Compare GPT-4 with an RTX 4090 at 450W.",
     "She has not had custody since 2019; the pine 2020 survey.",  # a label word inside a word ("sin", "pin")
     "there were no 3000/20 cases, No. 100/20 was the ratio",   # a ratio after "no", no application's number
+    "Count along: one two three four five six seven eight, clap!",   # digit words with no word of calling
+    "The court heard it in 2021.\nCVE-2021-44228\nwas patched",     # an advisory's id on its own line
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
     r = pii(text)
