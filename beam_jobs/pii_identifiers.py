@@ -93,7 +93,7 @@ _CONNECTOR = (r"(?:[ \t]*(?:no\.?s?|nos?\.|n[º°o]\.?|numbers?(?:\(s\))?|num|#|
 _PART = r"[A-Za-z0-9]+"
 # an identifier: parts joined by '/', '-', '.', ':'; then maybe one or two more parts after single spaces
 # where each holds a digit ("485 777 3456", "RX4 0881273", "BA 884217")
-_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|[A-Za-z]{{1,3}} \d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=[A-Za-z]{{0,3}}[ ]?\d)(?:[A-Za-z]{{1,3}}[ ])?[A-Za-z]{{0,3}}\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}}"
+_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|(?-i:[A-Z]{{1,3}}) \d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=(?-i:[A-Z]{{0,3}})[ ]?\d)(?:(?-i:[A-Z]{{1,3}})[ ])?(?-i:[A-Z]{{0,3}})\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}}"
        # (and the year a register numbers it in: "C.R. No. 311 of 2021", "PAC 4471 of 2021")
        rf"(?:[ \t]+of[ \t]+(?:19|20)\d\d)?)")
 _SHAPES = {
@@ -213,8 +213,10 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
     for bare, patterns in ((False, _PATTERNS), (True, _BARE_PATTERNS)):
         for label, pattern in patterns:
             for m in pattern.finditer(text):
-                out += [(label.entity, s, e) for s, e in _split_list(m, label.shape)
-                        if _good_id(text[s:e], label, bare)]
+                for s, e in _split_list(m, label.shape):
+                    if not _good_id(text[s:e], label, bare):
+                        break  # a list goes on only from an identifier ("case no 12 and 3000 more" holds none)
+                    out.append((label.entity, s, e))
     out += [("ID_NUMBER", m.start(), m.end()) for m in _DOCKET.finditer(text)]
     out += _heading_ids(text)
     out += [("PHONE_NUMBER", s, e) for s, e in spoken_numbers(text)]

@@ -520,6 +520,7 @@ def test_identifiers_a_label_does_not_stand_before(pii, text, value):
     "She has not had custody since 2019; the pine 2020 survey.",  # a label word inside a word ("sin", "pin")
     "there were no 3000/20 cases, No. 100/20 was the ratio",   # a ratio after "no", no application's number
     "Count along: one two three four five six seven eight, clap!",   # digit words with no word of calling
+    "A toy maker receives an order for 400 toys; case no 12 and 3000 more.",  # a word, a small number, a list
     "The court heard it in 2021.\nCVE-2021-44228\nwas patched",     # an advisory's id on its own line
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
