@@ -115,7 +115,8 @@ _MIN_DIGITS = {"PHONE_NUMBER": 6, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2
 
 
 _DIGIT = re.compile(r"\d")   # what the recognizers' \d matches (isdigit() would also count "²")
-_EXTENSION = re.compile(r"(?i)\bext(?:ension)?\b")  # an extension alone is a phone number of 3-5 digits
+# an extension or a pager alone is a phone number of 3-5 digits
+_EXTENSION = re.compile(r"(?i)\b(?:ext(?:ension)?|bleep|pager|pgr|vocera)\b")
 _SPOKEN_DIGITS = re.compile(r"(?i)\b(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)[ ,\-]+"
                             r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)[ ,\-]+"
                             r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)\b")

@@ -38,7 +38,7 @@ class Label:
 
 LABELS: tuple[Label, ...] = (
     Label("court and tribunal", r"applications?|requ[eê]tes?|case|appeal|docket|claim|matter|file|dossier|index|"
-          r"denuncia|communication|estate|c\.?r|fir|crime[ \t]+register|"
+          r"denuncia|communication|estate|c\.?r|fir|crime[ \t]+register|urn|custody|agency|"
           r"crim(?:e|inal)|bail|home[ \t]+office|crn|pnc|cro|a-?number|alien[ \t]+(?:registration[ \t]+)?number|"
           r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance", False,
           (("(Application no. 48213/19) concerns the applicant", "48213/19"),
@@ -58,7 +58,9 @@ LABELS: tuple[Label, ...] = (
           r"customer|client|user|account|acct?|a/c|policy|tenancy|tenant|permit|"
           r"interpreter|officer|sia|gmc|nmc|hcpc|pin)[ \t]*(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|"
           r"employee|emp|payroll|acct?|a/c|policy|tenancy|gmc|nmc|sia|pin|user[ \t]*id|id|frequent[ \t]+flyer|"
-          r"loyalty|membership", True,
+          r"loyalty|membership|(?:rent[ \t]+|bank[ \t]+|customer[ \t]+)?account(?=[ \t]*[:#])|"
+          # (a bike's or a car's frame, chassis or serial number: "frame no. WCU22K018364")
+          r"frame|chassis|vin|serial|imei", True,
           (("Employee no. 20417 joined the team", "20417"), ("Frequent flyer: KL 4410923", "KL 4410923"),
            ("Staff ID: KRV-30581", "KRV-30581"),
            ("policy 5512-GHT-0071 covers it", "5512-GHT-0071"),
@@ -83,7 +85,7 @@ LABELS: tuple[Label, ...] = (
           (("Interviewing officers: DC 2291 Okafor, PC 0417 Bell", "2291"),), shape="COLLAR"),
     Label("bank sort code", r"sort[ \t]+code", True, (("sort code 20-45-77, acc 40918233", "20-45-77"),),
           shape="SORT_CODE"),
-    Label("phone extension", r"ext|extension", True,
+    Label("phone extension", r"ext|extension|bleep|pager|pgr|vocera", True,
           (("my manager, Carys Bowen (ext. 4471)", "4471"),), entity="PHONE_NUMBER", shape="EXTENSION"),
 )
 
@@ -93,7 +95,7 @@ _CONNECTOR = (r"(?:[ \t]*(?:no\.?s?|nos?\.|n[º°o]\.?|numbers?(?:\(s\))?|num|#|
 _PART = r"[A-Za-z0-9]+"
 # an identifier: parts joined by '/', '-', '.', ':'; then maybe one or two more parts after single spaces
 # where each holds a digit ("485 777 3456", "RX4 0881273", "BA 884217")
-_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|(?-i:[A-Z]{{1,3}}) \d)(?:{_PART}(?:[/.:\-]{_PART})*(?:[ ](?=(?-i:[A-Z]{{0,3}})[ ]?\d)(?:(?-i:[A-Z]{{1,3}})[ ])?(?-i:[A-Z]{{0,3}})\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}}"
+_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|(?-i:[A-Z]{{1,3}}) \d|\d{{1,3}} / )(?:{_PART}(?:(?:[/.:\-]| / ){_PART})*(?:[ ](?=(?-i:[A-Z]{{0,3}})[ ]?\d)(?:(?-i:[A-Z]{{1,3}})[ ])?(?-i:[A-Z]{{0,3}})\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}}"
        # (and the year a register numbers it in: "C.R. No. 311 of 2021", "PAC 4471 of 2021")
        rf"(?:[ \t]+of[ \t]+(?:19|20)\d\d)?)")
 _SHAPES = {
@@ -213,24 +215,28 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
     for bare, patterns in ((False, _PATTERNS), (True, _BARE_PATTERNS)):
         for label, pattern in patterns:
             for m in pattern.finditer(text):
+                glued = m.group("conn") == "-"  # the label is the identifier's own prefix: "INC-20947", "PAD-2024-0317"
                 for s, e in _split_list(m, label.shape):
                     if not _good_id(text[s:e], label, bare):
                         break  # a list goes on only from an identifier ("case no 12 and 3000 more" holds none)
-                    out.append((label.entity, s, e))
+                    out.append((label.entity, m.start() if glued and s == m.start("id") else s, e))
     out += [("ID_NUMBER", m.start(), m.end()) for m in _DOCKET.finditer(text)]
     out += _heading_ids(text)
     out += [("PHONE_NUMBER", s, e) for s, e in spoken_numbers(text)]
     return out + _siblings(text, out)
 
 
-# A United States federal court's case number, distinctive without a label ("1:21-cr-00874-MAT", "21-cr-874")
-_DOCKET = re.compile(r"(?<![\w\-])(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)-\d{3,6}(?:-[A-Z]{2,4})*(?![\w\-])")
+# A United States federal court's case number, distinctive without a label ("1:21-cr-00874-MAT", "21-cr-874"),
+# and an immigrant's alien number ("A208-553-917")
+_DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)-\d{3,6}(?:-[A-Z]{2,4})*|"
+                     r"A[- ]?\d{3}[- ]\d{3}[- ]\d{3})(?![\w\-])")
 
 
 # A case's number alone on its line (maybe in brackets) under a court's heading, where no label stands
 # ("UI-2022-004187", "(U2023/04417)", "T20217044"): letters with digits or digits split by separators, five digits
 # or more, in a text that is a court's or a tribunal's; not an advisory's or a standard's id ("CVE-2021-44228")
-_HEADING_ID = re.compile(r"(?m)^[ \t]*[(\[]?((?=[A-Z0-9/.\-]*[A-Z/\-])[A-Z0-9]+(?:[/.\-][A-Z0-9]+)+|[A-Z]{1,4}\d{5,})[)\]]?[ \t]*$")
+_HEADING_ID = re.compile(r"(?m)^[ \t]*[(\[]?((?=[A-Z0-9/.\-]*[A-Z/\-])[A-Z0-9]+(?:[/.\-][A-Z0-9]+)+|[A-Z]{1,4}\d{5,}|"
+                         r"\d{6,9})[)\]]?[ \t]*$")
 _LEGAL_TEXT = re.compile(r"(?i)\b(?:court|tribunal|judgment|judgement|appellant|respondent|applicant|claimant|"
                          r"defendant|plaintiff)\b")
 _NOT_CASE_IDS = re.compile(r"(?i)(?:cve|ghsa|rhsa|dsa|usn|iso|rfc|kb|ms)\b")

@@ -265,6 +265,11 @@ def _street_line_above(text: str, unit_start: int) -> int | None:
     return above_start + cut
 
 
+_FLAT_IN_BUILDING = re.compile(
+    rf"(?<![\w])((?:Flat|Apartment|Apt\.?|Unit|Room)[ \t]+\d{{1,4}}[A-Za-z]?,?[ \t]+{UP}{WORD}(?:[ \t]+{UP}{WORD}){{0,2}}"
+    rf"[ \t]+(?:Court|House|Tower|Lodge|Mansions|Building|Hall|Place|Heights|Buildings|Villas|Gardens|Block|Residences?)"
+    r"|(?:Calle|Carrera|Cra\.?|Avenida|Av\.?|Diagonal|Transversal|Cl\.?)[ \t]+\d{1,3}[A-Za-z]?[ \t]*(?:#|No\.?|N[º°])[ \t]*"
+    r"\d{1,3}[A-Za-z]?[ \t]*-[ \t]*\d{1,3})\b")
 _BLOCK_OF = re.compile(rf"\b(\d{{2,5}}[ \t]+block[ \t]+of[ \t]+(?:(?:[NSEW]|North|South|East|West)\.?[ \t]+)?{UP}{WORD}"
                        rf"(?:[ \t]+{UP}{WORD}){{0,3}})")
 
@@ -286,6 +291,9 @@ def address_spans(text: str) -> list[tuple[int, int]]:
             spans.append((m.end(), m.end() + len(chunk.rstrip(" \t."))))
     # (American news gives a home by its block: "of the 900 block of Linden", "the 10400 block of Stanford Avenue")
     spans += [m.span(1) for m in _BLOCK_OF.finditer(text)]
+    # (a flat in a named building, as British letters head an address: "Flat 6, Hollybank Court"; a Colombian
+    # street and its '#': "Calle 45 # 12-30")
+    spans += [(m.start(1), _extend(text, m.end(1))) for m in _FLAT_IN_BUILDING.finditer(text)]
     for m in _LINE_OVER_POSTCODE.finditer(text):
         spans.append((m.start(1), _extend(text, m.end(1))))
     for m in _UNIT_RE.finditer(text):
@@ -554,7 +562,13 @@ _QUOTED_ACCOUNT = re.compile(r"(?i:\b(?:user[ \t]?name|handle|gamertag|gamer[ \t
 # a handle as accounts write them (ACCOUNT_LIKE)
 _ACCOUNT_FIELD = re.compile(r"(?im)^[ \t*\-•]*(?:ign|in-game[ \t]+name|gamer[ \t]?tag|battle[ \t]?tag|riot[ \t]+id|psn|"
                             r"xbox(?:[ \t]+live)?|steam|discord|twitch|user[ \t]?name|handle|insta(?:gram)?|tiktok|"
-                            r"snap(?:chat)?)[ \t]*(?:[:=]|[-–][ \t])[ \t]*@?([A-Za-z][\w.\-]{2,30})[ \t]*$")
+                            r"snap(?:chat)?)[ \t]*(?:[:=]|[-–][ \t])[ \t]*@?([A-Za-z][\w.\-]{2,30})[ \t]*$|"
+                            # (or inside a line, where the field and its account stand apart from the rest: "(raid
+                            # lead) – Discord: thornwick_raids", and a system's login with its digit: "user mzhao2")
+                            r"\b(?:discord|steam|psn|xbox|twitch|snapchat|insta(?:gram)?|tiktok)[ \t]*:[ \t]*@?"
+                            r"([A-Za-z][\w.\-]{2,30})(?=[ \t]*(?:[,;)|]|$))|"
+                            r"\b(?:user(?:[ \t]?name)?|login|logon|user[ \t]?id)[ \t]*(?:is[ \t]+)?:?[ \t]*"
+                            r"(?-i:([a-z][a-z._\-]{1,20}\d{1,4}))\b")
 
 
 # ... and a mailbox's login as a mail system writes it: an Exchange recipient's last name part
@@ -622,8 +636,9 @@ class HandleRecognizer(_OneEntityRecognizer):
                 if _tag_is_account(m)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _QUOTED_ACCOUNT.finditer(text)
                 if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
-        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _ACCOUNT_FIELD.finditer(text)
-                if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
+        out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
+                for m in _ACCOUNT_FIELD.finditer(text)
+                if ACCOUNT_LIKE.search(m.group(m.lastindex)) and m.group(m.lastindex).lower() not in NOT_HANDLES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
                 for m in _MAIL_ACCOUNT.finditer(text)]
         for handle in speaker_handles(text) | thread_posters(text):  # wherever the log writes the speaker's handle

@@ -173,7 +173,8 @@ _KNOWN_AS = re.compile(rf"(?i:(?:\b(?:man|woman|boy|girl|he|she|who|whom|himself
 
 # ... and whom somebody knew only by a name in quotes, or the name a person writes under ('one of whom he knew only
 # as "Bato"', 'a blog under the pseudonym "pasha_ural"')
-_KNEW_AS = re.compile(r"(?i:\bknew[ \t]+(?:(?:him|her|them)[ \t]+)?(?:only[ \t]+)?as|\bunder[ \t]+the[ \t]+"
+_KNEW_AS = re.compile(r"(?i:\bkn(?:ew|ow)[ \t]+(?:(?:him|her|them)[ \t]+)?(?:(?:only|by[ \t]+sight)[ \t]+)?as|"
+                      r"\((?:also[ \t]+|better[ \t]+)?known[ \t]+(?:only[ \t]+)?as|\bknown[ \t]+only[ \t]+as|\bunder[ \t]+the[ \t]+"
                       r"(?:pseudonym|nickname|alias|user[ \t]?name|screen[ \t]+name|handle|pen[ \t]+name|name)|"
                       # ... or whom a witness identifies so, one of a group the others call so, whose name an ID bore
                       # ('whom she identifies as "Gia"', 'one of them, called "Crni" by the others', 'an ID in the name
@@ -196,7 +197,10 @@ _QUOTED_BEFORE_NAME = re.compile(rf"[\"“]([A-Z][\w'’\-]*(?:[ \t]+[A-Z][\w'�
                                  rf"({CAPWORD})[ \t]+({CAPWORD})\)?")
 # ... and who the text says goes by the name locally ("Will, as he is known locally, runs"; "Tiny, as she was called")
 _AS_KNOWN = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+as[ \t]+(?:he|she|they)[ \t]+(?:is|was|are|were)[ \t]+"
-                       r"(?:known|called)\b")
+                       r"(?:known|called)\b|"
+                       # (in quotes, as the others knew or called the person: '"Bunny", as everyone here knew him')
+                       rf"[\"“]({CAPWORD})[\"”],?[ \t]+as[ \t]+(?:everyone|everybody|we|they|people|friends|he|she)\b"
+                       r"[^.\n]{0,25}?\b(?:knew|know|called|call)\b")
 # ... and, without quotes, the name a person is known by or called, a capitalised word or two right after ("known to
 # everyone in his adopted home as Paddy", "a hired killer known as El Flaco", "whom neighbours call Boy")
 _KNOWN_AS_BARE = re.compile(r"(?i:\b(?:man|woman|boy|girl|he|she|who|whom|killer|gunman|leader|boss|fighter|"
@@ -359,8 +363,9 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out += [m.span(1) for m in _QUOTED_BEFORE_NAME.finditer(text)
             if m.group(2) in given_names() and (m.group(3) in surnames() or not is_word(m.group(3)))
             and not NEVER_A_NAME.match(m.group(1)) and m.group(1).split()[0].lower() not in STOP_WORDS]
-    out += [m.span(1) for m in _AS_KNOWN.finditer(text) if m.group(1).lower() not in STOP_WORDS
-            or m.group(1) in given_names(ENGLISH_LOCALES)]
+    out += [m.span(g) for m in _AS_KNOWN.finditer(text) for g in [1 if m.group(1) else 2]
+            if m.group(g).lower() not in STOP_WORDS
+            or m.group(g) in given_names(ENGLISH_LOCALES)]
     out += [(m.start(1), m.end(1)) for m in _ONE_QUOTED.finditer(text)]
     out += [(m.start(2), m.end(2)) for m in _NAME_KNOWN_AS.finditer(text)
             if m.group(1) not in place_names() and m.group(1) not in country_names() and not is_word(m.group(1))]

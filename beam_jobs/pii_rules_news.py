@@ -76,7 +76,8 @@ _ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_ROLE_WORDS) +
 _CASE_ROLES = ("pharmacist", "physio", "physiotherapist", "dietitian", "keyworker", "key worker", "carer", "chaplain",
                "interpreter", "midwife", "porter", "receptionist", "paramedic", "registrar", "psychologist",
                "counsellor", "counselor", "caseworker", "case worker", "social worker", "support worker", "advocate",
-               "housekeeper", "cleaner", "tutor", "mentor", "volunteer", "landlord", "neighbour", "neighbor")
+               "housekeeper", "cleaner", "tutor", "mentor", "volunteer", "landlord", "neighbour", "neighbor",
+               "day staff", "night staff", "staff nurse", "bank staff", "agency staff")
 _CASE_ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_CASE_ROLES) +
                                   rf"s?[ \t]*\([ \t]*((?-i:{CAPWORD}))[ \t]*\)")
 

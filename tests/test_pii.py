@@ -504,6 +504,14 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     ("voicemail: call me back on oh seven seven double one, four two nine, five oh three. Thanks", "oh seven seven"),
     ("DC: And your date of birth?\nAW: The ninth of May, nineteen seventy.", "ninth of May"),
     ("Respondent's file no. 44 F 2210/21 (Family Court)", "2210/21"),
+    ("URN: 41 / TH / 220913 / 23\n\nStatement of witness", "220913"),
+    ("Agency No. A214-660-381", "A214-660-381"),
+    ("bike (grey, frame no. SRM21K0044719) stolen", "SRM21K0044719"),
+    ("Rent account: 40118823\nOur ref: HB/INC", "40118823"),
+    ("Signed: Dr Ola Ade, FY1, bleep 4471", "4471"),
+    ("Sipho was the operator on INC-20947.", "INC-"),
+    ("Ms Aroha Reti\nFlat 6, Kowhai Court\n12 Rowan Road\nHamilton 3204", "Kowhai Court"),
+    ("Calle 45 # 12-30, casa de los suegros", "12-30"),
 ])
 def test_identifiers_a_label_does_not_stand_before(pii, text, value):
     assert value not in pii(text).text, pii(text).text
