@@ -14,7 +14,7 @@ quantity looks like (letters and digits, or digits split by '/', '-', '.'); the 
 
     labelled_ids(text) -> [(entity, start, end)]   entity: ID_NUMBER, IBAN_CODE (after "IBAN", checksum or
                                                     not: a mistyped account is still somebody's) or
-                                                    PHONE_NUMBER (an extension)
+                                                    PHONE_NUMBER (an extension, a pager, a number read out)
     birth_dates(text) -> [(start, end)]
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 class Label:
     """Labels of one kind of record: `words` (a regex alternation, matched case-insensitively and whole
     words), whether they are `sure` (an identifier after them needs no connector), the entity they report,
-    the shape of what follows (`ID`, `PLATE`, `IBAN`, `EXTENSION`), and examples of our own: (text, value)."""
+    the shape of what follows (a key of _SHAPES), and examples of our own: (text, value)."""
     kind: str
     words: str
     sure: bool
@@ -90,12 +90,15 @@ LABELS: tuple[Label, ...] = (
 )
 
 # What may stand between a label and its identifier: "no.", "nos.", "number", "#", "ref", ":", "is"
-_CONNECTOR = (r"(?:[ \t]*(?:no\.?s?|nos?\.|n[º°o]\.?|numbers?(?:\(s\))?|num|#|ref\.?|reference|id|is|was|are|:|-|–|=|"
-              r"\(|\.))")  # (the dot of an abbreviated label too: "TDS ref. DPC0928114")
+_CONNECTOR = (r"(?:[ \t]*(?:no\.?s?|nos?\.|n[º°o]\.?|numbers?(?:\(s\))?|num|#|ref\.?|reference|id|is|was|are|"
+              r":|-|–|=|\(|\.))")  # (the dot of an abbreviated label too: "TDS ref. DPC0928114")
 _PART = r"[A-Za-z0-9]+"
 # an identifier: parts joined by '/', '-', '.', ':'; then maybe one or two more parts after single spaces
 # where each holds a digit ("485 777 3456", "RX4 0881273", "BA 884217")
-_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|(?-i:[A-Z]{{1,3}}) \d|\d{{1,3}} / )(?:{_PART}(?:(?:[/.:\-]| / ){_PART})*(?:[ ](?=(?-i:[A-Z]{{0,3}})[ ]?\d)(?:(?-i:[A-Z]{{1,3}})[ ])?(?-i:[A-Z]{{0,3}})\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}}"
+_CAPS = r"(?-i:[A-Z]{1,3})"  # a letter prefix in capitals ("BA 884217"; "an order for 400" holds none)
+_ID = (rf"(?=[A-Za-z0-9/.:\-]*\d|{_CAPS} \d|\d{{1,3}} / )"
+       rf"(?:{_PART}(?:(?:[/.:\-]| / ){_PART})*"  # (a police URN spaces its slashes: "34 / KR / 118734 / 24")
+       rf"(?:[ ](?=(?:{_CAPS}[ ]?)?\d)(?:{_CAPS}[ ])?(?:{_CAPS})?\d[A-Za-z0-9]*(?:[/.:\-]{_PART})*){{0,2}}"
        # (and the year a register numbers it in: "C.R. No. 311 of 2021", "PAC 4471 of 2021")
        rf"(?:[ \t]+of[ \t]+(?:19|20)\d\d)?)")
 _SHAPES = {
@@ -151,7 +154,8 @@ def _good_id(value: str, label: Label, bare: bool) -> bool:
     if _digits(value) > 6:  # a quantity with a unit has fewer ("500mg", "3TB"); "44218907K" is a tax number
         return True
     if bare:  # no connector: letters with digits, or digits split by a separator
-        return not _QUANTITY.fullmatch(value) and (any(c.isalpha() for c in value) or bool(re.search(r"\d[/\-]\d", value)))
+        return not _QUANTITY.fullmatch(value) and (any(c.isalpha() for c in value)
+                                                   or re.search(r"\d[/\-]\d", value) is not None)
     return plain or not _QUANTITY.fullmatch(value)
 
 
@@ -190,7 +194,8 @@ _YEAR_WORDS = (r"(?:\d{4}|\d{2}|(?:nineteen|twenty)[ \t\-]+[a-z]+(?:[ \t\-]+[a-z
                r"two[ \t]+thousand(?:[ \t]+and)?(?:[ \t]+[a-z]+)?)")
 _SPOKEN_DATE = re.compile(rf"(?i)\b((?:the[ \t]+)?{_ORDINAL}[ \t]+of[ \t]+{_MONTH}(?:,?[ \t]+{_YEAR_WORDS})?|"
                           rf"{_MONTH}[ \t]+(?:the[ \t]+)?{_ORDINAL}(?:,?[ \t]+{_YEAR_WORDS})?|{_FULL_DATE})")
-_BIRTH_ASKED = re.compile(r"(?i)\b(?:date[ \t]+of[ \t]+birth|d\.?o\.?b\.?|birth[ \t]*date|when[ \t]+were[ \t]+you[ \t]+born)\b")
+_BIRTH_ASKED = re.compile(r"(?i)\b(?:date[ \t]+of[ \t]+birth|d\.?o\.?b\.?|birth[ \t]*date|"
+                          r"when[ \t]+were[ \t]+you[ \t]+born)\b")
 
 
 def _answered_birth_dates(text: str) -> list[tuple[int, int]]:
@@ -283,8 +288,8 @@ def _siblings(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, i
 
 def birth_dates(text: str) -> list[tuple[int, int]]:
     """Every date of birth in `text`, as (start, end)."""
-    return [(m.start("date"), m.end("date")) for pattern in (_DOB, _BORN, _BORN_AFTER) for m in pattern.finditer(text)] \
-        + (_answered_birth_dates(text) if "birth" in text.lower() or "dob" in text.lower() else [])
+    found = [(m.start("date"), m.end("date")) for pattern in (_DOB, _BORN, _BORN_AFTER) for m in pattern.finditer(text)]
+    return found + (_answered_birth_dates(text) if "birth" in text.lower() or "dob" in text.lower() else [])
 
 
 # ---- as Presidio recognizers (beam_jobs/pii_recognizers.py registers them) --------------------------------
