@@ -471,7 +471,9 @@ class ContextLicenceRecognizer(_OneEntityRecognizer):
 # chat broadcast ("@everyone")
 # (Instagram's and TikTok's handles hold dots: "@joaopedro.ferraz"; one that ends in a domain's last part is a
 # domain: "@example.com")
-_HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])((?:\w{2,30}|\w(?=\.\w))(?:\.(?!(?:com|org|net|edu|gov|io|co|uk|de|fr|"
+# (a one-letter first part before a dot too: "@r.takahashi")
+_HANDLE = re.compile(r"(?<![\w.@/\\-])@(?=[\w]*[A-Za-z])((?:\w{2,30}|\w(?=\.\w))"
+                     r"(?:\.(?!(?:com|org|net|edu|gov|io|co|uk|de|fr|"
                      r"info|biz|me|app|dev|ai|us|ca|au|in)\b)\w{1,30}){0,2})(?![\w@]|\.\w|/|\()")
 # ... and a Reddit user ("u/padraig_mc"; "r/Ireland" is a forum)
 _REDDIT_USER = re.compile(r"(?<![\w/])u/([A-Za-z0-9][\w\-]{2,29})\b")
@@ -496,9 +498,10 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
                         r"banned|muted|reported|quote)"
                         r"(?:[ \t]+[\d\-/.,: \t]{4,24}?)?[ \t]+(?:by|from):?|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})"
                         r"[ \t]*(?::|[ \t]*$|[ \t]*[|»]|[ \t]+on[ \t]+(?:\w+[ \t]+\d|\d))|"
-                        # (a Nigerian forum's poster with the sex in brackets: "Re: Visa by Ogbeni_Tunde(m): 12:30pm")
-                        r"\bby[ \t]+@?([^\W\d][\w.\-]{2,30})\((?:m|f)\):|"  # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all",
+                        # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all", "Reply from: diesel_doc_77 on June 03",
                         # phpBB's "Posted by old_tom_allotments » Sun Jun 08")
+                        # (a Nigerian forum's poster with the sex in brackets: "Re: Visa by Ogbeni_Tunde(m): 12:30pm")
+                        r"\bby[ \t]+@?([^\W\d][\w.\-]{2,30})\((?:m|f)\):|"
                         # (a reply's header: "Reply — Bethan_Llewellyn:")
                         # (and an original poster's: "OP – simran_k_weds:")
                         r"^[ \t↳>]*(?:reply|comment|answer|op)[ \t]*[—–\-][ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*:|"
@@ -534,7 +537,8 @@ commented replied last seen online submitted uploaded shared deleted closed open
 started ended pinned viewed read delivered reply comment answer question post thread topic re""".split())
 # ... and an account a forum's private message is addressed to, or that a post says to message ("To: marinerKai",
 # "PM tariq_eurospares"): a handle as accounts write them (ACCOUNT_LIKE)
-_MESSAGED = re.compile(r"(?im)^[ \t]*to:[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*$|\b(?-i:PM|DM|pm|dm)[ \t]+@?([^\W\d][\w.\-]{2,30})\b")
+_MESSAGED = re.compile(r"(?im)^[ \t]*to:[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
+                       r"\b(?-i:PM|DM|pm|dm)[ \t]+@?([^\W\d][\w.\-]{2,30})\b")
 
 
 def thread_posters(text: str) -> frozenset[str]:
@@ -582,8 +586,9 @@ def prints_posters(text: str) -> bool:
     """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
     handles (speaker_handles), or names an account by its gamer's tag, in quotes or in a profile's field: the gate
     before the USERNAME recognizer where no "@" or profile address stands."""
-    return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or bool(thread_posters(text)) or "#" in text and any(
-        _tag_is_account(m) for m in _GAMER_TAG.finditer(text)) or _QUOTED_ACCOUNT.search(text) is not None \
+    return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or bool(thread_posters(text)) \
+        or "#" in text and any(_tag_is_account(m) for m in _GAMER_TAG.finditer(text)) \
+        or _QUOTED_ACCOUNT.search(text) is not None \
         or _ACCOUNT_FIELD.search(text) is not None or _MAIL_ACCOUNT.search(text) is not None
 
 

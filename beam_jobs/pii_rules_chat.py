@@ -670,12 +670,13 @@ def with_me_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # ... and who speaks in a chat log by an account's handle ("hannah_b_xo: RILEY HI", "[ALL] xX_Dimitri_Xx: gg ez",
 # "minjun_k — Today at 19:02"): three or more speakers' lines, two or more speakers
-_SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*(?:\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?@?([^\W\d][\w.\-]{1,30}?)[ \t]*"
+_LINE_TIME = r"(?:\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"  # a stream's or an IRC log's time before the speaker ("0:41:15 ")
+_SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*" + _LINE_TIME + r"@?([^\W\d][\w.\-]{1,30}?)[ \t]*"
                            r"(?::(?=[ \t]|$)|[ \t]+[—–-][ \t]+[^\n]{0,30}?\d{1,2}:\d{2}|"
                            # (Slack prints the speaker and the time over the message: "nguyen.thao  10:02 AM")
                            r"[ \t]+\d{1,2}:\d{2}(?:[ \t]*[AaPp][Mm])?[ \t]*$)")
 # ... or in an IRC or game server's log: "<TheRealHarrison> hey", "[Server] daisy_ng joined the game"
-_LOG_SPEAKER = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*(?:\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?(?:<[ \t]?[@+%~&]?([^\W\d][\w.\-]{1,30})>[ \t]|"
+_LOG_SPEAKER = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)*" + _LINE_TIME + r"(?:<[ \t]?[@+%~&]?([^\W\d][\w.\-]{1,30})>[ \t]|"
                           r"([^\W\d][\w.\-]{1,30})[ \t]+(?:has[ \t]+)?(?:joined|left)[ \t]+the[ \t]+(?:game|server|channel|"
                           r"chat|room|lobby)\b|"
                           # (a moderators' log's speakers in brackets: "[mod_aiyana] I'd reduce it")
