@@ -221,9 +221,12 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
         for label, pattern in patterns:
             for m in pattern.finditer(text):
                 glued = m.group("conn") == "-"  # the label is the identifier's own prefix: "INC-20947", "PAD-2024-0317"
-                for s, e in _split_list(m, label.shape):
-                    if not _good_id(text[s:e], label, bare):
-                        break  # a list goes on only from an identifier ("case no 12 and 3000 more" holds none)
+                items = _split_list(m, label.shape)
+                for s, e in items:
+                    # a list goes on only from an identifier ("case no 12 and 3000 more" holds none), and with the
+                    # first one's kind of start ("MRN is 40918832 and DOB 02/06/1944": the date is no second number)
+                    if not _good_id(text[s:e], label, bare) or text[s].isalpha() != text[items[0][0]].isalpha():
+                        break
                     out.append((label.entity, m.start() if glued and s == m.start("id") else s, e))
     out += [("ID_NUMBER", m.start(), m.end()) for m in _DOCKET.finditer(text)]
     out += _heading_ids(text)

@@ -517,6 +517,11 @@ def test_identifiers_a_label_does_not_stand_before(pii, text, value):
     assert value not in pii(text).text, pii(text).text
 
 
+def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
+    r = pii("My MRN is 40918832 and DOB 02/06/1944, summarise my notes.")
+    assert r.text == "My MRN is <ID_NUMBER> and DOB <DATE_OF_BIRTH>, summarise my notes.", r.text
+
+
 @pytest.mark.parametrize("text", [
     "In case 2000 people come, order 1500 chairs.",     # a label word before a quantity, no connector
     "Case 3: the plant made 1500 units in 2019.",
