@@ -38,7 +38,8 @@ class Label:
 
 LABELS: tuple[Label, ...] = (
     Label("court and tribunal", r"applications?|requ[eê]tes?|case|appeal|docket|claim|matter|file|dossier|index|"
-          r"denuncia|communication|estate|c\.?r|fir|crime[ \t]+register|urn|custody|agency|"
+          r"denuncia|communication|estate|c\.?r|fir|crime[ \t]+register|custody|agency|cause|g\.?r|divorce|"
+          r"interview|investigation|chart|"
           r"crim(?:e|inal)|bail|home[ \t]+office|crn|pnc|cro|a-?number|alien[ \t]+(?:registration[ \t]+)?number|"
           r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance", False,
           (("(Application no. 48213/19) concerns the applicant", "48213/19"),
@@ -50,7 +51,7 @@ LABELS: tuple[Label, ...] = (
           (("as in Kovalenko v. Ukraine (no. 40114/09), the Court", "40114/09"),), shape="APPLICATION"),
     Label("health record", r"mrn|(?:hosp(?:ital)?|unit|ur|chi|nhi|nhs|medicare|medicaid|health[ \t]+card|"
           r"medical[ \t]+record|patient|client|resident|service[ \t]+user|pt)[ \t]*(?:no\.?|num(?:ber)?|id|#)|"
-          r"nhs|nhi|chi|mrn/hosp[ \t]+no|ip[ \t]*(?:no\.?|num(?:ber)?)", True,
+          r"nhs|nhi|chi|mrn/hosp[ \t]+no|ip[ \t]*(?:no\.?|num(?:ber)?)|urn", True,
           (("Bed 4 - Mr Adebayo, 71, MRN 30447129, post op day 2", "30447129"),
            ("NHS No: 485 777 3456", "485 777 3456"),
            ("Hosp no. T7730915 seen by the team", "T7730915"))),
@@ -60,7 +61,9 @@ LABELS: tuple[Label, ...] = (
           r"employee|emp|payroll|acct?|a/c|policy|tenancy|gmc|nmc|sia|pin|user[ \t]*id|id|frequent[ \t]+flyer|"
           r"loyalty|membership|(?:rent[ \t]+|bank[ \t]+|customer[ \t]+)?account(?=[ \t]*[:#])|"
           # (a bike's or a car's frame, chassis or serial number: "frame no. WCU22K018364")
-          r"frame|chassis|vin|serial|imei", True,
+          r"frame|chassis|vin|serial|imei|cust|(?:executive[ \t]+)?club|"
+          # (a home's access code: "KEY SAFE: 4471")
+          r"key[ \t]*safe|door[ \t]+code|gate[ \t]+code|keypad|alarm[ \t]+code|access[ \t]+code", True,
           (("Employee no. 20417 joined the team", "20417"), ("Frequent flyer: KL 4410923", "KL 4410923"),
            ("Staff ID: KRV-30581", "KRV-30581"),
            ("policy 5512-GHT-0071 covers it", "5512-GHT-0071"),
@@ -125,7 +128,9 @@ _PATTERNS = [(label, _label_pattern(label)) for label in LABELS]
 # ... and an ordinary word's label right before an identifier no quantity looks like ("tenancy number is
 # HA-558213" is caught above; "order KX-5518203", "case SURV-2024-0588")
 _BARE_PATTERNS = [(label, re.compile(rf"(?i)(?<![\w/])(?:{label.words})(?!\w)[ \t]+(?P<conn>)(?P<id>{_ID})(?![\w@])"))
-                  for label in LABELS if not label.sure and label.shape == "ID"]
+                  for label in LABELS if not label.sure and label.shape == "ID"] + [
+    # ("account 53018842": an account's long number needs no connector)
+    (LABELS[3], re.compile(rf"(?i)(?<![\w/])(?:bank[ \t]+)?account(?!\w)[ \t]+(?P<conn>)(?P<id>\d{{6,12}})(?![\w@])"))]
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)?(?:%|[a-z]{1,3})?|\d{1,3}(?:,\d{3})+(?:\.\d+)?", re.I)
 _DATE_LIKE = re.compile(r"\d{1,2}[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")
@@ -153,6 +158,8 @@ def _good_id(value: str, label: Label, bare: bool) -> bool:
         return False
     if _digits(value) > 6:  # a quantity with a unit has fewer ("500mg", "3TB"); "44218907K" is a tax number
         return True
+    if bare and label.kind == "staff and membership" and plain and _digits(value) >= 6:
+        return True  # ("account 53018842")
     if bare:  # no connector: letters with digits, or digits split by a separator
         return not _QUANTITY.fullmatch(value) and (any(c.isalpha() for c in value)
                                                    or re.search(r"\d[/\-]\d", value) is not None)
@@ -235,9 +242,15 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
 
 
 # A United States federal court's case number, distinctive without a label ("1:21-cr-00874-MAT", "21-cr-874"),
-# and an immigrant's alien number ("A208-553-917")
+# an immigrant's alien number ("A208-553-917"), a register's prefix, year and number ("DR-2024-1187",
+# "HR-2024-031", "UI-2022-004187"; an advisory's "CVE-2021-44228" is none), a New Zealand bank account
+# ("12-3045-0567812-00"), a payment system's customer ("cus_P8xK2mQw91") and a British number plate ("PK63 XBD")
 _DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)-\d{3,6}(?:-[A-Z]{2,4})*|"
-                     r"A[- ]?\d{3}[- ]\d{3}[- ]\d{3})(?![\w\-])")
+                     r"A[- ]?\d{3}[- ]\d{3}[- ]\d{3}|"
+                     r"(?!(?:CVE|GHSA|RHSA|DSA|USN|ISO|RFC|KB|MS|SA|PEP|JSR|ECMA|IEC|EN|BS|DIN)-)[A-Z]{1,5}-(?:19|20)\d\d-\d{3,7}"
+                     r"(?:-[A-Z0-9]{1,4})?|"
+                     r"\d{2}-\d{4}-\d{7}-\d{2,3}|cus_[A-Za-z0-9]{8,24}|"
+                     r"(?<![\w/])[A-Z]{2}\d{2}[ ][A-Z]{3})(?![\w\-])")
 
 
 # A case's number alone on its line (maybe in brackets) under a court's heading, where no label stands
@@ -246,7 +259,7 @@ _DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)
 _HEADING_ID = re.compile(r"(?m)^[ \t]*[(\[]?((?=[A-Z0-9/.\-]*[A-Z/\-])[A-Z0-9]+(?:[/.\-][A-Z0-9]+)+|[A-Z]{1,4}\d{5,}|"
                          r"\d{6,9})[)\]]?[ \t]*$")
 _LEGAL_TEXT = re.compile(r"(?i)\b(?:court|tribunal|judgment|judgement|appellant|respondent|applicant|claimant|"
-                         r"defendant|plaintiff)\b")
+                         r"defendant|plaintiff|commission|committee)\b")
 _NOT_CASE_IDS = re.compile(r"(?i)(?:cve|ghsa|rhsa|dsa|usn|iso|rfc|kb|ms)\b")
 
 

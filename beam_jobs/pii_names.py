@@ -48,6 +48,7 @@ Span = _spacy.tokens.Span
 # (and other languages' forms of address, in running text often in lower case: "señora Ortega", "Herrn Eberle")
 TITLES = (r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Madam|Mme|Mlle|Herrn?|Frau|Sr|Sra|Srta|Dott|Sig|Sra|Rev|Revd|"
           r"[Ss]eñora|[Ss]eñorita|[Ss]eñor|Doña|[Ss]ignora|Signor|Monsieur|Madame|Mademoiselle|Profe|Profa|"
+          r"[Mm]aestra|[Mm]aestro|Profesora?|Doctora|"
           r"Lord|Lady|Baroness|Fr(?<!\d[ \t]Fr)(?<!\dFr))")
 _CAP = r"[^\W\d_a-z][\w'’\-]*"                  # a capitalised word (non-ASCII capitals included)
 # (and the patronymic links: Turkic, Arabic, Kalenjin, Kikuyu, Welsh: "Gulnara Rafig qizi Aliyeva", "Ali Rza oglu

@@ -270,6 +270,7 @@ _FLAT_IN_BUILDING = re.compile(
     rf"[ \t]+(?:Court|House|Tower|Lodge|Mansions|Building|Hall|Place|Heights|Buildings|Villas|Gardens|Block|Residences?)"
     r"|(?:Calle|Carrera|Cra\.?|Avenida|Av\.?|Diagonal|Transversal|Cl\.?)[ \t]+\d{1,3}[A-Za-z]?[ \t]*(?:#|No\.?|N[º°])[ \t]*"
     r"\d{1,3}[A-Za-z]?[ \t]*-[ \t]*\d{1,3})\b")
+_UK_POSTCODE_LINE = re.compile(r"(?m)(?<![\w\-])((?-i:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}))[ \t]*$")
 _BLOCK_OF = re.compile(rf"\b(\d{{2,5}}[ \t]+block[ \t]+of[ \t]+(?:(?:[NSEW]|North|South|East|West)\.?[ \t]+)?{UP}{WORD}"
                        rf"(?:[ \t]+{UP}{WORD}){{0,3}})")
 
@@ -291,6 +292,8 @@ def address_spans(text: str) -> list[tuple[int, int]]:
             spans.append((m.end(), m.end() + len(chunk.rstrip(" \t."))))
     # (American news gives a home by its block: "of the 900 block of Linden", "the 10400 block of Stanford Avenue")
     spans += [m.span(1) for m in _BLOCK_OF.finditer(text)]
+    # (a British postcode ending an address's line, its street or town redacted or not: "SHAW\nOL2 7HD")
+    spans += [m.span(1) for m in _UK_POSTCODE_LINE.finditer(text)]
     # (a flat in a named building, as British letters head an address: "Flat 6, Hollybank Court"; a Colombian
     # street and its '#': "Calle 45 # 12-30")
     spans += [(m.start(1), _extend(text, m.end(1))) for m in _FLAT_IN_BUILDING.finditer(text)]
@@ -569,10 +572,16 @@ _ACCOUNT_FIELD = re.compile(r"(?im)^[ \t*\-•]*(?:ign|in-game[ \t]+name|gamer[ 
                             r"snap(?:chat)?)[ \t]*(?:[:=]|[-–][ \t])[ \t]*@?([A-Za-z][\w.\-]{2,30})[ \t]*$|"
                             # (or inside a line, where the field and its account stand apart from the rest: "(raid
                             # lead) – Discord: thornwick_raids", and a system's login with its digit: "user mzhao2")
-                            r"\b(?:discord|steam|psn|xbox|twitch|snapchat|insta(?:gram)?|tiktok)[ \t]*:[ \t]*@?"
+                            r"\b(?:discord|steam|psn|xbox|twitch|snapchat|insta(?:gram)?|tiktok|ice[ \t]+chat|ib|"
+                            r"bloomberg|skype|slack|telegram|signal|wechat|kik|venmo|cash[ \t]?app)[ \t]*:[ \t]*@?"
                             r"([A-Za-z][\w.\-]{2,30})(?=[ \t]*(?:[,;)|]|$))|"
                             r"\b(?:user(?:[ \t]?name)?|login|logon|user[ \t]?id)[ \t]*(?:is[ \t]+)?:?[ \t]*"
-                            r"(?-i:([a-z][a-z._\-]{1,20}\d{1,4}))\b")
+                            r"(?-i:([a-z][a-z._\-]{1,20}\d{1,4}))\b|"
+                            # (a word for an account, then the account in lower case, digits or none: "username
+                            # spark", "Snap handle tbone_mcc07")
+                            r"\b(?:user[ \t]?name|handle|gamertag|screen[ \t]?name)[ \t]+(?:is[ \t]+)?"
+                            r"(?!(?:and|or|is|was|the|a|an|field|required|password|of|for|to|in|on|with|here|there)\b)"
+                            r"(?-i:([a-z][\w.\-]{2,30}))(?![\w@])")
 
 
 # ... and a mailbox's login as a mail system writes it: an Exchange recipient's last name part
@@ -641,9 +650,11 @@ class HandleRecognizer(_OneEntityRecognizer):
                 if _tag_is_account(m)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _QUOTED_ACCOUNT.finditer(text)
                 if ACCOUNT_LIKE.search(m.group(1)) and m.group(1).lower() not in NOT_HANDLES]
+        # (after "username" or "handle" any word is the account: "username spark")
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
                 for m in _ACCOUNT_FIELD.finditer(text)
-                if ACCOUNT_LIKE.search(m.group(m.lastindex)) and m.group(m.lastindex).lower() not in NOT_HANDLES]
+                if (ACCOUNT_LIKE.search(m.group(m.lastindex)) or m.lastindex == _ACCOUNT_FIELD.groups)
+                and m.group(m.lastindex).lower() not in NOT_HANDLES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
                 for m in _MAIL_ACCOUNT.finditer(text)]
         for handle in speaker_handles(text) | thread_posters(text):  # wherever the log writes the speaker's handle

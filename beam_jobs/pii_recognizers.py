@@ -131,7 +131,9 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("[mod_tomasz] reduce to 7 days\n[admin_femi] agreed\n[mod_tomasz] done", "mod_tomasz"),
                 ("1:02:15 zr0_k: that flick\n1:02:16 lenka_b: clip it\n1:02:20 zr0_k: gg", "lenka_b"),
                 ("• Ana Ruiz (healer) – Discord: moss_and_ember\n• Tom", "moss_and_ember"),
-                ("Subject: RE: access locked - user tkarimi3", "tkarimi3"))),
+                ("Subject: RE: access locked - user tkarimi3", "tkarimi3"),
+                ("Sunny Baker (AP team, username spark) noticed it", "spark"),
+                ("Mobile: +44 7700 900123\nICE CHAT: dvolkov_arc", "dvolkov_arc"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "
                "their city/postcode/country lines (pii_patterns.address_spans, named_streets)",
                "address cues ('lives at', 'address:') extend to the clause's end",

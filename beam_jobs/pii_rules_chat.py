@@ -186,7 +186,10 @@ _KNEW_AS = re.compile(r"(?i:\bkn(?:ew|ow)[ \t]+(?:(?:him|her|them)[ \t]+)?(?:(?:
                       r"\b(?:ID|card|passport|badge|document)[ \t]+in[ \t]+the[ \t]+name[ \t]+of|"
                       # (... or whom people call so: 'a young man everyone calls "Dodge," organized it')
                       r"\b(?:everyone|everybody|people|we|they|friends|locals|the[ \t]+(?:kids|lads|girls|boys|others|"
-                      r"staff|regulars|residents))[ \t]+call(?:s|ed)?|\bcall(?:s|ed)?[ \t]+(?:him|her|them))"
+                      r"staff|regulars|residents))[ \t]+call(?:s|ed)?|\b(?:he|she|i|you)[ \t]+calls?|\bcall(?:s|ed)?[ \t]+(?:him|her|them)|"
+                      # (... or whom the text knows so: 'known to him and to everybody else as "Bones"', 'a man he would
+                      # only name as "Tank"')
+                      r"\bknown[ \t]+(?:to|among|by)[ \t]+[^\n\"“.]{1,40}?[ \t]+as|\bname[ \t]+(?:(?:him|her)[ \t]+)?as)"
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2}),?[\"”'’]")
 # ... and a name in quotes whose surname the text says it lacks ('"Tyrese" (surname unknown)'), or in quotes right
 # before the person's full name or with it in brackets ('last year\'s winner "Mountain Goat" Gareth Price', 'asked
@@ -650,6 +653,27 @@ def field_names(text: str, is_word) -> list[tuple[int, int]]:
 # "Steve and I met", "me and jenna went": who stands beside the writer is a person
 _WITH_ME = re.compile(rf"(?<![\w'’\-])({ANYWORD})[ \t]+(?:and|&|n|\+)[ \t]+(?:I|me|myself)\b(?!['’])|"
                       rf"\b(?:[Mm]e|I)[ \t]+(?:and|&|n|\+)[ \t]+({ANYWORD})(?![\w'’\-])")  # (and "me + Bao")
+
+
+# A phone-in show's caller by given name and town, as the host puts them on air ("Line three, we've got Summer in
+# Broken Arrow", "Hope in Puyallup. What's broke?", "Summer in Quincy, go ahead")
+_CALLER = re.compile(rf"(?i:\b(?:we've[ \t]+got|we[ \t]+have|let's[ \t]+go[ \t]+to|going[ \t]+to|over[ \t]+to|next[ \t]+up"
+                     rf"(?:[ \t]+is)?)[ \t]+)({CAPWORD})[ \t]+(?:in|from|out[ \t]+in|calling[ \t]+from)[ \t]+{CAPWORD}|"
+                     rf"(?<![\w'’\-])({CAPWORD})[ \t]+(?:in|from)[ \t]+{CAPWORD}(?:[ \t]+{CAPWORD})?(?:,[ \t]+(?i:go[ \t]+ahead|"
+                     rf"you're[ \t]+on|welcome|thanks[ \t]+for[ \t]+(?:calling|holding))|\.[ \t]+(?i:what's|what[ \t]+is|"
+                     rf"how[ \t]+can|go[ \t]+ahead)\b)")
+
+
+def caller_names(text: str, is_word) -> list[tuple[int, int]]:
+    """A phone-in caller the host names with a town (_CALLER); never a function word ("The"), a month or a weekday."""
+    out = []
+    for m in _CALLER.finditer(text):
+        g = 1 if m.group(1) else 2
+        w = m.group(g)
+        if not is_function_word(w) and w.lower() not in MONTHS and w.lower() not in WEEKDAYS \
+                and w not in country_names() and w not in place_names():
+            out.append(m.span(g))
+    return out
 
 
 def with_me_names(text: str, is_word) -> list[tuple[int, int]]:

@@ -681,7 +681,9 @@ _ROLE_FIELD_INITIALS = re.compile(r"(?i:\b(?:analyst|reviewer|approver|approved[
                                   r"signature|sig|countersigned(?:[ \t]+by)?|witnessed[ \t]+by|completed[ \t]+by|"
                                   r"reported[ \t]+by|reviewed[ \t]+by|verified[ \t]+by|authori[sz]ed[ \t]+by|"
                                   r"taken[ \t]+by|logged[ \t]+by|recorded[ \t]+by|proposer|seconder|"
-                                  r"handover[ \t]+(?:to|from)|handed[ \t]+over[ \t]+to|(?<![^\n])(?:to|cc|from)))[ \t]*:"
+                                  r"handover[ \t]+(?:to|from)|handed[ \t]+over[ \t]+to|(?<![^\n])(?:to|cc|from)|"
+                                  r"sign|case[ \t]+manager|interviewer|moderator|key[ \t]*worker|allocated[ \t]+worker|"
+                                  r"named[ \t]+nurse))[ \t]*:"
                                   rf"[ \t]*({INITIALS_RUN})(?![\w.])|"
                                   # (and a motion's proposer and seconder in minutes: "Proposed JB, seconded HR.")
                                   rf"(?i:\b(?:proposed|seconded)(?:[ \t]+by)?)[ \t]+({INITIALS_RUN})(?!\w|\.\w)")
