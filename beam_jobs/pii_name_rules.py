@@ -627,7 +627,8 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "pt's 'baseline' (per wife)", "(Arising Out Of Slp (Civil) No.8304 Of 2019)",
                      "Slp (Civil) Nos.2033-2034 Of 2020", "call me Monday",
                      "Paris (France) Office", 'the band "Black Sabbath" (Ozzy Osbourne) played',
-                     'a song she called "Yesterday" on the radio',
+                     'a song she called "Yesterday" on the radio', 'With such name as "Nevermore."',
+                     'cotton is known by popular epithets as "King cotton" and "white gold".',
                      'a song called "Yesterday" (Lennon and McCartney)')),
     NameRule("bracketed_given", "an English given name opening a bracket, asked or doing something; an agent's "
              "name before the team", bracketed_given_names,

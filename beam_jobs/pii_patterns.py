@@ -579,7 +579,9 @@ _ACCOUNT_FIELD = re.compile(r"(?im)^[ \t*\-•]*(?:ign|in-game[ \t]+name|gamer[ 
                             r"(?-i:([a-z][a-z._\-]{1,20}\d{1,4}))\b|"
                             # (a word for an account, then the account in lower case, digits or none: "username
                             # spark", "Snap handle tbone_mcc07")
-                            r"\b(?:user[ \t]?name|handle|gamertag|screen[ \t]?name)[ \t]+(?:is[ \t]+)?"
+                            # ("handle" is a verb too, "can't handle it": only a platform's handle or "handle is")
+                            r"\b(?:user[ \t]?name|gamertag|screen[ \t]?name|(?:snap|insta(?:gram)?|ig|twitter|tiktok|"
+                            r"discord|telegram)[ \t]+handle|handle(?=[ \t]+is\b))[ \t]+(?:is[ \t]+)?"
                             r"(?!(?:and|or|is|was|the|a|an|field|required|password|of|for|to|in|on|with|here|there)\b)"
                             r"(?-i:([a-z][\w.\-]{2,30}))(?![\w@])")
 

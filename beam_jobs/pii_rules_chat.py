@@ -189,7 +189,9 @@ _KNEW_AS = re.compile(r"(?i:\bkn(?:ew|ow)[ \t]+(?:(?:him|her|them)[ \t]+)?(?:(?:
                       r"staff|regulars|residents))[ \t]+call(?:s|ed)?|\b(?:he|she|i|you)[ \t]+calls?|\bcall(?:s|ed)?[ \t]+(?:him|her|them)|"
                       # (... or whom the text knows so: 'known to him and to everybody else as "Bones"', 'a man he would
                       # only name as "Tank"')
-                      r"\bknown[ \t]+(?:to|among|by)[ \t]+[^\n\"“.]{1,40}?[ \t]+as|\bname[ \t]+(?:(?:him|her)[ \t]+)?as)"
+                      r"\bknown[ \t]+to[ \t]+(?:him|her|them|me|us|everyone|everybody|all|friends|family|his|their|"
+                      r"locals|the[ \t]+\w+)\b[^\n\"“.]{0,30}?[ \t]+as|\bonly[ \t]+name[ \t]+(?:(?:him|her)[ \t]+)?as|"
+                      r"\bname[ \t]+(?:him|her)[ \t]+as)"
                       r"[ \t]+[\"“'‘]((?!(?i:the|a|an)\b)[^\W\d][\w.'’\-]*(?:[ \t]+[\w'’\-]+){0,2}),?[\"”'’]")
 # ... and a name in quotes whose surname the text says it lacks ('"Tyrese" (surname unknown)'), or in quotes right
 # before the person's full name or with it in brackets ('last year\'s winner "Mountain Goat" Gareth Price', 'asked

@@ -562,6 +562,7 @@ def test_a_record_label_needs_an_identifier(pii, text):
     '<div class="nav">\n<span>Home</span>\n</div>',                  # markup, no IRC speakers
     'The account is called "Savings" and the profile says "Admin".',  # quoted words, no handles
     "Edited 2 hours ago\nUpdated 3 days ago\nThe meeting is at 3 PM Sunday.",  # status words over a post, a time
+    "It can handle whatever comes along; one way to handle being dumped.",      # "handle" the verb
 ])
 def test_handles_leave_code_and_addresses_alone(pii, text):
     assert "USERNAME" not in pii(text).counts, pii(text).text
