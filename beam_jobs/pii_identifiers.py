@@ -237,7 +237,9 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
                     out.append((label.entity, m.start() if glued and s == m.start("id") else s, e))
     out += [("ID_NUMBER", m.start(), m.end()) for m in _DOCKET.finditer(text)]
     out += _heading_ids(text)
+    out += _column_ids(text)
     out += [("PHONE_NUMBER", s, e) for s, e in spoken_numbers(text)]
+    out += [("PHONE_NUMBER", m.start(1), m.end(1)) for m in _LOCAL_PHONE.finditer(text)]
     return out + _siblings(text, out)
 
 
@@ -277,9 +279,83 @@ _SPOKEN_PHONE = re.compile(rf"(?i)\b(?:call|ring|phone|number|reach|text|mobile|
                            rf"\b({_DIGIT_WORD}(?:[ \t,\-]+{_DIGIT_WORD}){{6,}})\b")
 
 
+# ... and a local number of seven digits after a word of calling, as community listings print them ("Questions? Text
+# Rose at 555-0126", "Info: Ana Ruiz, 555-0143")
+_LOCAL_PHONE = re.compile(r"(?i)\b(?:call|text|txt|phone|tel|ring|reach|contact|info|rsvp|questions\?)\b[^\n\d]{0,30}?"
+                          r"(?<![\d\-])([2-9]\d{2}-\d{4})(?![\d\-])")  # (an exchange never starts with 0 or 1)
+
+
 def spoken_numbers(text: str) -> list[tuple[int, int]]:
     return [m.span(1) for m in _SPOKEN_PHONE.finditer(text)
             if sum(w.lower() not in ("double", "triple") for w in re.findall(r"[A-Za-z]+", m.group(1))) >= 7]
+
+
+# A table's column of identifiers, where the header is the only label ("Name | Ext | Staff ID | Login" over
+# "Rahul Venkataraman | 4411 | NVE-10512 | RVENKAT3"): pipe tables and columns set apart by two spaces or a tab.
+# A header cell names the column's kind: an identifier's ("Staff ID", "Employee no.", "MRN", "Ref", "Case #"), an
+# extension's or a login's; a cell under it is taken when it is one token shaped so (three digits or more; an
+# extension's three to five; a login any account-like token)
+_ID_HEADER = re.compile(r"(?i)(?:(?:[a-z]+[ \t])?(?:staff|employee|emp|payroll|badge|student|member|customer|cust|"
+                        r"client|patient|pt|user|account|acct|policy|case|claim|ticket|file|booking|tenancy|nhs|"
+                        r"hospital|hosp|unit|turret|trader|desk|personnel|service|warrant|collar|shoulder)[ \t]*"
+                        r"(?:id|no\.?|number|#|ref)|id|mrn|urn|nhi|ref(?:erence)?|case[ \t]*#?)")
+_EXT_HEADER = re.compile(r"(?i)ext\.?|extension|tel[ \t]*ext|internal|pager|bleep")
+_LOGIN_HEADER = re.compile(r"(?i)login|log-?in[ \t]+id|user[ \t]*name|user[ \t]*id|logon|network[ \t]+id|windows[ \t]+id|"
+                           r"ib[ \t]+id|bloomberg|chat[ \t]+id")
+_CELL_SPLIT = re.compile(r"[ \t]*\|[ \t]*|\t+|[ ]{2,}")
+_LOGIN_CELL = re.compile(r"[A-Za-z][A-Za-z0-9._\-]{2,30}")
+
+
+def _cells(line: str, start: int) -> list[tuple[str, int, int]]:
+    """The cells of a table's line with their offsets in the text (pipes' or wide gaps' cells)."""
+    out, pos = [], 0
+    body = line.strip("\n")
+    for m in _CELL_SPLIT.finditer(body + "  "):
+        cell = body[pos:m.start()]
+        if cell.strip():
+            lead = len(cell) - len(cell.lstrip())
+            out.append((cell.strip(), start + pos + lead, start + pos + lead + len(cell.strip())))
+        pos = m.end()
+    return out
+
+
+def _column_ids(text: str) -> list[tuple[str, int, int]]:
+    if "|" not in text and "  " not in text and "\t" not in text:
+        return []
+    out, kinds, width = [], None, 0
+    pos = 0
+    for line in text.split("\n"):
+        cells = _cells(line, pos)
+        pos += len(line) + 1
+        if len(cells) < 2 or set(line.strip()) <= set("|-:+= "):
+            if len(cells) < 2 and not line.strip().strip("|-:+= "):
+                continue  # a rule under the header
+            kinds = None if len(cells) < 2 else kinds
+            continue
+        header = {k: kind for k, (cell, _, _) in enumerate(cells)
+                  for kind in [("ext" if _EXT_HEADER.fullmatch(cell) else "login" if _LOGIN_HEADER.fullmatch(cell)
+                                else "id" if _ID_HEADER.fullmatch(cell) else None)] if kind}
+        if header and all(not any(c.isdigit() for c in cell) for cell, _, _ in cells):
+            kinds, width = header, len(cells)
+            continue
+        if kinds is None or abs(len(cells) - width) > 1:
+            continue
+        for k, kind in kinds.items():
+            if k >= len(cells):
+                continue
+            cell, s, e = cells[k]
+            if " " in cell and not re.fullmatch(r"[A-Z]{1,3} \d+", cell):
+                continue
+            if kind == "ext" and re.fullmatch(r"(?:x|ext\.?)?\d{3,5}", cell):
+                out.append(("PHONE_NUMBER", s, e))
+            elif kind == "login" and _LOGIN_CELL.fullmatch(cell) and (cell.isupper() or ACCOUNT_LIKE.search(cell)):
+                out.append(("ID_NUMBER", s, e))
+            elif kind == "id" and _digits(cell) >= 3 and not _DATE_LIKE.fullmatch(cell) and not _YEAR.fullmatch(cell):
+                out.append(("ID_NUMBER", s, e))
+    return out
+
+
+ACCOUNT_LIKE = re.compile(r"[\d_.]|[a-z][A-Z]")  # a login, not a word: a digit, an underscore, a dot or a capital inside
 
 
 def _shape(value: str) -> str:

@@ -519,6 +519,10 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     ("Mrs Ada Obi\n9 Ferndale\nSHAW\nOL2 7HD", "OL2 7HD"),
     ("ADDR: 14 Elm Road. KEY SAFE: 5521 (consent on file)", "5521"),
     ("payment details as before (sort code 20-11-44, account 63018842).", "63018842"),
+    # a table's column under its header, the only label there
+    ("Name              Ext    Login\nKofi Mensah       4471   KMENSAH2\nLi Wen            4473   LWEN7", "LWEN7"),
+    ("| Employee | ID | Due |\n|---|---|---|\n| Ann Lee | E-30417 | 15/09 |\n| Bo Chan | E-30533 | 30/09 |", "E-30533"),
+    ("Questions? Text Marisol at 555-0126 by Friday.", "555-0126"),
 ])
 def test_identifiers_a_label_does_not_stand_before(pii, text, value):
     assert value not in pii(text).text, pii(text).text
@@ -534,6 +538,7 @@ def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
     "Case 3: the plant made 1500 units in 2019.",
     "Patch CVE-2021-44228 in log4j before Friday.",     # an advisory's id, no label of a person's record
     "PEP-2023-001 and ISO-2019-27001 were adopted; the bank account grew for 12 months.",
+    "| Year | Sales | Units |\n|---|---|---|\n| 2021 | 1200 | 300 |\n| 2022 | 1350 | 320 |",  # a table with no ID column
     "policy 2023 says the account grew 12.5% to 3,000", # a year, a share, a count
     "The claim rose in 2019/20 and again on 12/03/2021.",
     "Einstein was born in 1879 in Ulm.",               # a year of birth says no more than an age
