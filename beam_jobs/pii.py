@@ -505,6 +505,8 @@ class PiiFilter:
                     found = got if found is None else merge_candidates(found, got)
                 names = names_to_redact(text, found, self.cfg.name_exemptions, contact, self.langid)
                 results += [RecognizerResult("PERSON", s, e, 0.85) for s, e in names]
+                if not self.cfg.name_exemptions:
+                    results += repeats_of(text, results, self.vocabulary)
             if "article" in self.cfg.name_exemptions and is_article(text):
                 ner_people = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("PERSON", "PER")]
                 results = public_places(text, ner_people, results)
@@ -518,6 +520,34 @@ class PiiFilter:
 
 
 LANGID_MARGIN = 30.0
+
+
+def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
+    """Every other place `text` writes a name or an account that was found somewhere in it: the same string,
+    word-bounded, in the same case, or in any case when no dictionary holds it ("Tolu" found as a speaker, "tolu"
+    in a reply). A name is a name wherever the text repeats it, whether or not its cue stands there too."""
+    from presidio_analyzer import RecognizerResult
+    from beam_jobs.pii_names import STOP_WORDS
+    from beam_jobs.pii_words import country_names, place_names
+    taken = sorted((r.start, r.end) for r in results)
+    strings = {text[r.start:r.end].strip(" .,"): r.entity_type for r in results
+               if r.entity_type in ("PERSON", "USERNAME")}
+    # ... and each word of a found name that no dictionary holds, in any case ("Ngozi Tolu" ... "tolu")
+    strings.update({w: "PERSON" for found, entity in list(strings.items()) if entity == "PERSON" and " " in found
+                    for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", found) if w.lower() not in vocabulary
+                    and w not in strings})
+    out = []
+    for found, entity in strings.items():
+        # (not initials or an abbreviation, "W.P.", "T.C": a court's and a case's letters repeat as those; not a place
+        # the finders took for a name once, "Manchester City", "Genoa": one wrong redaction is not made many)
+        if not re.search(r"[^\W\d_]{3}", found) or found.lower() in STOP_WORDS or found in country_names() \
+                or found in place_names() or any(w in place_names() for w in found.split()[1:2]):
+            continue
+        flags = re.I if found.lower() not in vocabulary and " " not in found else 0
+        for m in re.finditer(r"(?<![\w@])" + re.escape(found) + r"(?![\w])", text, flags):
+            if not any(a < m.end() and m.start() < b for a, b in taken):
+                out.append(RecognizerResult(entity, m.start(), m.end(), 0.85))
+    return out
 
 
 # One ready-built filter per worker process and config, so the PII stage does not start with seconds of

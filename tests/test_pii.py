@@ -528,6 +528,14 @@ def test_identifiers_a_label_does_not_stand_before(pii, text, value):
     assert value not in pii(text).text, pii(text).text
 
 
+def test_a_name_found_once_is_redacted_wherever_the_text_repeats_it(pii):
+    # found by a greeting or a title once, bare elsewhere (a judgment's "Maja", a note's "Joy", a reply's "tolu")
+    r = pii("Mrs Joy Okafor was admitted on Monday. Later Joy said she was fine; joy is a word too.")
+    assert "Joy" not in r.text and "joy is a word" in r.text, r.text
+    r = pii("Ms Ngozi Adaeze called.\n[07:31] Ann: I can do it adaeze")  # a word of it, in any case
+    assert "adaeze" not in r.text.lower(), r.text
+
+
 def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
     r = pii("My MRN is 40918832 and DOB 02/06/1944, summarise my notes.")
     assert r.text == "My MRN is <ID_NUMBER> and DOB <DATE_OF_BIRTH>, summarise my notes.", r.text
