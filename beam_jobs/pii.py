@@ -17,6 +17,7 @@ from typing import Iterable
 
 from beam_jobs.pii_policy import (CONTACT_DETAILS, DEFAULT_EXEMPTIONS, EXEMPTION_NAMES, check_exemptions,
                                   is_article, names_to_redact, public_places)
+from beam_jobs.pii_identifiers import EXTENSION_WORDS
 from beam_jobs.presidio_loader import import_presidio  # sets TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" (offline)
 from eaglekit.config import ConfigError, setting
 
@@ -115,8 +116,8 @@ _MIN_DIGITS = {"PHONE_NUMBER": 6, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2
 
 
 _DIGIT = re.compile(r"\d")   # what the recognizers' \d matches (isdigit() would also count "²")
-# an extension or a pager alone is a phone number of 3-5 digits
-_EXTENSION = re.compile(r"(?i)\b(?:ext(?:ension)?|bleep|pager|pgr|vocera)\b")
+# an extension or a pager alone is a phone number of 3-5 digits (the words pii_identifiers' label table reads)
+_EXTENSION = re.compile(rf"(?i)\b(?:{EXTENSION_WORDS})\b")
 _SPOKEN_DIGITS = re.compile(r"(?i)\b(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)[ ,\-]+"
                             r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)[ ,\-]+"
                             r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)\b")

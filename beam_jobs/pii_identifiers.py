@@ -36,6 +36,10 @@ class Label:
     shape: str = "ID"
 
 
+# the words before an extension or a pager's number (pii.entities_for lets the phone recognizer run on their three to
+# five digits, fewer than a phone number's)
+EXTENSION_WORDS = r"ext|extension|bleep|pager|pgr|vocera"
+
 LABELS: tuple[Label, ...] = (
     Label("court and tribunal", r"applications?|requ[eê]tes?|case|appeal|docket|claim|matter|file|dossier|index|"
           r"denuncia|communication|estate|c\.?r|fir|crime[ \t]+register|custody|agency|cause|g\.?r|divorce|"
@@ -88,7 +92,7 @@ LABELS: tuple[Label, ...] = (
           (("Interviewing officers: DC 2291 Okafor, PC 0417 Bell", "2291"),), shape="COLLAR"),
     Label("bank sort code", r"sort[ \t]+code", True, (("sort code 20-45-77, acc 40918233", "20-45-77"),),
           shape="SORT_CODE"),
-    Label("phone extension", r"ext|extension|bleep|pager|pgr|vocera", True,
+    Label("phone extension", EXTENSION_WORDS, True,
           (("my manager, Carys Bowen (ext. 4471)", "4471"),), entity="PHONE_NUMBER", shape="EXTENSION"),
 )
 
@@ -348,14 +352,14 @@ def _column_ids(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "ext" and re.fullmatch(r"(?:x|ext\.?)?\d{3,5}", cell):
                 out.append(("PHONE_NUMBER", s, e))
-            elif kind == "login" and _LOGIN_CELL.fullmatch(cell) and (cell.isupper() or ACCOUNT_LIKE.search(cell)):
+            elif kind == "login" and _LOGIN_CELL.fullmatch(cell) and (cell.isupper() or _LOGIN_LIKE.search(cell)):
                 out.append(("ID_NUMBER", s, e))
             elif kind == "id" and _digits(cell) >= 3 and not _DATE_LIKE.fullmatch(cell) and not _YEAR.fullmatch(cell):
                 out.append(("ID_NUMBER", s, e))
     return out
 
 
-ACCOUNT_LIKE = re.compile(r"[\d_.]|[a-z][A-Z]")  # a login, not a word: a digit, an underscore, a dot or a capital inside
+_LOGIN_LIKE = re.compile(r"[\d_.]|[a-z][A-Z]")  # a login, not a word: a digit, an underscore, a dot or a capital inside
 
 
 def _shape(value: str) -> str:
@@ -381,7 +385,8 @@ def _siblings(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, i
 def birth_dates(text: str) -> list[tuple[int, int]]:
     """Every date of birth in `text`, as (start, end)."""
     found = [(m.start("date"), m.end("date")) for pattern in (_DOB, _BORN, _BORN_AFTER) for m in pattern.finditer(text)]
-    return found + (_answered_birth_dates(text) if "birth" in text.lower() or "dob" in text.lower() else [])
+    low = text.lower()
+    return found + (_answered_birth_dates(text) if "birth" in low or "dob" in low else [])
 
 
 # ---- as Presidio recognizers (beam_jobs/pii_recognizers.py registers them) --------------------------------
