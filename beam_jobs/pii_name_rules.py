@@ -350,6 +350,7 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ('I shall refer to their mother as "W" and to their father as "H". H was violent to W on '
                      'occasions; a fall described by W, was unlikely. H gave evidence. W\'s sister ("WK") came.',
                      ["W", "H", "WK"]),
+                    ("2. The mother (RB) is 23. The father (DT) is 27. RB's partner has been joined.", ["RB", "DT"]),
                     ("The child is referred to as Q; the mother as M; the father as F. M opposes both orders.",
                      ["Q", "M", "F", "M opposes"]),
                     ('I refer to the mother as "M" and the father as "F". F was working nights; the pool is M and F.',
@@ -571,6 +572,7 @@ NAME_RULES: tuple[NameRule, ...] = (
              leaves=("STOP!!! WAIT!!", "OMG!!! LOL!!!", "GOAL!!!")),
     NameRule("nickname", "a name with its nickname in quotes, and the nickname somebody goes by", nickname_names,
              finds=(("mods note: Drew (drewbydoo) is taking over events", ["Drew", "drewbydoo"]),
+                    ("Requested for:   Leilani Kahale (lkahale)\nManager: Tom", ["lkahale"]),
                     ('Nigerian Ikemefuna "Ike the Spike" Obi knocked out', ["Ikemefuna", "Ike the Spike", "Obi"]),
                     ('Italy .............. Pieter Brand\nSpain .............. "Del" Okonkwo', ["Del", "Okonkwo"]),
                     ('champion Teodoro "El Flaco" Ibarra of Peru', ['Teodoro "El Flaco" Ibarra']),

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from beam_jobs.pii_accounts import fellow_accounts, may_name_accounts, named_accounts
 from beam_jobs.pii_names import union_spans
 from beam_jobs.pii_rules_chat import ACCOUNT_LIKE, speaker_handles
 from beam_jobs.pii_rules_common import WORD_START
-from beam_jobs.pii_words import NOT_HANDLES, country_names
+from beam_jobs.pii_words import FILE_ENDINGS, NOT_HANDLES, country_names
 from beam_jobs.presidio_loader import import_presidio
 
 import_presidio()
@@ -529,12 +530,18 @@ _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|com
 # "dmitri-s commented 2 days ago", "BerylTheBold · Tue 09-Jan-24 21:43"): not a status word standing there ("Edited 2
 # hours ago", "Updated 3 days ago")
 _THREAD_POSTER = re.compile(
-    r"(?im)^[ \t↳>|]*(?:(?:open|closed|merged)[ \t]*·[ \t]*)?@?([^\W\d][\w.\-]{1,30})[ \t]+(?:"
+    r"(?im)^[ \t↳>|▲▼]*(?:(?:open|closed|merged)[ \t]*·[ \t]*)?@?([^\W\d][\w.\-]{1,30})[ \t]+(?:"
     r"\d{1,3}[ \t]*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)[ \t]+ago\b|"
     r"(?:commented|opened[ \t]+this|closed[ \t]+this|reopened[ \t]+this|reviewed|approved[ \t]+these|"
     r"requested[ \t]+changes|merged[ \t]+commit|mentioned[ \t]+this|added[ \t]+(?:\d+[ \t]+)?commits?)\b|"
-    r"[·•|][ \t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?[ \t]+)?\d{1,2}[\-/ ](?:\d{1,2}|[a-z]{3})\b)|"
+    r"[·•|][ \t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?[ \t]+)?\d{1,2}[\-/ ](?:\d{1,2}|[a-z]{3}\b|(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]{2,6}\b))|"
     r"\b\d+[ \t]+points?[ \t]+by[ \t]+@?([^\W\d][\w.\-]{1,30})")
+# ... and a forum's poster over the post, by the date or the count of posts beside it ("santi.gg   Dec 29, 2023 @
+# 2:03am", "desert_rose_77 | Posts: 1,204"): a handle as accounts write them ("Deadline   Dec 29, 2023" stays)
+_DATED_POSTER = re.compile(r"(?im)^[ \t↳>|▲▼]*@?([^\W\d][\w.\-]{1,30})(?:[ \t]{2,}|[ \t]*[·•|][ \t]*)"
+                           r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?[ \t]+\d{1,2},[ \t]+\d{4}|"
+                           r"\d{1,2}[ \t]+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}[ \t]+\d{4}|"
+                           r"posts?:[ \t]*\d)")
 _POSTER_STATUS = frozenset("""posted edited updated modified created published sent joined active answered asked
 commented replied last seen online submitted uploaded shared deleted closed opened merged reviewed reported saved
 started ended pinned viewed read delivered reply comment answer question post thread topic re""".split())
@@ -545,11 +552,13 @@ _MESSAGED = re.compile(r"(?im)^[ \t]*to:[ \t]*@?([^\W\d][\w.\-]{2,30})[ \t]*$|"
 
 
 def thread_posters(text: str) -> frozenset[str]:
-    """The handles a thread prints for its posters by layout alone (_THREAD_POSTER), and the accounts it says to
-    message or addresses a private message to (_MESSAGED)."""
+    """The handles a thread prints for its posters by layout alone (_THREAD_POSTER, _DATED_POSTER), and the
+    accounts it says to message or addresses a private message to (_MESSAGED)."""
     out = {h for m in _THREAD_POSTER.finditer(text) for h in [(m.group(1) or m.group(2)).rstrip(".-")]
            if h.lower() not in _POSTER_STATUS and h.lower() not in NOT_HANDLES}
     out |= {h for m in _MESSAGED.finditer(text) for h in [(m.group(1) or m.group(2)).rstrip(".-")]
+            if _account_like(h) and h.lower() not in NOT_HANDLES}
+    out |= {h for m in _DATED_POSTER.finditer(text) for h in [m.group(1).rstrip(".-")]
             if _account_like(h) and h.lower() not in NOT_HANDLES}
     return frozenset(out)
 
@@ -600,19 +609,18 @@ def prints_posters(text: str) -> bool:
     return _POSTED_BY.search(text) is not None or bool(speaker_handles(text)) or bool(thread_posters(text)) \
         or "#" in text and any(_tag_is_account(m) for m in _GAMER_TAG.finditer(text)) \
         or _QUOTED_ACCOUNT.search(text) is not None \
-        or _ACCOUNT_FIELD.search(text) is not None or _MAIL_ACCOUNT.search(text) is not None
+        or _ACCOUNT_FIELD.search(text) is not None or _MAIL_ACCOUNT.search(text) is not None \
+        or may_name_accounts(text)
 
 
 def _account_like(handle: str) -> bool:
     """A handle as accounts write them: a digit, an underscore or a capital inside (ACCOUNT_LIKE), or words joined by
     dots ("jas.and.rav"); not a file's name ("config.yaml", "notes.txt")."""
     return bool(ACCOUNT_LIKE.search(handle)) or bool(_DOTTED_HANDLE.fullmatch(handle)) and handle.rsplit(".", 1)[
-        -1].lower() not in _FILE_ENDINGS
+        -1].lower() not in FILE_ENDINGS
 
 
 _DOTTED_HANDLE = re.compile(r"[a-z]+(?:\.[a-z]+)+")
-_FILE_ENDINGS = frozenset("txt md py js ts json yaml yml csv pdf doc docx xls xlsx ppt pptx png jpg jpeg gif html htm "
-                          "xml exe zip log cfg ini sh bat sql java rb go rs c h cpp css php mp3 mp4 wav mov".split())
 
 
 def _tag_is_account(m: re.Match) -> bool:
@@ -625,13 +633,21 @@ events jobs company school messages policies legal privacy terms i""".split())
 class HandleRecognizer(_OneEntityRecognizer):
     """USERNAME: an @handle of a social-media or chat account, which names its holder as surely as an
     e-mail address does ("@JessicaLakey"), a profile's address on such a site (_PROFILE_URL) and the handle a
-    forum thread prints for each post (_POSTED_BY) or a chat log for each line (speaker_handles). Code
-    ("@property" opening a line, "@app.route("), doc tags ("@param") and CSS rules ("@media") are left alone."""
+    forum thread prints for each post (_POSTED_BY) or a chat log for each line (speaker_handles), and an account
+    written without "@" that is spelled from a person's name, with the other accounts of a text where one is found
+    (beam_jobs/pii_accounts.py). Code ("@property" opening a line, "@app.route("), doc tags ("@param") and CSS
+    rules ("@media") are left alone."""
 
     ENTITY = "USERNAME"
 
+    def __init__(self, vocabulary: frozenset[str] = frozenset()):
+        super().__init__()
+        self.vocabulary = vocabulary
+
     def analyze(self, text, entities, nlp_artifacts=None):
-        out = []
+        from beam_jobs.pii_names import in_vocabulary
+        is_word = lambda w: in_vocabulary(w, self.vocabulary)  # noqa: E731
+        out = [RecognizerResult("USERNAME", s, e, 0.85) for s, e in named_accounts(text, is_word)]
         for m in _HANDLE.finditer(text):
             name = m.group(1)
             if name.lower() in NOT_HANDLES:
@@ -662,4 +678,6 @@ class HandleRecognizer(_OneEntityRecognizer):
         for handle in speaker_handles(text) | thread_posters(text):  # wherever the log writes the speaker's handle
             out += [RecognizerResult("USERNAME", m.start(), m.end(), 0.85)
                     for m in re.finditer(rf"(?<![\w.@\-]){re.escape(handle)}(?![\w\-]|\.\w)", text)]
+        if out:  # (where one account is found, the text's other words written as accounts are accounts too)
+            out += [RecognizerResult("USERNAME", s, e, 0.85) for s, e in fellow_accounts(text, is_word)]
         return out

@@ -37,10 +37,16 @@ _DROP_MARK = "\ue001"  # a private-use character (no text holds it): plain_text'
 # Markup around words, which the NER never saw in training and the rules do not expect ("*Imran Chaudry*",
 # "`Lise Delmas`", "<p>Dear Mr. Brzeczek,</p>"): read as spaces. Emphasis hugs its words, so an "*" with a space
 # on both sides stays (chat's "* LIT SCHMOOD *", sums' "2 * 3"), and so does an "_" inside a word ("j_doe@x.org").
-_MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|(?<![\w@.])__?(?=[^\W_])|"
-                     r"(?<=[^\W_])__?(?![\w@.])|"
+# An "_" emphasises in pairs ("_Imran_"): one alone at a word's end is an account's ("fenrir_", "lmartinez_")
+_MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|"
                      r"</?(?i:p|br|div|span|b|i|u|em|strong|li|ul|ol|td|tr|th|table|tbody|thead|h[1-6]|blockquote|"
                      r"font|a)(?:[ \t][^<>\n]{0,200})?/?>")
+
+_EMPHASIS = re.compile(r"(?<![\w@.])(__?)([^\W_](?:[^\n_]*?[^\W_])?)\1(?![\w@.])")
+
+
+def _unemphasised(m: re.Match) -> str:
+    return " " * len(m.group(1)) + m.group(2) + " " * len(m.group(1))
 
 
 # Quoted-printable mail as mail archives keep it undecoded: "=20" a space at a line's end, "=09" a tab, "=3D" an
@@ -81,8 +87,10 @@ def plain_text(text: str) -> str:
         text = _ENTITY.sub(_entity, text)
     if not (text.isascii() and "\r" not in text and "\x0b" not in text and "\x0c" not in text):
         text = text.replace("\r\n", " \n").translate(_PLAIN_WHITESPACE)
-    if "*" in text or "`" in text or "_" in text or "<" in text:
+    if "*" in text or "`" in text or "<" in text:
         text = _MARKUP.sub(_unmarked, text)
+    if "_" in text:
+        text = _EMPHASIS.sub(_unemphasised, text)
     if _quoted_printable(text):
         text = _QP_CODE.sub(lambda m: "=  " if m.group(0) == "=3D" else "   ", text)
         text = _QP_SOFT_BREAK.sub(_DROP_MARK * 2, text)  # single_spaced takes it out: the word it cut is whole

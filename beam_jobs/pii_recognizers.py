@@ -50,7 +50,7 @@ def _licence(vocabulary=frozenset()):
 
 def _handle(vocabulary=frozenset()):
     from beam_jobs.pii_patterns import HandleRecognizer
-    return HandleRecognizer()
+    return HandleRecognizer(vocabulary)
 
 
 def _labelled_ids(vocabulary=frozenset()):

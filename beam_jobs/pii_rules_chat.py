@@ -381,6 +381,8 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
         if given in given_names() and given.lower() not in STOP_WORDS and (
                 handle.startswith(given.lower()[:3]) or re.search(r"[\d_]", handle)):
             out += [m.span(1), m.span(2)]
+        elif len(given) >= 4 and given.lower() in handle and handle != given.lower():
+            out.append(m.span(2))  # a login made of the surname before it ("Leilani Kahale (lkahale)")
     # ... or after a given name and a surname, as a phone list writes it ('Robert Okonkwo "Bo"   3-3042', 'Young,
     # Brigham "Bo"')
     for m in _NICKNAME_AFTER_NAME.finditer(text):
@@ -392,7 +394,7 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # ... and a person's account in brackets after the given name, as a chat's moderators introduce someone ("Drew
 # (drewbydoo) is taking over events", "ask Priya (@priya_k)"): the account holds the name's first letters, or a digit or
-# an underscore
+# an underscore; or after a surname, a login that holds it ("Requested for: Leilani Kahale (lkahale)")
 _HANDLE_AFTER_NAME = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+\([ \t]*@?([a-z0-9][a-z0-9_.]{{3,29}})[ \t]*\)")
 _NICKNAME_AFTER_NAME = re.compile(rf"(?<![\w'’\-])({CAPWORD})(,?)[ \t]+({CAPWORD})[ \t]+[\"“]([A-Z][a-z'’\-]{{1,12}})[\"”]"
                                   r"(?![\w'’])")

@@ -621,8 +621,9 @@ _AGED_INITIALS = re.compile(r"(?<![\w.'’\-])([A-Z]{1,3})(?:,[ \t]+(?:then|now)
 _KIN_INITIALS = re.compile(rf"(?i:\b(?:her|his|their|my|our)[ \t]+(?:{_KIN_NOUNS}))[ \t]+([A-Z]{{2,3}})(?![\w'’\-]|\.\w)")
 _RELATIVE_AS = re.compile(rf"(?i:(?:\bto[ \t]+|(?<=[;,][ \t])|\band[ \t]+)(?:the|their|his|her|my|our)[ \t]+(?:{_KIN_NOUNS}|{INITIAL_ROLES})[ \t]+as)"
                           r"[ \t]+[\"“']?([A-Z]{1,3})[\"”']?(?![\w'’\-]|\.\w)|"
-                          # ... or in quotes in brackets after a kin word ("M's sister (\"MA\")")
-                          rf"(?i:\b(?:{_KIN_NOUNS}))[ \t]*\([ \t]*[\"“']([A-Z]{{1,3}})[\"”'][ \t]*\)")
+                          # ... or in brackets after a kin word, in quotes or not ("M's sister (\"MA\")", "The mother
+                          # (MW) is 23")
+                          rf"(?i:\b(?:{_KIN_NOUNS}))[ \t]*\([ \t]*[\"“']?([A-Z]{{1,3}})[\"”']?[ \t]*\)")
 # ... or with the role a record gives them, a letter or a cipher after it ("Patient B's account", "Pupil B",
 # "prisoner G.", "Midwife M14"), or a kin word's letter between commas ("her son, Y, with")
 _ROLE_LETTER = re.compile(r"(?i:\b(?:patient|pupil|student|child|witness|resident|client|prisoner|inmate|midwife|"

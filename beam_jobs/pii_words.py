@@ -348,6 +348,9 @@ resp respiratory wound incision telemetry iv""".split())
 
 # Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
 # a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand
+# The endings of files' names: "notes.txt" and "config.yaml" are no accounts
+FILE_ENDINGS = frozenset("txt md py js ts json yaml yml csv pdf doc docx xls xlsx ppt pptx png jpg jpeg gif html htm "
+                         "xml exe zip log cfg ini sh bat sql java rb go rs c h cpp hpp css php mp3 mp4 wav mov".split())
 KNOWN_PRODUCTS = frozenset("""facebook instagram twitter youtube tiktok whatsapp telegram google gmail microsoft
 iphone ipad ipod macbook android xbox playstation nintendo netflix spotify linkedin reddit wikipedia snapchat
 pinterest tumblr photoshop javascript typescript github gitlab bitcoin ethereum blockchain uber airbnb tesla

@@ -509,6 +509,7 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     ("bike (grey, frame no. SRM21K0044719) stolen", "SRM21K0044719"),
     ("Rent account: 40118823\nOur ref: HB/INC", "40118823"),
     ("Signed: Dr Ola Ade, FY1, bleep 4471", "4471"),
+    ("I talked to the aunt (Ana Ruiz, 555-0188, she speaks for the family)", "555-0188"),  # a local number, no label
     ("Sipho was the operator on INC-20947.", "INC-"),
     ("Ms Aroha Reti\nFlat 6, Kowhai Court\n12 Rowan Road\nHamilton 3204", "Kowhai Court"),
     ("Calle 45 # 12-30, casa de los suegros", "12-30"),
@@ -608,6 +609,50 @@ def test_the_handles_a_forum_prints_over_a_post_or_beside_a_name(pii):
     for text in ("From: Dispatch\nThe truck left at 9.", "Reply – Support:\nWe are sorry.", "Re: by hand\nok",
                  "See the manual (config.yaml): it lists them."):
         assert "USERNAME" not in pii(text).counts, pii(text).text
+
+
+@pytest.mark.parametrize("form, text, account", [
+    pytest.param(form.name, text, account, id=f"{form.name}-{account}")
+    for form in __import__("beam_jobs.pii_accounts", fromlist=["ACCOUNT_FORMS"]).ACCOUNT_FORMS
+    for text, account in form.examples])
+def test_each_account_form_on_its_declared_examples(pii, form, text, account):
+    r = pii(text)
+    assert account not in r.text, (form, r.text)
+
+
+@pytest.mark.parametrize("form, text", [
+    pytest.param(form.name, text, id=f"{form.name}-{text[:20]}")
+    for form in __import__("beam_jobs.pii_accounts", fromlist=["ACCOUNT_FORMS"]).ACCOUNT_FORMS
+    for text in form.leaves]
+    + [pytest.param("code", "import os\nimport sys\ndef main():\n    anna_list = sys.argv\n    return anna_list", id="code")])
+def test_account_forms_leave_code_and_words_alone(pii, form, text):
+    assert "USERNAME" not in pii(text).counts, (form, pii(text).text)
+
+
+def test_where_one_account_is_found_the_others_written_so_are_accounts(pii):
+    # one account spelled from a name; the others are handles no list holds, decorated as accounts are
+    r = pii("Ladder, Mondays 8pm:\n1. arjun_k_1999 (Arjun) ~1850\n2. babayaga_blitz ~1720\n3. quietqueen77 ~1300\n"
+            "4. fenrir_ ~1600")
+    assert not _leaks(r, "arjun_k_1999", "babayaga_blitz", "quietqueen77", "fenrir_"), r.text
+    # with no account found, the same shapes stay: a table's heading, a car's code, a setting
+    text = "week_of     primary\nthe E46 needs P0401 fixed; set max_retries to 5"
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_forum_poster_over_the_date_of_the_post(pii):
+    r = pii("santi.gg   Dec 29, 2023 @ 2:03am\n-rep this account\n\ndesert_rose_77 | Posts: 1,204\nHi all\n\n"
+            "  ▲ dang_it_all 3 hours ago | prev | next [–]\n  I went through it")
+    assert not _leaks(r, "santi.gg", "desert_rose_77", "dang_it_all"), r.text
+    text = "Deadline   Dec 29, 2023\nSubmit the form by then."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_an_underscore_ending_an_account_is_no_markup(pii):
+    # "_" emphasises in pairs; one alone at a word's end is the account's own
+    r = pii("22:06 < Anna> try the kernel line\n22:07 < lmartinez_> Anna is right\n22:08 < fenrir_> lol")
+    assert not _leaks(r, "lmartinez_", "fenrir_", "lmartinez"), r.text
+    r = pii("Then _Imran Chaudry_ signed it.")
+    assert not _leaks(r, "Imran", "Chaudry") and r.text.startswith("Then _") and r.text.endswith("_ signed it."), r.text
 
 
 def test_lower_case_given_names_in_cased_chat(pii):
