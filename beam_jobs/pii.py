@@ -526,7 +526,8 @@ LANGID_MARGIN = 30.0
 def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
     """Every other place `text` writes a name or an account that was found somewhere in it: the same string,
     word-bounded, in the same case, or in any case when no dictionary holds it ("Tolu" found as a speaker, "tolu"
-    in a reply). A name is a name wherever the text repeats it, whether or not its cue stands there too."""
+    in a reply). A name is a name wherever the text repeats it, whether or not its cue stands there too; and so
+    is the login a system makes of it (_logins_of)."""
     from presidio_analyzer import RecognizerResult
     from beam_jobs.pii_names import STOP_WORDS
     from beam_jobs.pii_words import country_names, place_names
@@ -537,7 +538,8 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
     strings.update({w: "PERSON" for found, entity in list(strings.items()) if entity == "PERSON" and " " in found
                     for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", found) if w.lower() not in vocabulary
                     and w not in strings})
-    out = []
+    out = [RecognizerResult("USERNAME", a, b, 0.85) for a, b in _logins_of(text, strings)
+           if not any(x < b and a < y for x, y in taken)]
     for found, entity in strings.items():
         # (not initials or an abbreviation, "W.P.", "T.C": a court's and a case's letters repeat as those; not a place
         # the finders took for a name once, "Manchester City", "Genoa": one wrong redaction is not made many)
@@ -549,6 +551,24 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 out.append(RecognizerResult(entity, m.start(), m.end(), 0.85))
     return out
+
+
+def _logins_of(text: str, strings: dict[str, str]) -> list[tuple[int, int]]:
+    """The logins a system makes of a found name's first and last word, which a text lists beside the names
+    ("Peter Mazur" ... "pmazur", "p.mazur", "peter_mazur2", "mazurp"), in any case."""
+    forms = set()
+    for found, entity in strings.items():
+        words = [w.lower() for w in re.findall(r"[^\W\d_]+", found)] if entity == "PERSON" else []
+        if len(words) < 2:
+            continue
+        for g, last in ((words[0], words[-1]), (words[-1], words[0])):  # ("Mazur, Peter" too)
+            if len(last) >= 3:
+                forms |= {g[0] + last, g + last, last + g[0]} | {g + sep + last for sep in "._-"} \
+                    | {g[0] + sep + last for sep in "._"}
+    if not forms:
+        return []
+    pattern = r"(?<![\w@./\-])(?:" + "|".join(map(re.escape, sorted(forms, key=len, reverse=True))) + r")\d{0,4}_?(?![\w@])"
+    return [m.span() for m in re.finditer(pattern, text, re.I)]
 
 
 # One ready-built filter per worker process and config, so the PII stage does not start with seconds of

@@ -639,6 +639,14 @@ def test_where_one_account_is_found_the_others_written_so_are_accounts(pii):
     assert pii(text).text == text, pii(text).text
 
 
+def test_the_logins_made_of_a_found_name(pii):
+    # a system's login of a name the text writes elsewhere, in a table or a list; another word stays
+    r = pii("| 3 | Peter Mazur | LNG | pmazur2 |\n| 4 | Chidi Okonkwo | Power | c.okonkwo |\n"
+            "Access granted for Yusuf Demir (ydemir). Mazur, Peter asks: mazurp ok? Keep the pm slot.")
+    assert not _leaks(r, "pmazur2", "c.okonkwo", "ydemir", "mazurp"), r.text
+    assert "pm slot" in r.text, r.text
+
+
 def test_a_forum_poster_over_the_date_of_the_post(pii):
     r = pii("santi.gg   Dec 29, 2023 @ 2:03am\n-rep this account\n\ndesert_rose_77 | Posts: 1,204\nHi all\n\n"
             "  ▲ dang_it_all 3 hours ago | prev | next [–]\n  I went through it")
