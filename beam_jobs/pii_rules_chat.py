@@ -43,11 +43,13 @@ _REACHED = re.compile(
 # ... and a capitalised given name so reached, dictionary word or not ("tell Will he owes", "ask for Mo!!"); after
 # "tell", "ask" or "let" no modal can stand
 _REACHED_CAPITALISED = re.compile(rf"\b(?i:tell|ask(?:[ \t]+for)?|let|ping|remind|text|thank|call|page|rsvp[ \t]+to|rang|phoned|"
-                                  rf"(?:copy|copies|it|this|that|them|original|cheque|check|form|file)[ \t]+to)[ \t]+({CAPWORD})"
+                                  rf"(?:copy|copies|it|this|that|them|original|cheque|check|form|file)[ \t]+to|"
+                                  # (a shift handed over: "Handed to Vusi 19:45", "handing over to Precious at 8")
+                                  rf"hand(?:s|ed|ing)?(?:[ \t]+(?:over|report|keys))?[ \t]+to)[ \t]+({CAPWORD})"
                                   rf"(?:[ \t]({CAPWORD}))?"  # ... and the surname after it ("Call Grant Young re:")
                                   rf"(?:[ \t]+(?:and|&)[ \t]+({CAPWORD}))?"  # ... or another ("Tell Bubba and Joost")
                                   r"(?=[ \t]*(?:[.,;:!?()\n]|$|(?i:he|she|they|i|to|about|if|whether|know|that|from|"
-                                  r"at|in|on|by|for|re)\b))")
+                                  r"at|in|on|by|for|re)\b|\d{1,2}[:.]?\d{2}\b))")
 
 
 # ... and, the clause going on, after a verb that takes only a person ("tell rusty we need the desk", "thanks grant
@@ -96,7 +98,8 @@ def _reached_names(text: str, is_word) -> list[tuple[int, int]]:
         last = POSSESSIVE.sub("", m.group(2)) if m.group(2) else None
         if last and w in given_names() and last in surnames() and last not in place_names():
             out.append((m.start(1), m.start(2) + len(last)))  # "RSVP to April Summers": a month, yet a whole name
-        elif not last and in_name_lists(w) and w.lower() not in MONTHS and w not in place_names() \
+        elif not last and (in_name_lists(w) or m.group(0)[:4].lower() == "hand" and not is_word(w)) \
+                and w.lower() not in MONTHS and w not in place_names() \
                 and w not in country_names() and (not is_function_word(w) or w.lower() in MODALS):
             out.append((m.start(1), m.start(1) + len(w)))  # "tell Will he": no modal after "tell"
             other = m.group(3) and POSSESSIVE.sub("", m.group(3))
@@ -470,9 +473,11 @@ def honorific_names(text: str, is_word) -> list[tuple[int, int]]:
 
 # The speakers of a chat log: a time, maybe a date, then "Name:" at each line's start ("[19:03] Kwame: im in",
 # "12/03/2024, 19:02 - Siobhan: ok"); two lines so written make a log
+# (an emoji or a flag may follow the name: "[07:30] Tolu 💜: anyone", "Ade 🇳🇬: I can"; a Spanish phone writes the
+# time "[8:15 a. m.]")
 _CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[?[^\n:\]]{0,30}?\d{1,2}:\d{2}(?::\d{2})?"
-                        rf"(?:[ \t]*[AaPp]\.?[Mm]\.?)?\]?[ \t]*[-–—,]?[ \t]*)(<?({ANYWORD}(?:[ \t]+{ANYWORD}){{0,2}})>?)"
-                        r"[ \t]*:[ \t]")
+                        rf"(?:[ \t]*[AaPp]\.?[ \t]?[Mm]\.?)?\]?[ \t]*[-–—,]?[ \t]*)(<?({ANYWORD}(?:[ \t]+{ANYWORD}){{0,2}})>?)"
+                        r"(?:[ \t]*[^\w\s:<>\[\]()]{1,4})?[ \t]*:[ \t]")
 # ... and as Discord and its kind print a message's header: the display name, a dash and the time on a line of
 # its own ("**Kenji | EU** — Today at 9:15 PM", "Rose 🌹 — 03/04/2024 8:02 PM", "Emre — Bugün saat 23:07")
 _CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \t]+[—–-][ \t]+(?:[^\n]{0,30}?\d{1,2}:\d{2}"
@@ -481,7 +486,8 @@ _CHAT_HEADER = re.compile(r"(?m)^[ \t]*(?:\*\*)?([^\n—–]{1,40}?)(?:\*\*)?[ \
 
 # ... and a group chat copied without times: "Name:" opening three or more lines, two or more of the names given
 # names of the lists ("Aoife: sorry babe paying now x", "Meg: can i pay half", "Greg W: Kowalski's lad did ours")
-_CHAT_NAME_LINE = re.compile(rf"(?m)^[ \t]*({CAPWORD}(?:[ \t]+(?:{CAPWORD}|{UPPER}\.?))?):[ \t]+\S")
+_CHAT_NAME_LINE = re.compile(rf"(?m)^[ \t]*({CAPWORD}(?:[ \t]+(?:{CAPWORD}|{UPPER}\.?))?)(?:[ \t]*[^\w\s:<>\[\]()]{{1,4}})?:"
+                             r"[ \t]+\S")
 
 
 # ... in lower case too, as a group chat's people type their display names ("tolu: GIRLS. emergency", "meg: 3 DATES???",

@@ -325,34 +325,34 @@ def opening_names(text: str, is_word) -> list[tuple[int, int]]:
 _DASH_SIGNED = (rf"(?:[-–—~]{{1,2}}|/)[ \t]*([^\W\d_][\w'’\-]+(?:[ \t]+(?!(?:in|from|at)[ \t])[^\W\d_][\w'’\-]+|[ \t]+{UPPER}\.?)?)"
                 r"(?:[ \t]+(?:in|from|at)[ \t]+[A-Z][\w&'’\-]*(?:[ \t]+[A-Z][\w&'’\-]*)?|"
                 r"[ \t]*(?:&|and)[ \t]+(?:the[ \t]+)?(?i:gang|team|crew|co\.?|family|kids|everyone))?"
-                r"[ \t.!]*\s*\Z")  # "-Sheila in Payroll", "-Tina & the gang"
+                # (the end of the text, or of a paragraph: a post quoted in a report, a card's message among others)
+                r"[ \t.!]*(?:\s*\Z|[ \t]*\n(?=[ \t]*\n))")  # "-Sheila in Payroll", "-Tina & the gang"
 _DASH_SIGNATURE = re.compile(rf"(?:\A|\n)([^\n]*)\n[ \t]*{_DASH_SIGNED}")
 # the same after the message's last sentence, on its line ("Call me at x4471. -Bill")
 _INLINE_DASH_SIGNATURE = re.compile(rf"(?:[.!?)]|(?i:\b(?:thanks|thx|cheers|ty)))[ \t]+{_DASH_SIGNED}")  # "Thanks -Jens"
 
 
 def dash_signature_names(text: str, is_word) -> list[tuple[int, int]]:
-    """A message's last line, a name after a dash, as mail is signed ("-Kay", "--sally"), when the line above
-    is no list item, or the same after its last sentence on one line: a word no dictionary holds, an English
-    given name, or one of any list written capitalised ("- Raj")."""
-    m = _DASH_SIGNATURE.search(text)
-    if not m:
-        m = _INLINE_DASH_SIGNATURE.search(text)
-        if not m:
-            return []
-    elif re.match(r"[ \t]*(?:[-–—~*•]|\d+[.)])", m.group(1)):
-        return []  # the last item of a list ("- Mix\n- Bake")
-    name = m.lastindex  # the name is the pattern's last group
-    first = m.group(name).split()[0]
-    if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or CONTRACTION.search(first):
-        return []
-    # (a capitalised word glued to the dash signs too, a dictionary's or a place's though it be: "-Bern", "-Washington")
-    glued = text[m.start(name) - 1] in "-–—~/" and re.fullmatch(r"[A-Z][a-z'’\-]+", first) is not None \
-        and first.lower() not in _NOT_GLUED_SIGNERS
-    if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES) or glued \
-            or first[:1].isupper() and (first in given_names() or first in ENGLISH_NICKNAMES):
-        return [(m.start(name), m.end(name))]  # "- Raj": a given name of any list, as written; "-Kat B."
-    return []
+    """A message's or a paragraph's last line, a name after a dash, as mail is signed ("-Kay", "--sally"), when
+    the line above is no list item, or the same after its last sentence on one line: a word no dictionary holds,
+    an English given name, or one of any list written capitalised ("- Raj")."""
+    out = []
+    lines = list(_DASH_SIGNATURE.finditer(text))
+    for m in lines + [m for m in _INLINE_DASH_SIGNATURE.finditer(text)
+                      if not any(a <= m.start() < b for a, b in (x.span() for x in lines))]:
+        if m.re is _DASH_SIGNATURE and re.match(r"[ \t]*(?:[-–—~*•]|\d+[.)])", m.group(1)):
+            continue  # the last item of a list ("- Mix\n- Bake")
+        name = m.lastindex  # the name is the pattern's last group
+        first = m.group(name).split()[0]
+        if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET or CONTRACTION.search(first):
+            continue
+        # (a capitalised word glued to the dash signs too, a dictionary's or a place's though it be: "-Bern")
+        glued = text[m.start(name) - 1] in "-–—~/" and re.fullmatch(r"[A-Z][a-z'’\-]+", first) is not None \
+            and first.lower() not in _NOT_GLUED_SIGNERS
+        if not is_word(first) or first.capitalize() in given_names(SIGNATURE_LOCALES) or glued \
+                or first[:1].isupper() and (first in given_names() or first in ENGLISH_NICKNAMES):
+            out.append((m.start(name), m.end(name)))  # "- Raj": a given name of any list, as written; "-Kat B."
+    return out
 
 
 _NOT_GLUED_SIGNERS = frozenset("end done fin out over me us all team everyone management admin"
