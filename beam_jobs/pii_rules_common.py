@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, given_names
+from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ACTORS, NOT_ADDRESSED,
+                                 NOTE_SHORTHAND, given_names)
 from beam_jobs.presidio_loader import import_spacy
 
 STOP_WORDS = import_spacy().lang.en.stop_words.STOP_WORDS
@@ -62,3 +63,10 @@ REFERRED_AS = (r"(?i:\b(?:referred[ \t]+to|known)(?:[ \t]+(?:in|throughout)[ \t]
 
 # a number next: a minute after a scorer, a year after "A.D." ("Vitesse - de Jong 34", "A.D. 1066")
 NUMBER_NEXT = re.compile(r"[ \t]*\d")
+
+
+def may_act(mark: str) -> bool:
+    """Letters that may be a person's initials where they own a task: no department, team, body or note's acronym
+    (pii_words.NOT_ACTORS), care role or note's shorthand."""
+    low = mark.lower()
+    return low not in NOT_ACTORS and low not in CARE_ROLES and low not in NOTE_SHORTHAND

@@ -14,7 +14,7 @@ from beam_jobs.pii_words import (BODY_WORDS, CLOSING_ADDRESSEES, CLOSINGS, COMPA
                                  NOT_ADDRESSED, NOT_INITIALS, NOT_MIXED_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
                                  given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, INITIALS_RUN, MODALS, NAME_GAP,
-                                        STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name)
+                                        STOP_WORDS, UPPER, WORD_START, is_function_word, lower_given_name, may_act)
 
 _HEADER_LOWER = re.compile(r"(?:^|(?<=[;,]))[ \t]*([a-z][a-z'’\-]+[ \t]+[a-z][a-z'’\-]+)(?=[ \t]*(?:[;,<]|$))")
 _SUBJECT_LINE = re.compile(r"(?im)^[ \t>]*(?:subject|sent|date)[ \t]*:")
@@ -498,6 +498,13 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"(?P<closed_word>(?-i:[a-z][a-z'’\-]{3,14}))[ \t.!]*\s*\Z|"
                               rf"(?:[.!?,][)\"'’”]?|[:;]-?[)D]|(?i:\b(?:{CLOSINGS})))[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-–~][ \t]*)?"
                               r"(?P<letter>[A-Za-z])[ \t.]*(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"  # "T x": with a kiss
+                              # (one capital after the last sentence on its line, or alone under a line that ends in a
+                              # word: "go ahead for today only. T", "I'd rather sit by the kitchen. S x", "will
+                              # update Mon\n\nS")
+                              r"(?<=[.!?])[ \t]{1,3}(?P<sentence_letter>(?!I\b)[A-Z])[ \t]*(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"
+                              r"\b(?!(?:or|and|of|to|the|an|vs|nor)[ \t]*\n)[A-Za-z][a-z]+[ \t]*\n(?:[ \t]*\n)?[ \t]*"
+                              r"(?P<line_letter>(?!I\b)[A-Z])[ \t]*"
+                              r"(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"
                               r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
                               # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
                               r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z|"
@@ -527,7 +534,7 @@ def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
         return []
     g = m.lastgroup  # the alternative that matched holds the one group set
     mark = m.group(g)
-    if mark.lower() in NOT_INITIALS or is_function_word(mark) and g != "letter" \
+    if mark.lower() in NOT_INITIALS or is_function_word(mark) and g not in ("letter", "sentence_letter", "line_letter") \
             or g == "lower" and len(mark) == 3 and is_word(mark) \
             or g == "closed_word" and (mark in STOP_WORDS or mark in GROUPS or mark in CLOSING_ADDRESSEES):
         return []
@@ -687,7 +694,9 @@ _ROLE_FIELD_INITIALS = re.compile(r"(?i:\b(?:analyst|reviewer|approver|approved[
                                   rf"[ \t]*({INITIALS_RUN})(?![\w.])|"
                                   # (and a motion's proposer and seconder in minutes: "Proposed JB, seconded HR.")
                                   rf"(?i:\b(?:proposed|seconded)(?:[ \t]+by)?)[ \t]+({INITIALS_RUN})(?!\w|\.\w)")
-_INITIALS_TOKEN = re.compile(rf"(?<![\w.]){INITIALS_RUN}(?!\w|\.\w)")  # (a sentence may end after them: "seconded KT.")
+_INITIALS_TOKEN = re.compile(rf"(?<![\w.]){INITIALS_RUN}(?!\w|\.\w)")
+_ROLE_NEXT = re.compile(r"[ \t]*\((?i:chair|minutes|notes|secretary|treasurer|host|lead|dial-?in|remote|online|sick|"
+                        r"leave|late|part)\b")  # (a sentence may end after them: "seconded KT.")
 
 
 def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
@@ -696,13 +705,20 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
     ("FYI", "USA", "TBD") or a function word in capitals ("IT", "NO")."""
     found = set()
     for m in _ATTENDANCE.finditer(text):
-        tokens = [t for t in _INITIALS_TOKEN.findall(m.group(1)) if t.lower() not in NOT_INITIALS
-                  and t.lower() not in NOT_MIXED_INITIALS
-                  and not is_function_word(t)]  # (WordNet holds "pa", "tl": no test of a word for initials)
+        # (there a chat's acronym is someone's initials, "Apologies: PR (sick)", and so is a function word in
+        # capitals with the person's role in brackets, "Attendees: AN (chair)")
+        tokens = [t.group(0) for t in _INITIALS_TOKEN.finditer(m.group(1)) if may_act(t.group(0))
+                  and t.group(0).lower() not in NOT_MIXED_INITIALS
+                  and (not is_function_word(t.group(0)) or _ROLE_NEXT.match(m.group(1), t.end()))]
+        # (WordNet holds "pa", "tl": no test of a word for initials)
         if len(tokens) >= 2 or len(tokens) == 1 and len(_INITIALS_TOKEN.findall(m.group(1))) == 1:
             found.update(tokens)
-    found.update(g for m in _ROLE_FIELD_INITIALS.finditer(text) for g in [m.group(1) or m.group(2)]
-                 if g.lower() not in NOT_INITIALS and g.lower() not in NOT_MIXED_INITIALS and not is_function_word(g))
+    for m in _ROLE_FIELD_INITIALS.finditer(text):
+        g = m.group(1) or m.group(2)
+        # (a motion's proposer and seconder is a person, whatever acronym the letters are too: "seconded HF")
+        if (may_act(g) if m.group(2) else g.lower() not in NOT_INITIALS) and g.lower() not in NOT_MIXED_INITIALS \
+                and not is_function_word(g):
+            found.add(g)
     return [(m.start(), m.end()) for m in _INITIALS_TOKEN.finditer(text) if m.group(0) in found] if found else []
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
+from beam_jobs.pii_words import (CARE_ROLES, TEAMS_THAT_ACT, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_court import letters_alone, where_letters_stand
-from beam_jobs.pii_rules_common import (CAPWORD, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE, UPPER,
+from beam_jobs.pii_rules_common import (CAPWORD, may_act, CONTRACTION, INITIAL, KIN_SET, MODALS, NAME_GAP, POSSESSIVE, UPPER,
                                         STOP_WORDS, is_function_word)
 
 _TITLE_ANY_CASE = re.compile(rf"(?i)(?<![\w/#@])(?:{TITLE_WORDS})(?:\.[ \t]*|[ \t]+)(?!(?:{TITLE_WORDS})[.\s])((?:[^\W\d_]\.[ \t]*){{0,3}}[^\W\d_][\w'’\-]+)")
@@ -335,11 +335,9 @@ _NO_CARE_LETTERS = r"(?!(?:MD|DO|PA|NP|RN|PT|OT|RT)\b)"
 _PER_INITIALS = re.compile(rf"\b[Pp]er[ \t]+{_NO_CARE_LETTERS}([A-Z]{{2,3}})[ \t]*/[ \t]*{_NO_CARE_LETTERS}([A-Z]{{2,3}})"
                            r"(?![\w\-]|\.\w)")
 _ACTIONS_HEADING = re.compile(r"(?im)^[ \t#*]*action(?:s|[ \t]+items?|[ \t]+points?|[ \t]+log)[ \t*]*:?[ \t]*$")
+# (the task after a colon too, or opening with capitals: "- PR: card reader options", "OA – QA env")
 _ACTION_ROW = re.compile(r"(?m)^[ \t>]*(?:[-*•]|\d{1,2}[.)])?[ \t]*([A-Z]{2,3})(?:[ \t]*[/&+,][ \t]*([A-Z]{2,3}))?"
-                         r"(?:[ ]{2,}|\t+|[ \t]+[-–:][ \t]+)(?=[a-z])")
-_TEAMS_THAT_ACT = frozenset("""mdt ed ae icu itu hdu ccu nicu picu scbu ward wards team cmht crht cpn dn dns ooh lab
-labs ccg icb pct cqc dwp cps hmrc dvla la lea smt slt pta pfa board exec ops fin mgt mgmt sec gov govt uk us eu un nhs
-who imf gp gps""".split())
+                         r"(?:[ ]{2,}|\t+|[ \t]+[-–:][ \t]+|:[ \t]+)(?=[a-z]|[A-Z][A-Za-z]*[ \t]+[a-z])")
 
 
 # ... and who did a note's task, by initials after the verb and "by" ("Handed over by JSP to", "checked by KO and
@@ -358,8 +356,13 @@ _MINUTES = re.compile(r"(?i)\b(?:minutes|apologies|attendees|in[ \t]+attendance|
 _MINUTE_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3}|[A-Z]{1,2}['’][A-Z])(?=[ \t]+(?:reported|said|asked|thought|"
                               r"agreed|noted|confirmed|explained|suggested|proposed|queried|raised|updated|presented|"
                               r"circulated|welcomed|thanked|tabled|undertook|offered|declared|outlined)\b)")
-
-
+# ... and in any text, two capitals that agree, say, ask or take a task as a person does ("a family emergency which
+# GL agreed should have been", "JP agrees this was", "HG has indicated he", "ML + Ana to pair on it"); a body's or
+# a country's letters stay (NOT_ACTORS: "UK agreed", "EU says")
+_SUBJECT_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2})(?=[ \t]+(?:agreed|agrees|says|said|asked|asks|noted|"
+                               r"confirmed|mentioned|explained|suggested|declined|refused|thinks|feels|wants|"
+                               r"has[ \t]+(?:indicated|agreed|confirmed|asked)|had[ \t]+it|will[ \t]+(?:chase|send|"
+                               r"book|check|circulate|follow)|\+[ \t]+\S+[ \t]+to[ \t]+[a-z]{3,})\b)")
 # A note's signing line of two people with a slash, initials or names, as a handover or a read-and-understood
 # line signs ("TE / PM", "kh / RN K. Halvorsen", "Gabi P / AL read & understood 07:40")
 _SIDE = rf"([A-Z]{{2,3}}|[a-z]{{2,3}}|(?:{UPPER}\.[ \t]?)?{CAPWORD}(?:[ \t]+(?:{UPPER}\.?|{CAPWORD}))?)"
@@ -457,14 +460,16 @@ def dictation_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 def action_owners(text: str, is_word) -> list[tuple[int, int]]:
     """The initials that own an action item (_ACTION_OWNER, _ACTION_ROW), did a task (_DONE_BY_INITIALS,
-    _PER_INITIALS) or speak in minutes (_MINUTE_INITIALS), never a team's, a body's or a role's letters
-    (_TEAMS_THAT_ACT, CARE_ROLES, a note's shorthand, pii_words.NOT_INITIALS)."""
+    _PER_INITIALS), speak in minutes (_MINUTE_INITIALS) or agree and ask in any text (_SUBJECT_INITIALS), never a
+    department's, a team's, a body's or a role's letters (NOT_ACTORS, CARE_ROLES, a note's shorthand)."""
     patterns = ((_ACTION_OWNER,) if " to " in text else ()) + ((_DONE_BY_INITIALS,) if " by " in text else ()) \
         + ((_ACTION_ROW,) if _ACTIONS_HEADING.search(text) else ()) \
         + ((_PER_INITIALS,) if "per " in text or "Per " in text else ()) \
         + ((_MINUTE_INITIALS,) if _MINUTES.search(text) else ())
-    return [m.span(g) for pattern in patterns for m in pattern.finditer(text)
-            for g in range(1, (pattern.groups or 1) + 1) if m.group(g) and _may_be_initials(m.group(g), _TEAMS_THAT_ACT)]
+    out = [m.span(g) for pattern in patterns for m in pattern.finditer(text)
+           for g in range(1, (pattern.groups or 1) + 1) if m.group(g) and (
+               may_act(m.group(g)) if pattern is not _PER_INITIALS else _may_be_initials(m.group(g), TEAMS_THAT_ACT))]
+    return out + [m.span(1) for m in _SUBJECT_INITIALS.finditer(text) if may_act(m.group(1))]
 
 
 # A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence

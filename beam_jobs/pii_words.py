@@ -77,6 +77,17 @@ communications comms pr desk mailroom reprographics repro print printroom post-r
 registry agency transport lab rt ot resp respiratory
 dietary nutrition physio micro microbiology haematology hematology biochem biochemistry histology histo pathology
 cytology immunology virology""".split())
+# Teams, wards and bodies that take an action in notes and minutes as a person does ("GP to review", "MDT to
+# discuss", "ED to admit", "UK to remain"): their letters are no one's initials
+TEAMS_THAT_ACT = frozenset("""mdt ed ae icu itu hdu ccu nicu picu scbu ward wards team cmht crht cpn dn dns ooh lab
+labs ccg icb pct cqc dwp cps hmrc dvla la lea smt slt pta pfa board exec ops fin mgt mgmt sec gov govt uk us eu un nhs
+who imf gp gps""".split())
+# The letters that own a task in minutes and notes without being a person's: departments, teams, bodies, and the
+# acronyms that open a line of notes ("NB:", "FYI -", "AOB"). NOT_INITIALS's chat acronyms ("gl", "hf", "ps", "mt")
+# are a person's initials where they own a task ("seconded HF", "PR to write", "GL agreed")
+NOT_ACTORS = (DEPARTMENTS - {"pr"}) | TEAMS_THAT_ACT | frozenset(
+    """nb fyi asap eod eom cob tbc tbd tba eta am pm ok aob faq na rsvp ooo pto est pst cst gmt utc etc usa ceo cfo cto
+    coo cio tv pc ai ap bp ge hp nyc dc fbi cia""".split())
 # The headings of a table's column that holds people ("| Manager |", "TRADER", "Assigned to")
 PERSON_HEADINGS = frozenset("""name names person people manager managers trader traders employee employees owner
 analyst analysts broker brokers engineer engineers supervisor supervisors scheduler schedulers coordinator
