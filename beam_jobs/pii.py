@@ -109,7 +109,8 @@ class PiiConfig:
 # Entities whose recognizers can only match text holding at least this many digits: skipping them on
 # other texts is exact, and saves most of the cost. Phone: pii_patterns.phone_score refuses fewer than 6
 # digits; a licence holds 2. IBAN: only the 2 check digits are sure; Qatar's and Gibraltar's account parts
-# may be all letters, Malta's hold 5 digits. Addresses: every form the recognizer knows holds a number.
+# may be all letters, Malta's hold 5 digits. Addresses: every form the recognizer knows holds a number but a
+# home's street after "lives on" (_HOME_ON).
 _MIN_DIGITS = {"PHONE_NUMBER": 6, "US_SSN": 9, "CREDIT_CARD": 12, "IBAN_CODE": 2, "US_DRIVER_LICENSE": 2,
                "STREET_ADDRESS": 1, "US_BANK_NUMBER": 8, "US_PASSPORT": 8, "US_ITIN": 9, "UK_NHS": 10,
                "ID_NUMBER": 1, "DATE_OF_BIRTH": 5}
@@ -122,6 +123,9 @@ _SPOKEN_DIGITS = re.compile(r"(?i)\b(?:oh|zero|one|two|three|four|five|six|seven
                             r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)[ ,\-]+"
                             r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)\b")
 _BIRTH = re.compile(r"(?i)birth|\bdob\b")
+# a home's street without its number ("lives on Greystone Road": pii_patterns._RESIDENT_STREET)
+_HOME_ON = re.compile(r"\b(?i:lives?|lived|living|resides?|resided|residing|house|home|flat|bungalow|property)"
+                      r"[ \t]+(?:on|at)[ \t]+[A-Z]")
 _IBAN_START = re.compile(r"(?i)[a-z]{2}[0-9]{2}")  # Presidio's IBAN pattern, which runs case-insensitively
 
 
@@ -137,7 +141,8 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
     for e in entities:
         if digits < _MIN_DIGITS.get(e, 0) and not (e == "PHONE_NUMBER" and (digits >= 3 and _EXTENSION.search(text)
                                                                             or _SPOKEN_DIGITS.search(text))) \
-                and not (e == "DATE_OF_BIRTH" and _BIRTH.search(text)):
+                and not (e == "DATE_OF_BIRTH" and _BIRTH.search(text)) \
+                and not (e == "STREET_ADDRESS" and _HOME_ON.search(text)):
             continue  # (a phone number or a date of birth read out in words holds no digit)
         if e == "IBAN_CODE" and not _IBAN_START.search(text):
             continue  # every IBAN starts with a country code and two check digits (Presidio's own pattern)

@@ -35,6 +35,7 @@ from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_name
                                        provider_surnames, role_in_brackets_names, slash_signers, staff_line_initials,
                                        title_names_any_case)
 from beam_jobs.pii_rules_chat import (bracketed_given_names, caller_names, chat_speakers, contacted_names, field_names,
+                                      initials_speakers,
                                       role_speaker_names,
                                       handle_owner_names, honorific_names, labelled_list_names, nickname_names,
                                       shouted_names,
@@ -576,6 +577,12 @@ NAME_RULES: tuple[NameRule, ...] = (
                      "last_name VARCHAR(50) NOT NULL,", 'setup(name="eaglekit")', "first_name = str(input())",
                      "surname: <your surname>", "first = nums[0]", "first_name = user.first_name",
                      "const p = { firstName: props.first };", "for first in items: last = first")),
+    NameRule("initials_speakers", "a transcript's speakers by their initials", initials_speakers,
+             finds=(("ME: so what does a night shift look like?\nK: Last Tuesday, it was me and one other RN.\n"
+                     "ME: Right.\nK: Yeah, and the agency never came.", ["K"]),
+                    ("Ann Lee: So how did you start?\nCM: I answered an advert.\nAnn Lee: When?\nCM: In 1979.", ["CM"])),
+             leaves=("Q: What is 2+2?\nA: 4\nQ: And 3+3?\nA: 6", "RE: curve\nRE: RE: curve\nTo: desk",
+                     "BP: 120/80\nHR: 72\nBP: 118/76\nHR: 70"), letters=True),
     NameRule("shouted", "a given name shouted in capitals with exclamation marks", shouted_names,
              finds=(("Subject: !!!!!!!\n\nJO!!!!! ROB!!!!!\n\noh my goodness she is GORGEOUS.", ["JO", "ROB"]),),
              leaves=("STOP!!! WAIT!!", "OMG!!! LOL!!!", "GOAL!!!")),

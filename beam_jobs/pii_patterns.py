@@ -276,6 +276,14 @@ _BLOCK_OF = re.compile(rf"\b(\d{{2,5}}[ \t]+block[ \t]+of[ \t]+(?:(?:[NSEW]|Nort
                        rf"(?:[ \t]+{UP}{WORD}){{0,3}})")
 
 
+# A home's street without its number, as court reports and news give it ("Sam Cole, 41, of Brenton Road, admitted",
+# "a fire tore through their house on Stanford Avenue", "I have lived on Greystone Road for 23 years"): the street
+# word closes the name; a town or a district after "in" stays
+_RESIDENT_STREET = re.compile(rf"(?:,[ \t]*\d{{1,3}},[ \t]*(?:of|from)|\b(?i:lives?|lived|living|resides?|resided|"
+                              rf"residing|house|home|flat|bungalow|property)[ \t]+(?:on|at))[ \t]+"
+                              rf"((?:{UP}{WORD}[ \t]+){{1,3}}(?:{_SFX}))(?![\w'’\-])")
+
+
 def address_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for m in _CORE.finditer(text):
@@ -293,6 +301,7 @@ def address_spans(text: str) -> list[tuple[int, int]]:
             spans.append((m.end(), m.end() + len(chunk.rstrip(" \t."))))
     # (American news gives a home by its block: "of the 900 block of Linden", "the 10400 block of Stanford Avenue")
     spans += [m.span(1) for m in _BLOCK_OF.finditer(text)]
+    spans += [m.span(1) for m in _RESIDENT_STREET.finditer(text)]
     # (a British postcode ending an address's line, its street or town redacted or not: "SHAW\nOL2 7HD")
     spans += [m.span(1) for m in _UK_POSTCODE_LINE.finditer(text)]
     # (a flat in a named building, as British letters head an address: "Flat 6, Hollybank Court"; a Colombian

@@ -139,7 +139,10 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                "address cues ('lives at', 'address:') extend to the clause's end",
                "a number and a capitalised street word or name; never across a sentence end, never a date",
                _address, None, (("She lives at 22 Pollen Crescent, Toronto", "22 Pollen Crescent"),
-                                ("Our office: ul. Narewska 94, Apt. 478, Poznań", "Narewska 94"))),
+                                ("Our office: ul. Narewska 94, Apt. 478, Poznań", "Narewska 94"),
+                                # (a home's street without its number, as reports and news give it)
+                                ("Sam Cole, 41, of Brenton Road, admitted fraud.", "Brenton Road"),
+                                ("I have lived on Greystone Road for 23 years", "Greystone Road"))),
     Recognizer("ID_NUMBER", "an identifier of 3+ digits (letters, '/', '-', '.' inside; a list of them) after a label "
                "of a person's record: case, application, hospital, NHS, employee, account, policy, claim, tenancy, "
                "national ID and tax numbers, references, vehicle registrations (beam_jobs/pii_identifiers.LABELS, "

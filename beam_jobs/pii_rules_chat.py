@@ -299,6 +299,25 @@ def role_speaker_names(text: str, is_word) -> list[tuple[int, int]]:
             and any(in_name_lists(w) or not is_word(w) for w in m.group(1).split())]
 
 
+# A transcript's speakers by their initials ("ME: so when you say short-staffed...\nK: Last Tuesday, it was me"):
+# where three lines or more open with a speaker and a colon, and two speakers or more speak, the letters that speak
+# twice or more are a person's; not an interviewer's role ("Q:", "INT:", "ME:"), a label ("RE:", "NB:", "PS:") nor
+# an acronym of chat or business
+_SPEAKER_LABEL = re.compile(rf"(?m)^[ \t]*((?-i:[A-Z]{{1,3}})|{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]*:[ \t]+\S")
+_TRANSCRIPT_ROLES = frozenset("""q a i me int iv ir intv mod ch chr dr moderator interviewer respondent
+bp hr rr t p gcs bm sats pr bs fh""".split())  # (and a chart's vital signs: "BP: 120/80", "HR: 72")
+
+
+def initials_speakers(text: str, is_word) -> list[tuple[int, int]]:
+    lines = list(_SPEAKER_LABEL.finditer(text)) if ":" in text else []
+    if len(lines) < 3 or len({m.group(1) for m in lines}) < 2:
+        return []
+    spoke = collections.Counter(m.group(1) for m in lines)
+    return [m.span(1) for m in lines if re.fullmatch(r"[A-Z]{1,3}", m.group(1)) and spoke[m.group(1)] >= 2
+            and m.group(1).lower() not in _TRANSCRIPT_ROLES and m.group(1).lower() not in LINE_LABELS
+            and m.group(1).lower() not in NOT_INITIALS and m.group(1).lower() not in NOTE_LABELS]
+
+
 # A given name shouted in capitals with exclamation marks, as a chat or a family's mail greets someone ("JO!!!!!
 # ROB!!!!!", "NONSO!!! 🥳"): a given name of the lists, dictionary word or not ("STOP!!!" is none)
 _SHOUTED = re.compile(r"(?<![\w'’\-])([A-Z][A-Z'’\-]{1,15})!{2,}")
