@@ -543,7 +543,7 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
     strings.update({w: "PERSON" for found, entity in list(strings.items()) if entity == "PERSON" and " " in found
                     for w in re.findall(r"[^\W\d_][\w'’\-]{2,}", found) if w.lower() not in vocabulary
                     and w not in strings})
-    out = [RecognizerResult("USERNAME", a, b, 0.85) for a, b in _logins_of(text, strings)
+    out = [RecognizerResult("USERNAME", a, b, 0.85) for a, b in _logins_of(text, strings, vocabulary)
            if not any(x < b and a < y for x, y in taken)]
     for found, entity in strings.items():
         # (not initials or an abbreviation, "W.P.", "T.C": a court's and a case's letters repeat as those; not a place
@@ -558,18 +558,24 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
     return out
 
 
-def _logins_of(text: str, strings: dict[str, str]) -> list[tuple[int, int]]:
+def _logins_of(text: str, strings: dict[str, str], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """The logins a system makes of a found name's first and last word, which a text lists beside the names
-    ("Peter Mazur" ... "pmazur", "p.mazur", "peter_mazur2", "mazurp"), in any case."""
+    ("Peter Mazur" ... "pmazur", "p.mazur", "peter_mazur2", "mazurp"), in any case: of a name written capitalised
+    ("GMC van" found once makes no "vans"), and no login is a word or a plural ("Shiite Houthi" makes no
+    "Houthis")."""
+    from beam_jobs.pii_names import in_vocabulary
     forms = set()
     for found, entity in strings.items():
-        words = [w.lower() for w in re.findall(r"[^\W\d_]+", found)] if entity == "PERSON" else []
-        if len(words) < 2:
+        written = found.replace(",", " ").split()
+        words = [w.lower() for w in written if w.isalpha()] if entity == "PERSON" else []
+        if len(words) < 2 or not all(w[:1].isupper() for w in written):
             continue
         for g, last in ((words[0], words[-1]), (words[-1], words[0])):  # ("Mazur, Peter" too)
             if len(last) >= 3:
                 forms |= {g[0] + last, g + last, last + g[0]} | {g + sep + last for sep in "._-"} \
                     | {g[0] + sep + last for sep in "._"}
+        forms -= {w + "s" for w in words}
+    forms = {f for f in forms if not in_vocabulary(f, vocabulary)}
     if not forms:
         return []
     pattern = r"(?<![\w@./\-])(?:" + "|".join(map(re.escape, sorted(forms, key=len, reverse=True))) + r")\d{0,4}_?(?![\w@])"

@@ -144,6 +144,9 @@ def named_accounts(text: str, in_vocabulary: Callable) -> list[tuple[int, int]]:
         parts = _parts(bare)
         if not parts or len(parts) > 1 and _TITLE_PART.match(parts[0]):
             continue
+        glued = re.search(r"\.([A-Z][a-z]*)$", bare)
+        if glued and (in_vocabulary(glued.group(1)) or is_function_word(glued.group(1))):
+            continue  # a sentence run on without its space ("Julie Gautier.It takes place")
         if any(form.test(bare, parts, in_vocabulary) for form in ACCOUNT_FORMS):
             out.append((s, e))
     return out
