@@ -272,6 +272,14 @@ _FLAT_IN_BUILDING = re.compile(
     r"|(?:Calle|Carrera|Cra\.?|Avenida|Av\.?|Diagonal|Transversal|Cl\.?)[ \t]+\d{1,3}[A-Za-z]?[ \t]*(?:#|No\.?|N[º°])[ \t]*"
     r"\d{1,3}[A-Za-z]?[ \t]*-[ \t]*\d{1,3})\b")
 _UK_POSTCODE_LINE = re.compile(r"(?m)(?<![\w\-])((?-i:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}))[ \t]*$")
+# ... and inside a line: a full British postcode, its space in place, is distinctive (none stood in 17,518 train and
+# dev texts of the panel and prompts)
+_UK_POSTCODE = re.compile(r"(?<![\w\-])(?-i:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})(?![\w\-])")
+# ... and a street written in lower case, as people type an address in chat ("9 kestrel close", "1309 sansom st"):
+# a number, one to three words and a street word that no quantity or duration ends with ("a 7 hour drive", "20 more
+# cars drive", "took place" stay: on those 17,518 texts 2 of 3 such matches were addresses)
+_LOWER_STREET = re.compile(r"(?<![\w\-.,/$£€])\d{1,5}[a-z]?[ \t]+(?:[a-z]{3,}[ \t]+){1,3}(?:road|rd|street|st|lane|ln|"
+                           r"avenue|ave|close|crescent|terrace|grove|gardens|blvd|boulevard)(?![\w\-])")
 _BLOCK_OF = re.compile(rf"\b(\d{{2,5}}[ \t]+block[ \t]+of[ \t]+(?:(?:[NSEW]|North|South|East|West)\.?[ \t]+)?{UP}{WORD}"
                        rf"(?:[ \t]+{UP}{WORD}){{0,3}})")
 
@@ -302,6 +310,8 @@ def address_spans(text: str) -> list[tuple[int, int]]:
     # (American news gives a home by its block: "of the 900 block of Linden", "the 10400 block of Stanford Avenue")
     spans += [m.span(1) for m in _BLOCK_OF.finditer(text)]
     spans += [m.span(1) for m in _RESIDENT_STREET.finditer(text)]
+    spans += [m.span() for m in _UK_POSTCODE.finditer(text)]
+    spans += [(m.start(), _extend(text, m.end())) for m in _LOWER_STREET.finditer(text)]
     # (a British postcode ending an address's line, its street or town redacted or not: "SHAW\nOL2 7HD")
     spans += [m.span(1) for m in _UK_POSTCODE_LINE.finditer(text)]
     # (a flat in a named building, as British letters head an address: "Flat 6, Hollybank Court"; a Colombian

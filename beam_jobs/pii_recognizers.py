@@ -142,7 +142,10 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                                 ("Our office: ul. Narewska 94, Apt. 478, Poznań", "Narewska 94"),
                                 # (a home's street without its number, as reports and news give it)
                                 ("Sam Cole, 41, of Brenton Road, admitted fraud.", "Brenton Road"),
-                                ("I have lived on Greystone Road for 23 years", "Greystone Road"))),
+                                ("I have lived on Greystone Road for 23 years", "Greystone Road"),
+                                # (a British postcode inside a line; a street typed in lower case)
+                                ("summer x, 55 hollybush lane, harrogate HG3 2PR, call me", "HG3 2PR"),
+                                ("[14:06] Ana: Ana Ruiz, 9 kestrel close\n[14:07] Bo: thanks", "9 kestrel close"))),
     Recognizer("ID_NUMBER", "an identifier of 3+ digits (letters, '/', '-', '.' inside; a list of them) after a label "
                "of a person's record: case, application, hospital, NHS, employee, account, policy, claim, tenancy, "
                "national ID and tax numbers, references, vehicle registrations (beam_jobs/pii_identifiers.LABELS, "

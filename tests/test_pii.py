@@ -510,6 +510,9 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     ("Rent account: 40118823\nOur ref: HB/INC", "40118823"),
     ("Signed: Dr Ola Ade, FY1, bleep 4471", "4471"),
     ("I talked to the aunt (Ana Ruiz, 555-0188, she speaks for the family)", "555-0188"),  # a local number, no label
+    ("DCCC 412/2022\n[2023] HKDC 781\n\nIN THE DISTRICT COURT", "412/2022"),   # a register's prefix, number, year
+    ("The case is Doe et al. v. Roe, No. 2484CV01562.", "2484CV01562"),
+    ("Ana Ruiz\nv\nHarbourline Stevedoring Pty Ltd\n(U2022/4471)\n\nDEPUTY PRESIDENT ODE", "U2022/4471"),
     ("Sipho was the operator on INC-20947.", "INC-"),
     ("Ms Aroha Reti\nFlat 6, Kowhai Court\n12 Rowan Road\nHamilton 3204", "Kowhai Court"),
     ("Calle 45 # 12-30, casa de los suegros", "12-30"),
@@ -557,6 +560,7 @@ def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
     "Count along: one two three four five six seven eight, clap!",   # digit words with no word of calling
     "A toy maker receives an order for 400 toys; case no 12 and 3000 more.",  # a word, a small number, a list
     "The court heard it in 2021.\nCVE-2021-44228\nwas patched",     # an advisory's id on its own line
+    "Price EUR 1200/25 a unit; standard ISO 9001/2015; page 12/20",   # money, a standard, a page: no register
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
     r = pii(text)
