@@ -276,7 +276,15 @@ _DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)
                      # panel and prompts held such a number, a case's; and an American state court's "No.
                      # 2484CV01562")
                      r"(?<![\w/])(?!(?:EUR|USD|GBP|JPY|CHF|AUD|CAD|CNY|INR|NZD|SEK|NOK|DKK|PLN|ZAR|HKD|SGD|"
-                     r"ISO|RFC|BS|EN|DIN|IEC)\b)[A-Z]{2,6}[ ](?:[A-Z]{1,2}[ ])?\d{1,6}/(?:19|20)?\d{2}(?![/\-]\d)|"
+                     r"ISO|RFC|BS|EN|DIN|IEC|"
+                     # (nor a vital sign or a measure a note writes so: "BP 110/60", "VA 20/20")
+                     r"BP|SBP|DBP|ABP|NIBP|MAP|PAP|PAS|CVP|PA|ABG|VA|HR|RR|BM|GCS|SATS?|PEFR|FEV|EF|UO|IO|RATIO|SCORE)\b)"
+                     # (three digits or more, or a number no month is before a four-digit year: "MON 5/12", "PAIN
+                     # 3/10", "EDD 12/05", "SED 11/2025" are dates and scores)
+                     r"[A-Z]{2,6}[ ](?:(?!(?:BP|HR|RR|VA|PA|EF)\b)[A-Z]{1,2}[ ])?"
+                     r"(?:\d{3,6}/(?:19|20)?\d{2}|(?:1[3-9]|[2-9]\d)/(?:19|20)\d{2})(?![/\-]\d)|"
+                     # (a German court's chamber, register and number: "2 UF 41/22", "7 Ca 1187/21")
+                     r"(?<![\w/.,])\d{1,2}[ ](?:UF|WF|Ca|Sa|BvR|AZR|StR|OWi|Js|Ds|Ls|KLs|Ns)[ ]\d{1,5}/\d{2}(?![/\-]\d)|"
                      r"(?<=\bNo\.[ ])\d{2,4}[A-Z]{1,4}\d{3,8})(?![\w\-])")
 
 

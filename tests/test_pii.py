@@ -560,7 +560,7 @@ def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
     "Count along: one two three four five six seven eight, clap!",   # digit words with no word of calling
     "A toy maker receives an order for 400 toys; case no 12 and 3000 more.",  # a word, a small number, a list
     "The court heard it in 2021.\nCVE-2021-44228\nwas patched",     # an advisory's id on its own line
-    "Price EUR 1200/25 a unit; standard ISO 9001/2015; page 12/20",   # money, a standard, a page: no register
+    "Price EUR 1200/25 a unit; standard ISO 9001/2015; page 12/20; BP 110/60, VA 20/20",  # no register's numbers
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
     r = pii(text)
