@@ -45,13 +45,17 @@ LABELS: tuple[Label, ...] = (
           r"denuncia|communication|estate|c\.?r|fir|crime[ \t]+register|custody|agency|cause|g\.?r|divorce|"
           r"interview|investigation|chart|"
           r"crim(?:e|inal)|bail|home[ \t]+office|crn|pnc|cro|a-?number|alien[ \t]+(?:registration[ \t]+)?number|"
-          r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance|record", False,
+          r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance|record|tribunal|event|rpt|"
+          # (a German court's file: "Az.: 34 F 212/23")
+          r"az", False,
           (("(Application no. 48213/19) concerns the applicant", "48213/19"),
            ("Appeal Number: HU/04471/2023", "HU/04471/2023"),
            ("CASE NO: 2020/31544", "2020/31544"),
            ("Applications nos. 11835/20, 11902/20 and 12077/20", "11902/20"),
            ("CRN: Y552018   PNC: 2018/0337120P", "2018/0337120P"),
-           ("JUDICIAL REVIEW\n\nRecord No. 2021/622 JR\n\nBETWEEN", "2021/622"))),
+           ("JUDICIAL REVIEW\n\nRecord No. 2021/622 JR\n\nBETWEEN", "2021/622"),
+           ("Case No: UI-2024-000123\nFirst-tier Tribunal No: PA/50321/2021", "PA/50321/2021"),
+           ("- Familiengericht -\nAz.: 34 F 212/23\n\nIn der Familiensache", "212/23"))),
     Label("application number", r"(?<=\()nos?|nos?(?=\.)", True,
           (("as in Kovalenko v. Ukraine (no. 40114/09), the Court", "40114/09"),), shape="APPLICATION"),
     Label("health record", r"mrn|(?:hosp(?:ital)?|unit|ur|chi|nhi|nhs|medicare|medicaid|health[ \t]+card|"
@@ -62,7 +66,9 @@ LABELS: tuple[Label, ...] = (
            ("Hosp no. T7730915 seen by the team", "T7730915"))),
     Label("staff and membership", r"(?:employee|emp|staff|payroll|personnel|badge|service|student|member(?:ship)?|"
           r"customer|client|user|account|acct?|a/c|policy|tenancy|tenant|permit|"
-          r"interpreter|officer|sia|gmc|nmc|hcpc|pin|roll|dbs)[ \t]*(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|"
+          r"interpreter|officer|sia|gmc|nmc|hcpc|pin|roll|dbs|csr|badge)[ \t]*(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|"
+          # (a pupil's number: "unique pupil number (UPN) is H823471009125")
+          r"upn|uln|pupil[ \t]+number|"
           # (a security guard's licence and a vetting check's certificate: "SIA licence 1013 4472 9981 0036", "DBS
           # 001784562391")
           r"sia[ \t]+(?:licen[cs]e|badge)|dbs(?:[ \t]+(?:cert(?:ificate)?|check))?|"
@@ -76,8 +82,10 @@ LABELS: tuple[Label, ...] = (
            ("Staff ID: KRV-30581", "KRV-30581"),
            ("policy 5512-GHT-0071 covers it", "5512-GHT-0071"),
            ("sort code 11-22-33, acc 40918233", "40918233"),
-           ("- Ana Ruiz, session leader, DBS 001784562391, issued 14/02/2022", "001784562391"))),
-    Label("reference", r"ref(?:erence)?|our[ \t]+ref|your[ \t]+ref|booking|order|ticket|incident|inc|pir|confirmation|"
+           ("- Ana Ruiz, session leader, DBS 001784562391, issued 14/02/2022", "001784562391"),
+           ("Your child's unique pupil number (UPN) is H823471009125. Please quote it", "H823471009125"),
+           ("Reported by: Ana Ruiz, CSR No. 084-013877", "084-013877"))),
+    Label("reference", r"refs?|references?|our[ \t]+ref|your[ \t]+ref|booking|order|ticket|incident|inc|pir|confirmation|"
           r"penalty[ \t]+charge[ \t]+notice|pcn|deposit|bond|tag|card|tracking|conf|certificate", False,
           (("Grievance - ref GR-2023-0431 attached", "GR-2023-0431"),
            ("the bond (ref. 2201934-KL) was paid", "2201934-KL"),
@@ -101,17 +109,20 @@ LABELS: tuple[Label, ...] = (
     Label("bank sort code", r"sort(?:[ \t]+code)?", True, (("sort code 20-45-77, acc 40918233", "20-45-77"),
                                                           ("transfer is fine, sort 40-22-17, acc 3301", "40-22-17")),
           shape="SORT_CODE"),
-    # (a payment card's last digits, which with a name find its holder: "my visa ending 4417")
-    Label("card's last digits", r"(?:card|visa|mastercard|master[ \t]+card|amex|debit|credit)[ \t]+"
-          r"(?:ending|ends)(?:[ \t]+(?:in|with))?", True, (("charged twice on my visa ending 4417 for it", "4417"),),
-          shape="LAST_DIGITS"),
+    # (a payment card's, an account's or a phone's last digits, which with a name find their holder: "my visa ending
+    # 4417", "acct ending 4471", "your number is still the one ending 5517")
+    Label("last digits", r"(?:card|visa|mastercard|master[ \t]+card|amex|debit|credit|account|acct|a/c|number|phone|"
+          r"mobile|one)[ \t]+(?:ending|ends)(?:[ \t]+(?:in|with))?", True,
+          (("charged twice on my visa ending 4417 for it", "4417"),
+           ("dad's last 3 bank stmts from Nationwide (acct ending 4471)", "4471"),
+           ("and just to confirm your number is still the one ending 5517", "5517")), shape="LAST_DIGITS"),
     Label("phone extension", EXTENSION_WORDS, True,
           (("my manager, Carys Bowen (ext. 4471)", "4471"),), entity="PHONE_NUMBER", shape="EXTENSION"),
 )
 
 # What may stand between a label and its identifier: "no.", "nos.", "number", "#", "ref", ":", "is", a table's "|"
-_CONNECTOR = (r"(?:[ \t]*(?:no\.?s?|nos?\.|n[º°o]\.?|numbers?(?:\(s\))?|num|#|ref\.?|reference|id|is|was|are|"
-              r":|-|–|=|\(|\.|\|))")  # (the dot of an abbreviated label too: "TDS ref. DPC0928114")
+_CONNECTOR = (r"(?:[ \t]*(?:no\.?s?|nos?\.|n[º°o]\.?|numbers?(?:\(s\))?|num|#|refs?\.?|references?|id|is|was|are|"
+              r":|-|–|=|\(|\)|\.|\|))")  # (the dot of an abbreviated label too: "TDS ref. DPC0928114")
 _PART = r"[A-Za-z0-9]+"
 # an identifier: parts joined by '/', '-', '.', ':'; then maybe one or two more parts after single spaces
 # where each holds a digit ("485 777 3456", "RX4 0881273", "BA 884217")
@@ -169,6 +180,8 @@ def _good_id(value: str, label: Label, bare: bool) -> bool:
         return value.isupper() and _digits(value) >= 1 and any(c.isalpha() for c in value)
     if label.shape != "ID":
         return True
+    if label.sure and not bare and re.fullmatch(r"[A-Z]{4,}\d{1,3}", value):
+        return True  # a login after its label ("ID: OBAKARE01")
     if _digits(value) < 3 or _YEAR.fullmatch(value) or _DATE_LIKE.fullmatch(value):
         return False
     plain = value.replace(" ", "").isdigit()
@@ -258,6 +271,7 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
     out += _column_ids(text)
     out += [("PHONE_NUMBER", s, e) for s, e in spoken_numbers(text)]
     out += [("PHONE_NUMBER", m.start(1), m.end(1)) for m in _LOCAL_PHONE.finditer(text)]
+    out += [("ID_NUMBER", m.start(m.lastindex), m.end(m.lastindex)) for m in _OWN_NUMBER.finditer(text)]
     return out + _siblings(text, out)
 
 
@@ -285,7 +299,7 @@ _DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)
                      r"(?:\d{3,6}/(?:19|20)?\d{2}|(?:1[3-9]|[2-9]\d)/(?:19|20)\d{2})(?![/\-]\d)|"
                      # (a German court's chamber, register and number: "2 UF 41/22", "7 Ca 1187/21")
                      r"(?<![\w/.,])\d{1,2}[ ](?:UF|WF|Ca|Sa|BvR|AZR|StR|OWi|Js|Ds|Ls|KLs|Ns)[ ]\d{1,5}/\d{2}(?![/\-]\d)|"
-                     r"(?<=\bNo\.[ ])\d{2,4}[A-Z]{1,4}\d{3,8})(?![\w\-])")
+                     r"(?<=\bNo\.[ ])(?:\d{2,4}[A-Z]{1,4}\d{3,8}|[A-Z]{1,3}\d{2}[A-Z]{1,2}\d{4,8}))(?![\w\-])")
 
 
 # A case's number alone on its line (maybe in brackets) under a court's heading, where no label stands
@@ -311,6 +325,15 @@ def _heading_ids(text: str) -> list[tuple[str, int, int]]:
 _DIGIT_WORD = r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine|double|triple)"
 _SPOKEN_PHONE = re.compile(rf"(?i)\b(?:call|ring|phone|number|reach|text|mobile|cell|on)\b[^\n]{{0,30}}?"
                            rf"\b({_DIGIT_WORD}(?:[ \t,\-]+{_DIGIT_WORD}){{6,}})\b")
+
+
+# A number a person gives as their own in a chat ("mine is s2874410", "mine's 21BCE1043"; the others of its shape
+# follow, _siblings), an officer's badge after the name ("Reporting Officer: Sgt. Ana Ruiz #4471"), a chat
+# platform's user id in brackets ("Moderator: @kai (552019384877166593)")
+_OWN_NUMBER = re.compile(r"(?i)\bmine(?:['’]s|[ \t]+is)[ \t]+((?=[a-z]*\d)(?-i:[A-Za-z]{0,4}\d{2,}[A-Z]{0,4}\d{3,}))\b|"
+                         r"(?i:\b(?:officer|ofc|det|sgt|cpl|deputy|trooper|pc|dc|constable|detective)\b)[^\n#]{1,40}?"
+                         r"#[ \t]?(\d{3,6})\b|"
+                         r"\((\d{17,20})\)")
 
 
 # ... and a North American local number of seven digits, as community listings and news print them ("Questions?

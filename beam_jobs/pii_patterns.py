@@ -274,12 +274,16 @@ _FLAT_IN_BUILDING = re.compile(
 _UK_POSTCODE_LINE = re.compile(r"(?m)(?<![\w\-])((?-i:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}))[ \t]*$")
 # ... and inside a line: a full British postcode, its space in place, is distinctive (none stood in 17,518 train and
 # dev texts of the panel and prompts)
-_UK_POSTCODE = re.compile(r"(?<![\w\-])(?-i:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2})(?![\w\-])")
+_UK_POSTCODE = re.compile(r"(?<![\w\-])(?-i:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}|"
+                          r"[A-Z]\d[A-Z][ ]\d[A-Z]\d)(?![\w\-])")  # (and a Canadian one: "Toronto, ON M2N 5W9")
 # ... and a street written in lower case, as people type an address in chat ("9 kestrel close", "1309 sansom st"):
 # a number, one to three words and a street word that no quantity or duration ends with ("a 7 hour drive", "20 more
 # cars drive", "took place" stay: on those 17,518 texts 2 of 3 such matches were addresses)
-_LOWER_STREET = re.compile(r"(?<![\w\-.,/$£€])\d{1,5}[a-z]?[ \t]+(?:[a-z]{3,}[ \t]+){1,3}(?:road|rd|street|st|lane|ln|"
-                           r"avenue|ave|close|crescent|terrace|grove|gardens|blvd|boulevard)(?![\w\-])")
+_LOWER_STREET = re.compile(r"(?<![\w\-.,/$£€])\d{1,5}[a-z]?[ \t]+(?:(?:[a-z]{3,}[ \t]+){1,3}(?:road|rd|street|st|lane|ln|"
+                           r"avenue|ave|close|crescent|terrace|grove|gardens|blvd|boulevard)|"
+                           # (and in capitals, as an old letter's writer signs: "14 BRAMBLE CLOSE")
+                           r"(?:[A-Z]{3,}[ \t]+){1,3}(?:ROAD|RD|STREET|ST|LANE|LN|AVENUE|AVE|CLOSE|CRESCENT|TERRACE|"
+                           r"GROVE|GARDENS|BLVD|BOULEVARD|DRIVE|WAY|COURT))(?![\w\-])")
 _BLOCK_OF = re.compile(rf"\b(\d{{2,5}}[ \t]+block[ \t]+of[ \t]+(?:(?:[NSEW]|North|South|East|West)\.?[ \t]+)?{UP}{WORD}"
                        rf"(?:[ \t]+{UP}{WORD}){{0,3}})")
 
@@ -520,7 +524,7 @@ _PROFILE_URL = re.compile(
 _POSTED_BY = re.compile(r"(?im)(?:\b(?:posted|post|submitted|written|started|comment(?:ed)?|reply|replied|answered|"
                         r"banned|muted|reported|quote)"
                         r"(?:[ \t]+[\d\-/.,: \t]{4,24}?)?[ \t]+(?:by|from):?|\breplying[ \t]+to)[ \t]+@?([^\W\d][\w.\-]{2,30})"
-                        r"[ \t]*(?::|[ \t]*$|[ \t]*[|»]|[ \t]+on[ \t]+(?:\w+[ \t]+\d|\d))|"
+                        r"[ \t]*(?::|[ \t]*$|[ \t]*[|»]|[ \t]+on[ \t]+(?:\w+[ \t]+(?:\w+[ \t]+)?\d|\d))|"
                         # ("#1  Posted 03-02-2023, 09:14 by gareth_w | Hi all", "Reply from: diesel_doc_77 on June 03",
                         # phpBB's "Posted by old_tom_allotments » Sun Jun 08")
                         # (a Nigerian forum's poster with the sex in brackets: "Re: Visa by Ogbeni_Tunde(m): 12:30pm")
@@ -553,7 +557,9 @@ _THREAD_POSTER = re.compile(
     r"\d{1,3}[ \t]*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)[ \t]+ago\b|"
     r"(?:commented|opened[ \t]+this|closed[ \t]+this|reopened[ \t]+this|reviewed|approved[ \t]+these|"
     r"requested[ \t]+changes|merged[ \t]+commit|mentioned[ \t]+this|added[ \t]+(?:\d+[ \t]+)?commits?)\b|"
-    r"[·•|][ \t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?[ \t]+)?\d{1,2}[\-/ ](?:\d{1,2}|[a-z]{3}\b|(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]{2,6}\b))|"
+    r"[·•|][ \t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?[ \t]+)?\d{1,2}[\-/ ](?:\d{1,2}|[a-z]{3}\b|(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]{2,6}\b)|"
+    # (Mumsnet's and its kind's poster over the post: "CrumpetsAndChaos · Today 09:12")
+    r"[·•|][ \t]+(?:today|yesterday)[ \t]+\d{1,2}:\d{2}\b)|"
     r"\b\d+[ \t]+points?[ \t]+by[ \t]+@?([^\W\d][\w.\-]{1,30})")
 # ... and a forum's poster over the post, by the date or the count of posts beside it ("santi.gg   Dec 29, 2023 @
 # 2:03am", "desert_rose_77 | Posts: 1,204"): a handle as accounts write them ("Deadline   Dec 29, 2023" stays)
@@ -682,7 +688,8 @@ class HandleRecognizer(_OneEntityRecognizer):
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _PROFILE_URL.finditer(text)
                 if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
-                for m in _POSTED_BY.finditer(text) if _account_like(m.group(m.lastindex))]
+                for m in _POSTED_BY.finditer(text)
+                if _account_like(m.group(m.lastindex)) or m.group(0).rstrip().endswith("»")]  # ("Post by tedwis »")
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _GAMER_TAG.finditer(text)
                 if _tag_is_account(m)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _QUOTED_ACCOUNT.finditer(text)

@@ -133,7 +133,10 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                 ("• Ana Ruiz (healer) – Discord: moss_and_ember\n• Tom", "moss_and_ember"),
                 ("Subject: RE: access locked - user tkarimi3", "tkarimi3"),
                 ("Sunny Baker (AP team, username spark) noticed it", "spark"),
-                ("Mobile: +44 7700 900123\nICE CHAT: dvolkov_arc", "dvolkov_arc"))),
+                ("Mobile: +44 7700 900123\nICE CHAT: dvolkov_arc", "dvolkov_arc"),
+                ("Thread\n\nCrumpetsAndChaos · Today 09:12\nDH's friend is staying", "CrumpetsAndChaos"),
+                ("Post by tedwis » Sat Mar 02, 2024 9:41 pm", "tedwis"),
+                ("Quote from: bavarian_bob on Sat Mar 02, 2024 8:14 pm", "bavarian_bob"))),
     Recognizer("STREET_ADDRESS", "street lines of English and continental forms, units, PO boxes, military forms, then "
                "their city/postcode/country lines (pii_patterns.address_spans, named_streets)",
                "address cues ('lives at', 'address:') extend to the clause's end",
@@ -145,7 +148,9 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                                 ("I have lived on Greystone Road for 23 years", "Greystone Road"),
                                 # (a British postcode inside a line; a street typed in lower case)
                                 ("summer x, 55 hollybush lane, harrogate HG3 2PR, call me", "HG3 2PR"),
-                                ("[14:06] Ana: Ana Ruiz, 9 kestrel close\n[14:07] Bo: thanks", "9 kestrel close"))),
+                                ("[14:06] Ana: Ana Ruiz, 9 kestrel close\n[14:07] Bo: thanks", "9 kestrel close"),
+                                ("YOURS SINCERELY\nMRS ANA RUIZ\n14 BRAMBLE CLOSE", "14 BRAMBLE CLOSE"),
+                                ("Ana Ruiz\n42 Elm Road\nToronto, ON M2N 5W9", "M2N 5W9"))),
     Recognizer("ID_NUMBER", "an identifier of 3+ digits (letters, '/', '-', '.' inside; a list of them) after a label "
                "of a person's record: case, application, hospital, NHS, employee, account, policy, claim, tenancy, "
                "national ID and tax numbers, references, vehicle registrations (beam_jobs/pii_identifiers.LABELS, "

@@ -512,6 +512,10 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     ("I talked to the aunt (Ana Ruiz, 555-0188, she speaks for the family)", "555-0188"),  # a local number, no label
     ("DCCC 412/2022\n[2023] HKDC 781\n\nIN THE DISTRICT COURT", "412/2022"),   # a register's prefix, number, year
     ("The case is Doe et al. v. Roe, No. 2484CV01562.", "2484CV01562"),
+    ("IN THE FAMILY COURT\nNo. ZC23D01442\nBetween", "ZC23D01442"),
+    ("your student number, mine is s2874410 if someone\n\nBo\nmine's s2901157\n\nCy\ns2866302. ta", "s2866302"),
+    ("Reporting Officer: Sgt. Ana Ruiz #4471\nDate: 03/09/2024", "4471"),   # an officer's badge
+    ("Moderator: @kai (552019384877166593)\nReason: spam", "552019384877166593"),  # a chat platform's user id
     ("Ana Ruiz\nv\nHarbourline Stevedoring Pty Ltd\n(U2022/4471)\n\nDEPUTY PRESIDENT ODE", "U2022/4471"),
     ("Sipho was the operator on INC-20947.", "INC-"),
     ("Ms Aroha Reti\nFlat 6, Kowhai Court\n12 Rowan Road\nHamilton 3204", "Kowhai Court"),
@@ -561,6 +565,7 @@ def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
     "A toy maker receives an order for 400 toys; case no 12 and 3000 more.",  # a word, a small number, a list
     "The court heard it in 2021.\nCVE-2021-44228\nwas patched",     # an advisory's id on its own line
     "Price EUR 1200/25 a unit; standard ISO 9001/2015; page 12/20; BP 110/60, VA 20/20",  # no register's numbers
+    "mine is 2000 dollars; mine is the red one #12; Item #4471 is in stock",   # no own number, no officer
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
     r = pii(text)
