@@ -428,9 +428,13 @@ _BRACKETED_GIVEN = re.compile(rf"\([ \t]*({CAPWORD})(?:[ \t]*\?|[ \t]+(?:[a-z]+i
                               r"to|and|&)\b)")
 
 
+_BRACKETED_FULL_NAME = re.compile(r"(?<=\()[ \t]*([A-Z][a-z'’\-]+)[ \t]+([A-Z][A-Za-z'’\-]+)(?=[ \t]*\))")
+
+
 def bracketed_given_names(text: str, is_word) -> list[tuple[int, int]]:
-    """An English given name that opens a bracket and is asked or does something (_BRACKETED_GIVEN); never a month
-    or a weekday ("(May is busy)")."""
+    """An English given name that opens a bracket and is asked or does something (_BRACKETED_GIVEN), never a month
+    or a weekday ("(May is busy)"); an agent's name before the team; who a note spoke with; a full name alone in
+    brackets (_BRACKETED_FULL_NAME)."""
     if "(" not in text:
         return []
     return [m.span(1) for m in _BRACKETED_GIVEN.finditer(text) if m.group(1) in given_names(ENGLISH_LOCALES)
@@ -442,7 +446,13 @@ def bracketed_given_names(text: str, is_word) -> list[tuple[int, int]]:
         # ... and who a note spoke with at a service, in brackets after it ("spoke w/ intake (Deb)", "called
         # pharmacy (Tunde)")
         m.span(1) for m in _CONTACTED_BRACKETED.finditer(text) if m.group(1) in given_names(ENGLISH_LOCALES)
-        and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()]
+        and m.group(1).lower() not in MONTHS and m.group(1).lower() not in WEEKDAYS and m.group(1) not in place_names()] + [
+        # ... and a full name alone in brackets, as a ticket gives the person behind an account ("Reporter:
+        # hokonkwo_ext (Hugo Okonkwo)") or a review the actor behind a role: a given name of the lists, then a surname
+        # of the lists (a town's too) or a word no dictionary holds and no place ("(Rajya Sabha)" stays)
+        m.span() for m in _BRACKETED_FULL_NAME.finditer(text) if m.group(1) in given_names()
+        and (m.group(2) in surnames() or not is_word(m.group(2)) and m.group(2) not in place_names())
+        and m.group(1) not in place_names() and m.group(2) not in country_names()]
 
 
 _CONTACTED_BRACKETED = re.compile(r"(?i:\b(?:spoke|spk|talked|discussed|d/w|called|paged|notified|updated|faxed)\b)"

@@ -516,7 +516,8 @@ def spelled_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _SPELLED.finditer(text) if "-" in text else ():
         word = m.group(1).replace("-", "").capitalize()
-        if _SPELL_CUE.search(text, max(0, m.start() - 300), m.start()) or in_name_lists(word) and not is_word(word):
+        if _SPELL_CUE.search(text, max(0, m.start() - 300), m.start()) or in_name_lists(word) and not is_word(word) \
+                or len(word) >= 5 and not is_word(word):  # ("say your name ... K-E-T-T-L-E-S-O-N")
             out.append(m.span(1))
     return out
 

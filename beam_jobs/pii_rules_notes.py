@@ -356,11 +356,20 @@ _MINUTES = re.compile(r"(?i)\b(?:minutes|apologies|attendees|in[ \t]+attendance|
 _MINUTE_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3}|[A-Z]{1,2}['’][A-Z])(?=[ \t]+(?:reported|said|asked|thought|"
                               r"agreed|noted|confirmed|explained|suggested|proposed|queried|raised|updated|presented|"
                               r"circulated|welcomed|thanked|tabled|undertook|offered|declared|outlined)\b)")
+# ... and children by their initials with their age in brackets, as a social worker's handover lists them ("1) RB
+# (8) & sibling MB (5) - Mother: ...")
+_AGED_IN_BRACKETS = re.compile(r"(?<![\w'’.\-])([A-Z]{2,3})[ \t]+\((?:aged[ \t]+)?\d{1,2}(?:[ \t]*(?:y|yrs?|years?|m|f))?\)")
+_CHILDREN = re.compile(r"(?i)\b(?:child(?:ren)?|sibling|siblings|son|daughter|baby|kids?|young[ \t]+person|yp|twins?|"
+                       r"brother|sister)\b")
+_TESTS_COUNTED = frozenset("ct mri ecg ekg eeg cxr xr us uss abg fbc lft ue crp inr bp hr pet dexa".split())
 # ... and in any text, two capitals that agree, say, ask or take a task as a person does ("a family emergency which
 # GL agreed should have been", "JP agrees this was", "HG has indicated he", "ML + Ana to pair on it"); a body's or
 # a country's letters stay (NOT_ACTORS: "UK agreed", "EU says")
 _SUBJECT_INITIALS = re.compile(r"(?<![\w'’.\-])([A-Z]{2})(?=[ \t]+(?:agreed|agrees|says|said|asked|asks|noted|"
                                r"confirmed|mentioned|explained|suggested|declined|refused|thinks|feels|wants|"
+                               # (an incident's timeline: "10:47 | AM submits credentials", "OH begins triage")
+                               r"submits|submitted|begins|began|reports|escalates|escalated|approves|approved|"
+                               r"requests|requested|replies|replied|calls|emails|emailed|texts|texted|phoned|"
                                r"has[ \t]+(?:indicated|agreed|confirmed|asked)|had[ \t]+it|will[ \t]+(?:chase|send|"
                                r"book|check|circulate|follow)|\+[ \t]+\S+[ \t]+to[ \t]+[a-z]{3,})\b)")
 # A note's signing line of two people with a slash, initials or names, as a handover or a read-and-understood
@@ -460,7 +469,8 @@ def dictation_initials(text: str, is_word) -> list[tuple[int, int]]:
 
 def action_owners(text: str, is_word) -> list[tuple[int, int]]:
     """The initials that own an action item (_ACTION_OWNER, _ACTION_ROW), did a task (_DONE_BY_INITIALS,
-    _PER_INITIALS), speak in minutes (_MINUTE_INITIALS) or agree and ask in any text (_SUBJECT_INITIALS), never a
+    _PER_INITIALS), speak in minutes (_MINUTE_INITIALS), agree and ask in any text (_SUBJECT_INITIALS) or have an
+    age in brackets (_AGED_IN_BRACKETS), never a
     department's, a team's, a body's or a role's letters (NOT_ACTORS, CARE_ROLES, a note's shorthand)."""
     patterns = ((_ACTION_OWNER,) if " to " in text else ()) + ((_DONE_BY_INITIALS,) if " by " in text else ()) \
         + ((_ACTION_ROW,) if _ACTIONS_HEADING.search(text) else ()) \
@@ -469,7 +479,11 @@ def action_owners(text: str, is_word) -> list[tuple[int, int]]:
     out = [m.span(g) for pattern in patterns for m in pattern.finditer(text)
            for g in range(1, (pattern.groups or 1) + 1) if m.group(g) and (
                may_act(m.group(g)) if pattern is not _PER_INITIALS else _may_be_initials(m.group(g), TEAMS_THAT_ACT))]
-    return out + [m.span(1) for m in _SUBJECT_INITIALS.finditer(text) if may_act(m.group(1))]
+    out += [m.span(1) for m in _SUBJECT_INITIALS.finditer(text) if may_act(m.group(1))]
+    if _CHILDREN.search(text):  # (a count in brackets after a scan's or a test's letters is no age: "CT (2)")
+        out += [m.span(1) for m in _AGED_IN_BRACKETS.finditer(text)
+                if may_act(m.group(1)) and m.group(1).lower() not in _TESTS_COUNTED]
+    return out
 
 
 # A note's signature: a name, then a care credential, alone on a line or after a dash under the last sentence
