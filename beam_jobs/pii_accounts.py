@@ -13,14 +13,12 @@ tests/test_pii.py runs through the whole filter.
 """
 from __future__ import annotations
 
-import builtins
-import keyword
 import re
 from dataclasses import dataclass
 from typing import Callable
 
 from beam_jobs.pii_rules_common import is_function_word
-from beam_jobs.pii_words import FILE_ENDINGS, KNOWN_PRODUCTS, NOT_HANDLES, given_names, surnames
+from beam_jobs.pii_words import CODE_WORDS, FILE_ENDINGS, KNOWN_PRODUCTS, NOT_HANDLES, given_names, surnames
 
 # One token shaped as accounts are: not inside an address, a path, a hashtag, a quoted word's contraction; not a
 # call, an index or an assignment ("max_len(", "row_id=", "names["; "nikhil.verma (NV)" is an account)
@@ -35,11 +33,6 @@ _TITLE_PART = re.compile(r"(?i)(?:mr|mrs|ms|dr|sri|shri|smt|md|prof|st|mt|ft|no|
 # Lines that open as code opens: two of them make a text code, whose identifiers are not accounts
 _CODE_LINE = re.compile(r"(?m)^[ \t]*(?:def |class |import |from \S+ import|return\b|#include|public |private |"
                         r"function\b|var |let |const |for[ \t]*\(|if[ \t]*\(|[{}])")
-# Parts that code writes, though no dictionary holds them ("sys", "len", "val" are given names of the world lists)
-CODE_WORDS = frozenset(w.lower() for w in dir(builtins) + keyword.kwlist) | frozenset("""np pd os sys plt tf cuda
-numpy linspace getcwd argv kwargs args str len val vals cfg config utils util init repr dtype ndarray arange
-dataframe iloc loc idx ptr buf tmp src dst req res ctx env diff conv stderr stdout stdin lang meta elem
-""".split())
 
 
 def _parts(token: str) -> list[str]:
@@ -88,13 +81,12 @@ def _name_and_unknown(token, parts, in_vocabulary) -> bool:
 
 
 def _initial_and_surname(token, parts, in_vocabulary) -> bool:
-    # an initial glued to a surname, one case throughout ("lmartinez", "RQUINTERO7", "tkim47"); the whole no word
-    for p in parts:
-        q = p[1:]
-        if (p.islower() or p.isupper()) and not _word(p, in_vocabulary) and not _word(q, lambda w: False) and (
-                len(q) >= 4 or len(q) == 3 and re.search(r"\d", token)) and q.capitalize() in surnames():
-            return True
-    return False
+    # an initial glued to a surname of the lists, one case throughout, the whole no word ("lmartinez", "RQUINTERO7",
+    # "tkim47"; a surname may be a word too: "tparker_it"), three letters of it only with digits after
+    no_vocabulary = lambda w: False  # noqa: E731
+    return any((p.islower() or p.isupper()) and not _word(p, in_vocabulary) and q.capitalize() in surnames()
+               and not _word(q, no_vocabulary) and (len(q) >= 4 or len(q) == 3 and re.search(r"\d", token))
+               for p in parts for q in [p[1:]])
 
 
 def _letter_and_unknown(token, parts, in_vocabulary) -> bool:
@@ -156,8 +148,7 @@ def fellow_accounts(text: str, in_vocabulary: Callable) -> list[tuple[int, int]]
     """In a text where an account was found, the other tokens written as accounts are: an underscore inside or at
     the end ("babayaga_blitz", "fenrir_"), a dot between lower-case words ("santi.gg"), letters then two digits or
     more ("quietqueen77"); with a digit, an underscore at its end or a part that no dictionary holds ("week_of"
-    over a table stays). A car's
-    or a part's code ("E46", "P0401") has one letter before its digits."""
+    over a table stays). A car's or a part's code ("E46", "P0401") has one letter before its digits."""
     return [(s, e) for s, e, token in _candidates(text)
             if ("_" in token or re.fullmatch(r"[a-z]{2,}(?:\.[a-z]{2,})+", token)
                 or re.fullmatch(r"[A-Za-z]*[a-z]{3,}\d{2,4}", token))
@@ -166,5 +157,5 @@ def fellow_accounts(text: str, in_vocabulary: Callable) -> list[tuple[int, int]]
 
 
 def may_name_accounts(text: str) -> bool:
-    """A cheap gate: some token shaped as an account has a part four letters long or more (or a digit)."""
+    """A cheap gate before the USERNAME recognizer: some token of `text` is shaped as an account."""
     return any(True for _ in _candidates(text))

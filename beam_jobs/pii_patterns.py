@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from beam_jobs.pii_accounts import fellow_accounts, may_name_accounts, named_accounts
-from beam_jobs.pii_names import union_spans
+from beam_jobs.pii_names import in_vocabulary, union_spans
 from beam_jobs.pii_rules_chat import ACCOUNT_LIKE, speaker_handles
 from beam_jobs.pii_rules_common import WORD_START
 from beam_jobs.pii_words import FILE_ENDINGS, NOT_HANDLES, country_names
@@ -670,7 +670,6 @@ class HandleRecognizer(_OneEntityRecognizer):
         self.vocabulary = vocabulary
 
     def analyze(self, text, entities, nlp_artifacts=None):
-        from beam_jobs.pii_names import in_vocabulary
         is_word = lambda w: in_vocabulary(w, self.vocabulary)  # noqa: E731
         out = [RecognizerResult("USERNAME", s, e, 0.85) for s, e in named_accounts(text, is_word)]
         for m in _HANDLE.finditer(text):

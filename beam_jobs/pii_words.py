@@ -4,6 +4,8 @@ for a name, which words a name follows, and which parties of a case are the stat
 """
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -359,6 +361,12 @@ resp respiratory wound incision telemetry iv""".split())
 
 # Platforms, brands and technologies of everyday prompts that no English dictionary of WordNet's age holds:
 # a safe list for the dictionary rule (Philter keeps such lists), never a name however they stand
+# Parts of identifiers that code writes though no dictionary holds them, and Python's own names: an account made of
+# them is code's ("sys", "len", "val" are given names of the world lists: "sys.argv", "max_len" are no accounts)
+CODE_WORDS = frozenset(w.lower() for w in dir(builtins) + keyword.kwlist) | frozenset("""np pd os sys plt tf cuda
+numpy linspace getcwd argv kwargs args str len val vals cfg config utils util init repr dtype ndarray arange
+dataframe iloc loc idx ptr buf tmp src dst req res ctx env diff conv stderr stdout stdin lang meta elem
+""".split())
 # The endings of files' names: "notes.txt" and "config.yaml" are no accounts
 FILE_ENDINGS = frozenset("txt md py js ts json yaml yml csv pdf doc docx xls xlsx ppt pptx png jpg jpeg gif html htm "
                          "xml exe zip log cfg ini sh bat sql java rb go rs c h cpp hpp css php mp3 mp4 wav mov".split())
