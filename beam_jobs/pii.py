@@ -511,6 +511,7 @@ class PiiFilter:
                     found = got if found is None else merge_candidates(found, got)
                 names = names_to_redact(text, found, self.cfg.name_exemptions, contact, self.langid)
                 results += [RecognizerResult("PERSON", s, e, 0.85) for s, e in names]
+                results += [RecognizerResult("ID_NUMBER", s, e, 0.85) for s, e in numbers_after_names(text, names)]
                 if not self.cfg.name_exemptions:
                     results += repeats_of(text, results, self.vocabulary)
             if "article" in self.cfg.name_exemptions and is_article(text):
@@ -555,6 +556,22 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
         for m in re.finditer(r"(?<![\w@])" + re.escape(found) + r"(?![\w])", text, flags):
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 out.append(RecognizerResult(entity, m.start(), m.end(), 0.85))
+    return out
+
+
+# A number right after a person's name is theirs: an officer's badge or a call-taker's number ("Ofc. Ana Ruiz #4471",
+# "Call-taker: Bo Li (#312)"), a patient's hospital number ("Pt: Ana Ruiz 00938821"), a witness's warrant number
+# ("Witnessed: PC Bo Li 31877F"): "#" and three digits or more, or six to ten digits, maybe with a letter
+_NUMBER_AFTER_NAME = re.compile(r"[ \t]*,?[ \t]*(?:\(#[ \t]?(\d{2,6})\)|#[ \t]?(\d{3,6})\b|(\d{5,10}[A-Z]?)(?![\w/.:,\-]))")
+
+
+def numbers_after_names(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The numbers that follow a found name at once (_NUMBER_AFTER_NAME); never a year."""
+    out = []
+    for _, e in names:
+        m = _NUMBER_AFTER_NAME.match(text, e)
+        if m and not re.fullmatch(r"(?:19|20)\d\d", m.group(m.lastindex)):
+            out.append(m.span(m.lastindex))
     return out
 
 

@@ -116,6 +116,12 @@ LABELS: tuple[Label, ...] = (
           (("charged twice on my visa ending 4417 for it", "4417"),
            ("dad's last 3 bank stmts from Nationwide (acct ending 4471)", "4471"),
            ("and just to confirm your number is still the one ending 5517", "5517")), shape="LAST_DIGITS"),
+    # (a number quoted to the police or a help desk, digits alone: "quoting log 1832 of 14/03/25", "got a ref 1408",
+    # "ticket 55821", "conv #4419821")
+    Label("numbered reference", r"quoting[ \t]+(?:log|ref(?:erence)?|incident)|(?:a|the|my|your|our)[ \t]+ref|"
+          r"ticket|tkt|conv(?:ersation)?|datix", True,
+          (("call police on 101 quoting log 1832 of 14/03/25", "1832"), ("called police on 101 and got a ref 1408.", "1408"),
+           ("I've asked IT about this twice (ticket 55821).", "55821")), shape="REF_DIGITS"),
     Label("phone extension", EXTENSION_WORDS, True,
           (("my manager, Carys Bowen (ext. 4471)", "4471"),), entity="PHONE_NUMBER", shape="EXTENSION"),
 )
@@ -139,9 +145,12 @@ _SHAPES = {
     "EXTENSION": r"(?:\d{3,5})",
     "SORT_CODE": r"(?:\d{2}-\d{2}-\d{2})",
     "LAST_DIGITS": r"(?:\d{4})",
+    "REF_DIGITS": r"(?:\d{4,10})",
     "PNR": r"(?:[A-Z0-9]{5,8})",
     "COLLAR": r"(?:\d{3,5})",
-    "APPLICATION": r"(?:\d{4,6}/\d{2})",   # a human-rights court's application: number / year
+    # a human-rights court's application (number / year), an Indian court's ("No. 58214/2016", "No. 1412 of 2019"),
+    # an American appeal's or county court's ("No. 21-70418", "No. 2021-DC-000388")
+    "APPLICATION": r"(?:\d{4,6}/(?:19|20)?\d{2}|\d{1,6}[ ]of[ ](?:19|20)\d{2}|\d{2}-\d{3,6}|(?:19|20)\d{2}-[A-Z]{1,4}-\d{3,7})",
 }
 _LIST_JOIN = r"(?:[ \t]*(?:,|;|&|\band\b|/)[ \t]*)"
 
@@ -178,6 +187,8 @@ def _good_id(value: str, label: Label, bare: bool) -> bool:
         return True
     if label.shape in ("PLATE", "PNR"):
         return value.isupper() and _digits(value) >= 1 and any(c.isalpha() for c in value)
+    if label.shape == "REF_DIGITS":
+        return not _YEAR.fullmatch(value)
     if label.shape != "ID":
         return True
     if label.sure and not bare and re.fullmatch(r"[A-Z]{4,}\d{1,3}", value):
@@ -299,7 +310,12 @@ _DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)
                      r"(?:\d{3,6}/(?:19|20)?\d{2}|(?:1[3-9]|[2-9]\d)/(?:19|20)\d{2})(?![/\-]\d)|"
                      # (a German court's chamber, register and number: "2 UF 41/22", "7 Ca 1187/21")
                      r"(?<![\w/.,])\d{1,2}[ ](?:UF|WF|Ca|Sa|BvR|AZR|StR|OWi|Js|Ds|Ls|KLs|Ns)[ ]\d{1,5}/\d{2}(?![/\-]\d)|"
-                     r"(?<=\bNo\.[ ])(?:\d{2,4}[A-Z]{1,4}\d{3,8}|[A-Z]{1,3}\d{2}[A-Z]{1,2}\d{4,8}))(?![\w\-])")
+                     r"(?<=\bNo\.[ ])(?:\d{2,4}[A-Z]{1,4}\d{3,8}|[A-Z]{1,3}\d{2}[A-Z]{1,2}\d{4,8})|"
+                     # (a UN treaty body's communication, "CCPR/C/136/D/3122/2018"; Canada's refugee board's file,
+                     # "TC2-08815"; Ireland's workplace relations complaint, "CA-00051630-001"; an Indian court's
+                     # case type with dots, "CRL.A. 1142/2019", "CRL.REV.P. 884/2019")
+                     r"[A-Z]{2,6}/C/\d{1,3}/D/\d{1,5}/(?:19|20)\d{2}|(?<![\w\-])[A-Z]{2}\d-\d{5}|[A-Z]{2,3}-\d{8}-\d{3}|"
+                     r"(?<![\w.])(?:[A-Z]{1,5}\.){1,4}[ ]?\d{1,6}/(?:19|20)\d{2})(?![\w\-])")
 
 
 # A case's number alone on its line (maybe in brackets) under a court's heading, where no label stands
@@ -354,8 +370,9 @@ def spoken_numbers(text: str) -> list[tuple[int, int]]:
 # extension's three to five; a login any account-like token)
 _ID_HEADER = re.compile(r"(?i)(?:(?:[a-z]+[ \t])?(?:staff|employee|emp|payroll|badge|student|member|customer|cust|"
                         r"client|patient|pt|user|account|acct|policy|case|claim|ticket|file|booking|tenancy|nhs|"
-                        r"hospital|hosp|unit|turret|trader|desk|personnel|service|warrant|collar|shoulder)[ \t]*"
-                        r"(?:id|no\.?|number|#|ref)|id|mrn|urn|nhi|ref(?:erence)?|case[ \t]*#?)")
+                        r"hospital|hosp|unit|turret|trader|desk|personnel|service|warrant|collar|shoulder|volunteer|"
+                        r"application|app|registration)[ \t]*"
+                        r"(?:id|no\.?|number|#|ref)|id|mrn|urn|nhi|ref(?:erence)?|case[ \t]*#?|ticket[ \t]*#?)")
 _EXT_HEADER = re.compile(r"(?i)ext\.?|extension|tel[ \t]*ext|internal|pager|bleep")
 _LOGIN_HEADER = re.compile(r"(?i)login|log-?in[ \t]+id|user[ \t]*name|user[ \t]*id|logon|network[ \t]+id|windows[ \t]+id|"
                            r"ib[ \t]+id|bloomberg|chat[ \t]+id")

@@ -150,7 +150,8 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
                                 ("summer x, 55 hollybush lane, harrogate HG3 2PR, call me", "HG3 2PR"),
                                 ("[14:06] Ana: Ana Ruiz, 9 kestrel close\n[14:07] Bo: thanks", "9 kestrel close"),
                                 ("YOURS SINCERELY\nMRS ANA RUIZ\n14 BRAMBLE CLOSE", "14 BRAMBLE CLOSE"),
-                                ("Ana Ruiz\n42 Elm Road\nToronto, ON M2N 5W9", "M2N 5W9"))),
+                                ("Ana Ruiz\n42 Elm Road\nToronto, ON M2N 5W9", "M2N 5W9"),
+                                ("CHAIR - MRS RUIZ, FLAT 3\nSECRETARY - MR LI, FLAT 27", "FLAT 27"))),
     Recognizer("ID_NUMBER", "an identifier of 3+ digits (letters, '/', '-', '.' inside; a list of them) after a label "
                "of a person's record: case, application, hospital, NHS, employee, account, policy, claim, tenancy, "
                "national ID and tax numbers, references, vehicle registrations (beam_jobs/pii_identifiers.LABELS, "

@@ -516,6 +516,14 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     ("your student number, mine is s2874410 if someone\n\nBo\nmine's s2901157\n\nCy\ns2866302. ta", "s2866302"),
     ("Reporting Officer: Sgt. Ana Ruiz #4471\nDate: 03/09/2024", "4471"),   # an officer's badge
     ("Moderator: @kai (552019384877166593)\nReason: spam", "552019384877166593"),  # a chat platform's user id
+    ("United Nations   CCPR/C/136/D/3122/2018\nInternational Covenant", "3122/2018"),  # a UN communication
+    ("RAD File / Dossier de la SAR : TC2-08815\nPrivate Proceeding", "TC2-08815"),    # Canada's refugee board
+    ("| Unfair Dismissals Act, 1977 | CA-00051488-001 | 14/07/2022 |", "CA-00051488-001"),
+    ("IN THE HIGH COURT OF DELHI\n\nCRL.REV.P. 884/2019\n\nSMT. ANA", "884/2019"),
+    ("arising out of the judgment in SC No. 58214/2016 of the court", "58214/2016"),
+    ("Ana Ruiz,\n    Petitioner,\nv.\nBo Li,\n    Respondent.\n\nNo. 21-70418", "21-70418"),
+    ("Reporting Officer: Ofc. Ana Ruiz #4471\nDate: 03/09/2024", "4471"),          # a number after a name
+    ("Pt: Ana Ruiz 00938821 | Ward 5 North, Rm 2", "00938821"),
     ("Ana Ruiz\nv\nHarbourline Stevedoring Pty Ltd\n(U2022/4471)\n\nDEPUTY PRESIDENT ODE", "U2022/4471"),
     ("Sipho was the operator on INC-20947.", "INC-"),
     ("Ms Aroha Reti\nFlat 6, Kowhai Court\n12 Rowan Road\nHamilton 3204", "Kowhai Court"),
@@ -566,6 +574,7 @@ def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
     "The court heard it in 2021.\nCVE-2021-44228\nwas patched",     # an advisory's id on its own line
     "Price EUR 1200/25 a unit; standard ISO 9001/2015; page 12/20; BP 110/60, VA 20/20",  # no register's numbers
     "mine is 2000 dollars; mine is the red one #12; Item #4471 is in stock",   # no own number, no officer
+    "the ticket 2024 was late; e.g. No. 10 Downing Street; No. 12-13 in the list; a flat 5% fee",
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
     r = pii(text)
