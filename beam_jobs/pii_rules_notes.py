@@ -612,14 +612,19 @@ _AGED_NAME = re.compile(rf"\([ \t]*({CAPWORD}(?:[ \t]+{CAPWORD})?),?[ \t]*\d{{1,
                         rf"\d{{1,3}}[ \t]*(?:[MF]|y/?o|yo)(?![\w])|"
                         # (or the next of several in one bracket: "her kids (Sophie, 6 & Mason, 3)")
                         rf"(?:(?<=\d[ \t]&[ \t])|(?<=\d[ \t]and[ \t])|(?<=\d,[ \t]))({CAPWORD}),[ \t]*\d{{1,2}}[ \t]*"
-                        rf"(?=[),&])")
+                        rf"(?=[),&])|"
+                        # (or a child's age a judgment or a report gives: "Mason is 8 and has expressed a wish")
+                        rf"(?<![\w'’\-])({CAPWORD})[ \t]+is[ \t]+(?:now[ \t]+)?\d{{1,2}}(?:[ \t]+years?[ \t]+old)?"
+                        rf"(?=[ \t]*(?:,|;|\.(?!\d)|[ \t]and\b))")
 
 
 def aged_names(text: str, is_word) -> list[tuple[int, int]]:
     """A name with an age in brackets or after it (_AGED_NAME): a name of the lists or no dictionary word."""
     out = []
     for m in _AGED_NAME.finditer(text):
-        g = next(k for k in (1, 2, 3, 4) if m.group(k))
+        g = next(k for k in (1, 2, 3, 4, 5) if m.group(k))
+        if g == 5 and m.group(g) not in given_names():
+            continue  # ("Chapter is 8.", "Item is 12;": only a given name of the lists)
         words = [w for w in re.split(r"[ \t,]+", m.group(g)) if not re.fullmatch(rf"{UPPER}\.?", w)]
         if words and words[0].lower() not in STOP_WORDS and m.group(g) not in country_names() \
                 and m.group(g) not in place_names() \

@@ -62,7 +62,7 @@ hcp gp sho fy1 fy2 pc dc
 ds di dci wpc psw sitter carer aide interpreter translator liaison midwife mw physio physiotherapist chaplain porter
 keyworker key-worker doula paramedic matron registrar houseman dietitian dietician pharmacist therapist
 counsellor counselor advocate lactation psych psychologist psychiatrist social-worker s/n e/n sn mgr
-mgmt biomed charge sup supv supervisor""".split())
+mgmt biomed charge sup supv supervisor ns cn""".split())  # ("Handover from NS Ibrahim": a night sister)
 
 
 # Days of the week and their short forms: a date's word, never a name after a role ("physio Monday")
