@@ -89,9 +89,12 @@ def _initial_and_surname(token, parts, in_vocabulary) -> bool:
                for p in parts for q in [p[1:]])
 
 
+_LETTER_AND_WORD = re.compile(r"[A-Za-z][._]([a-z]{4,})|([a-z]{4,})[._][a-z]")
+
+
 def _letter_and_unknown(token, parts, in_vocabulary) -> bool:
     # one letter and a word no dictionary holds, either way round ("e.okoro", "torstein.h")
-    m = re.fullmatch(r"[A-Za-z][._]([a-z]{4,})|([a-z]{4,})[._][a-z]", token)
+    m = _LETTER_AND_WORD.fullmatch(token)
     return m is not None and _unknown_word(m.group(1) or m.group(2), in_vocabulary)
 
 
@@ -157,5 +160,13 @@ def fellow_accounts(text: str, in_vocabulary: Callable) -> list[tuple[int, int]]
 
 
 def may_name_accounts(text: str) -> bool:
-    """A cheap gate before the USERNAME recognizer: some token of `text` is shaped as an account."""
-    return any(True for _ in _candidates(text))
+    """A cheap gate before the USERNAME recognizer, true wherever a form of ACCOUNT_FORMS may hold: some token
+    shaped as an account has a part of the name lists, a surname after its first letter, or is one letter and a
+    word ("e.okoro"). Any token of that shape would let Presidio's whole analysis run on most prompts ("e.g.")."""
+    for _, _, token in _candidates(text):
+        bare = token.strip("_")
+        if _LETTER_AND_WORD.fullmatch(bare) or any(
+                len(p) >= 3 and (p.capitalize() in given_names() or p.capitalize() in surnames())
+                or len(p) >= 4 and p[1:].capitalize() in surnames() for p in _parts(bare)):
+            return True
+    return False
