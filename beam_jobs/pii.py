@@ -561,8 +561,9 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
 
 # A number right after a person's name is theirs: an officer's badge or a call-taker's number ("Ofc. Ana Ruiz #4471",
 # "Call-taker: Bo Li (#312)"), a patient's hospital number ("Pt: Ana Ruiz 00938821"), a witness's warrant number
-# ("Witnessed: PC Bo Li 31877F"): "#" and three digits or more, or six to ten digits, maybe with a letter
-_NUMBER_AFTER_NAME = re.compile(r"[ \t]*,?[ \t]*(?:\(#[ \t]?(\d{2,6})\)|#[ \t]?(\d{3,6})\b|(\d{5,10}[A-Z]?)(?![\w/.:,\-]))")
+# ("Witnessed: PC Bo Li 31877F"): "#" and its digits, or five to ten digits, maybe with a letter
+_NUMBER_AFTER_NAME = re.compile(r"[ \t]*,?[ \t]*(?:\(#[ \t]?(\d{2,6})\)|#[ \t]?(\d{3,6})\b|"
+                                r"(\d{5,10}[A-Z]?)(?![\w/.:,\-]))")
 
 
 def numbers_after_names(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -595,7 +596,8 @@ def _logins_of(text: str, strings: dict[str, str], vocabulary: frozenset[str]) -
     forms = {f for f in forms if not in_vocabulary(f, vocabulary)}
     if not forms:
         return []
-    pattern = r"(?<![\w@./\-])(?:" + "|".join(map(re.escape, sorted(forms, key=len, reverse=True))) + r")\d{0,4}_?(?![\w@])"
+    alternatives = "|".join(map(re.escape, sorted(forms, key=len, reverse=True)))
+    pattern = r"(?<![\w@./\-])(?:" + alternatives + r")\d{0,4}_?(?![\w@])"
     return [m.span() for m in re.finditer(pattern, text, re.I)]
 
 

@@ -120,7 +120,8 @@ LABELS: tuple[Label, ...] = (
     # "ticket 55821", "conv #4419821")
     Label("numbered reference", r"quoting[ \t]+(?:log|ref(?:erence)?|incident)|(?:a|the|my|your|our)[ \t]+ref|"
           r"ticket|tkt|conv(?:ersation)?|datix", True,
-          (("call police on 101 quoting log 1832 of 14/03/25", "1832"), ("called police on 101 and got a ref 1408.", "1408"),
+          (("call police on 101 quoting log 1832 of 14/03/25", "1832"),
+           ("called police on 101 and got a ref 1408.", "1408"),
            ("I've asked IT about this twice (ticket 55821).", "55821")), shape="REF_DIGITS"),
     Label("phone extension", EXTENSION_WORDS, True,
           (("my manager, Carys Bowen (ext. 4471)", "4471"),), entity="PHONE_NUMBER", shape="EXTENSION"),
@@ -150,7 +151,8 @@ _SHAPES = {
     "COLLAR": r"(?:\d{3,5})",
     # a human-rights court's application (number / year), an Indian court's ("No. 58214/2016", "No. 1412 of 2019"),
     # an American appeal's or county court's ("No. 21-70418", "No. 2021-DC-000388")
-    "APPLICATION": r"(?:\d{4,6}/(?:19|20)?\d{2}|\d{1,6}[ ]of[ ](?:19|20)\d{2}|\d{2}-\d{3,6}|(?:19|20)\d{2}-[A-Z]{1,4}-\d{3,7})",
+    "APPLICATION": (r"(?:\d{4,6}/(?:19|20)?\d{2}|\d{1,6}[ ]of[ ](?:19|20)\d{2}|\d{2}-\d{3,6}|"
+                    r"(?:19|20)\d{2}-[A-Z]{1,4}-\d{3,7})"),
 }
 _LIST_JOIN = r"(?:[ \t]*(?:,|;|&|\band\b|/)[ \t]*)"
 
