@@ -285,6 +285,7 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
     out += [("PHONE_NUMBER", s, e) for s, e in spoken_numbers(text)]
     out += [("PHONE_NUMBER", m.start(1), m.end(1)) for m in _LOCAL_PHONE.finditer(text)]
     out += [("ID_NUMBER", m.start(m.lastindex), m.end(m.lastindex)) for m in _OWN_NUMBER.finditer(text)]
+    out += [("ID_NUMBER", s, e) for s, e in _plates(text)]
     return out + _siblings(text, out)
 
 
@@ -352,6 +353,23 @@ _OWN_NUMBER = re.compile(r"(?i)\bmine(?:['’]s|[ \t]+is)[ \t]+((?=[a-z]*\d)(?-i
                          r"(?i:\b(?:officer|ofc|det|sgt|cpl|deputy|trooper|pc|dc|constable|detective)\b)[^\n#]{1,40}?"
                          r"#[ \t]?(\d{3,6})\b|"
                          r"\((\d{17,20})\)")
+
+
+# A vehicle's plate a sentence or two after the word for it, or after parking ("I got his plate, it was KXR419", "the
+# plate on the camera. 8KLM221", "Reg 191-D-40213", "who parked KDG 512P in my spot"): capitals and digits, both,
+# five to ten characters, no time or date
+_PLATE_NEAR = re.compile(r"(?i:\b(?:plate|reg|rego|parked|parking)\b)[^\n]{0,60}?(?:\n[^\n]{0,40}?)?"
+                         r"(?<![\w\-/:.])([A-Z0-9]{2,8}(?:[ \-][A-Z0-9]{1,5}){0,2})(?![\w\-/:]|\.\d)")
+
+
+def _plates(text: str) -> list[tuple[int, int]]:
+    out = []
+    for m in _PLATE_NEAR.finditer(text):
+        plate = re.sub(r"[ \-]", "", m.group(1))
+        letters = len(re.findall(r"[A-Z]", plate))
+        if 5 <= len(plate) <= 10 and re.search(r"\d", plate) and (letters >= 2 or letters == 1 and len(plate) >= 7):
+            out.append(m.span(1))
+    return out
 
 
 # ... and a North American local number of seven digits, as community listings and news print them ("Questions?

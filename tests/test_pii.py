@@ -524,6 +524,8 @@ def test_each_record_label_on_its_declared_examples(pii, kind, text, value):
     ("Ana Ruiz,\n    Petitioner,\nv.\nBo Li,\n    Respondent.\n\nNo. 21-70418", "21-70418"),
     ("Reporting Officer: Ofc. Ana Ruiz #4471\nDate: 03/09/2024", "4471"),          # a number after a name
     ("Pt: Ana Ruiz 00938821 | Ward 5 North, Rm 2", "00938821"),
+    ("Did you get his plate?\nB: my coworker took a photo. It was 8KXR214, a gray car.", "8KXR214"),  # a plate
+    ("Ok who parked KDG 512P in my spot", "KDG 512P"),
     ("Ana Ruiz\nv\nHarbourline Stevedoring Pty Ltd\n(U2022/4471)\n\nDEPUTY PRESIDENT ODE", "U2022/4471"),
     ("Sipho was the operator on INC-20947.", "INC-"),
     ("Ms Aroha Reti\nFlat 6, Kowhai Court\n12 Rowan Road\nHamilton 3204", "Kowhai Court"),
@@ -575,6 +577,7 @@ def test_a_list_of_identifiers_stops_at_a_label_of_another_kind(pii):
     "Price EUR 1200/25 a unit; standard ISO 9001/2015; page 12/20; BP 110/60, VA 20/20",  # no register's numbers
     "mine is 2000 dollars; mine is the red one #12; Item #4471 is in stock",   # no own number, no officer
     "the ticket 2024 was late; e.g. No. 10 Downing Street; No. 12-13 in the list; a flat 5% fee",
+    "parking in bay 12 costs 5 EUR; the plate was cracked at 10:30 on 12/05/2024",   # no plate after the word
 ])
 def test_a_record_label_needs_an_identifier(pii, text):
     r = pii(text)
