@@ -18,6 +18,7 @@ from typing import Iterable
 from beam_jobs.pii_policy import (CONTACT_DETAILS, DEFAULT_EXEMPTIONS, EXEMPTION_NAMES, check_exemptions,
                                   is_article, names_to_redact, public_places)
 from beam_jobs.pii_identifiers import EXTENSION_WORDS
+from beam_jobs.pii_words import HOME_ON
 from beam_jobs.presidio_loader import import_presidio  # sets TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" (offline)
 from eaglekit.config import ConfigError, setting
 
@@ -124,8 +125,7 @@ _SPOKEN_DIGITS = re.compile(r"(?i)\b(?:oh|zero|one|two|three|four|five|six|seven
                             r"(?:oh|zero|one|two|three|four|five|six|seven|eight|nine)\b")
 _BIRTH = re.compile(r"(?i)birth|\bdob\b")
 # a home's street without its number ("lives on Greystone Road": pii_patterns._RESIDENT_STREET)
-_HOME_ON = re.compile(r"\b(?i:lives?|lived|living|resides?|resided|residing|house|home|flat|bungalow|property)"
-                      r"[ \t]+(?:on|at)[ \t]+[A-Z]")
+_HOME_ON = re.compile(rf"\b{HOME_ON}[ \t]+[A-Z]")
 _IBAN_START = re.compile(r"(?i)[a-z]{2}[0-9]{2}")  # Presidio's IBAN pattern, which runs case-insensitively
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from beam_jobs.pii_rules_common import is_function_word
@@ -122,13 +123,13 @@ ACCOUNT_FORMS: tuple[AccountForm, ...] = (
 )
 
 
-def _candidates(text: str):
+@lru_cache(maxsize=64)  # the USERNAME gate, named_accounts and fellow_accounts read the same text
+def _candidates(text: str) -> tuple[tuple[int, int, str], ...]:
     if len(_CODE_LINE.findall(text)) >= 2:
-        return
-    for m in _TOKEN.finditer(text):
-        token = m.group(1)
-        if _ACCOUNT_SHAPE.search(token) and not _FILE.search(token) and token.lower() not in NOT_HANDLES:
-            yield m.start(1), m.end(1), token
+        return ()
+    return tuple((m.start(1), m.end(1), m.group(1)) for m in _TOKEN.finditer(text)
+                 if _ACCOUNT_SHAPE.search(m.group(1)) and not _FILE.search(m.group(1))
+                 and m.group(1).lower() not in NOT_HANDLES)
 
 
 def named_accounts(text: str, in_vocabulary: Callable) -> list[tuple[int, int]]:

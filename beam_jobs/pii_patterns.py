@@ -17,7 +17,7 @@ from beam_jobs.pii_accounts import fellow_accounts, may_name_accounts, named_acc
 from beam_jobs.pii_names import in_vocabulary, union_spans
 from beam_jobs.pii_rules_chat import ACCOUNT_LIKE, speaker_handles
 from beam_jobs.pii_rules_common import WORD_START
-from beam_jobs.pii_words import FILE_ENDINGS, NOT_HANDLES, country_names
+from beam_jobs.pii_words import FILE_ENDINGS, HOME_ON, NOT_HANDLES, country_names
 from beam_jobs.presidio_loader import import_presidio
 
 import_presidio()
@@ -294,8 +294,7 @@ _BLOCK_OF = re.compile(rf"\b(\d{{2,5}}[ \t]+block[ \t]+of[ \t]+(?:(?:[NSEW]|Nort
 # A home's street without its number, as court reports and news give it ("Sam Cole, 41, of Brenton Road, admitted",
 # "a fire tore through their house on Stanford Avenue", "I have lived on Greystone Road for 23 years"): the street
 # word closes the name; a town or a district after "in" stays
-_RESIDENT_STREET = re.compile(rf"(?:,[ \t]*\d{{1,3}},[ \t]*(?:of|from)|\b(?i:lives?|lived|living|resides?|resided|"
-                              rf"residing|house|home|flat|bungalow|property)[ \t]+(?:on|at))[ \t]+"
+_RESIDENT_STREET = re.compile(rf"(?:,[ \t]*\d{{1,3}},[ \t]*(?:of|from)|\b{HOME_ON})[ \t]+"
                               rf"((?:{UP}{WORD}[ \t]+){{1,3}}(?:{_SFX}))(?![\w'’\-])")
 
 

@@ -12,7 +12,7 @@ from beam_jobs.pii_words import (CARE_ROLES, ENGLISH_LOCALES, ENGLISH_NICKNAMES,
                                  NOT_HANDLES,
                                  NOTE_LABELS, NOT_ADDRESSED, NOT_INITIALS, PERSON_HEADINGS, PERSON_HEADING_PHRASES, WEEKDAYS, country_names,
                                  given_names, in_name_lists,
-                                 place_names, surnames, trie_alternation)
+                                 VITAL_SIGNS, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, HONORIFIC_SUFFIX, INITIAL, INITIALS_RUN, KIN_SET,
                                         MODALS, POSSESSIVE, STOP_WORDS, UPPER, WORD_START, is_function_word,
                                         lower_given_name)
@@ -305,7 +305,7 @@ def role_speaker_names(text: str, is_word) -> list[tuple[int, int]]:
 # an acronym of chat or business
 _SPEAKER_LABEL = re.compile(rf"(?m)^[ \t]*((?-i:[A-Z]{{1,3}})|{CAPWORD}(?:[ \t]+{CAPWORD})?)[ \t]*:[ \t]+\S")
 _TRANSCRIPT_ROLES = frozenset("""q a i me int iv ir intv mod ch chr dr moderator interviewer respondent
-bp hr rr t p gcs bm sats pr bs fh""".split())  # (and a chart's vital signs: "BP: 120/80", "HR: 72")
+t p pr bs fh""".split()) | VITAL_SIGNS  # (and a chart's vital signs: "BP: 120/80", "HR: 72")
 
 
 def initials_speakers(text: str, is_word) -> list[tuple[int, int]]:

@@ -707,11 +707,12 @@ def attendance_initials(text: str, is_word) -> list[tuple[int, int]]:
     for m in _ATTENDANCE.finditer(text):
         # (there a chat's acronym is someone's initials, "Apologies: PR (sick)", and so is a function word in
         # capitals with the person's role in brackets, "Attendees: AN (chair)")
-        tokens = [t.group(0) for t in _INITIALS_TOKEN.finditer(m.group(1)) if may_act(t.group(0))
+        marks = list(_INITIALS_TOKEN.finditer(m.group(1)))
+        tokens = [t.group(0) for t in marks if may_act(t.group(0))
                   and t.group(0).lower() not in NOT_MIXED_INITIALS
                   and (not is_function_word(t.group(0)) or _ROLE_NEXT.match(m.group(1), t.end()))]
         # (WordNet holds "pa", "tl": no test of a word for initials)
-        if len(tokens) >= 2 or len(tokens) == 1 and len(_INITIALS_TOKEN.findall(m.group(1))) == 1:
+        if len(tokens) >= 2 or len(tokens) == 1 and len(marks) == 1:
             found.update(tokens)
     for m in _ROLE_FIELD_INITIALS.finditer(text):
         g = m.group(1) or m.group(2)

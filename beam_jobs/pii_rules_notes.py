@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, TEAMS_THAT_ACT, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
+from beam_jobs.pii_words import (CARE_ROLES, TEAMS_THAT_ACT, VITAL_SIGNS, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_court import letters_alone, where_letters_stand
@@ -381,7 +381,7 @@ _SLASH_SIGNED = re.compile(rf"(?m)^[ \t]*(?:[-–—~]{{1,3}}[ \t]*)?{_SIDE}[ \t
                            r"(?:,?[ \t]+(?:RN|LPN|LVN|NP|CNA|RRT|BSN|MSN|OCN|CCRN|CEN|RN-BC)"
                            r"(?:,[ \t]*[A-Z][A-Za-z\-]{1,5})*)?"
                            r"(?:[ \t]+read[ \t]*(?:&|and)[ \t]*understood)?(?:[ \t]+\d{1,2}[:.]?\d{2})?[ \t]*$")
-_NOT_SIGNERS = frozenset("bp hr rr gcs bm temp sats spo2 yes no n/a na mon tue wed thu fri sat sun".split())
+_NOT_SIGNERS = frozenset("temp spo2 yes no n/a na mon tue wed thu fri sat sun".split()) | VITAL_SIGNS
 
 
 def _may_be_initials(mark: str, others: frozenset[str]) -> bool:

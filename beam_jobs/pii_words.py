@@ -79,6 +79,12 @@ communications comms pr desk mailroom reprographics repro print printroom post-r
 registry agency transport lab rt ot resp respiratory
 dietary nutrition physio micro microbiology haematology hematology biochem biochemistry histology histo pathology
 cytology immunology virology""".split())
+# The words before a home's street given without its number ("lives on Greystone Road", "their house on Stanford
+# Avenue"): pii_patterns' finder and pii.entities_for's gate read the same cue
+HOME_ON = (r"(?i:lives?|lived|living|resides?|resided|residing|house|home|flat|bungalow|property)[ \t]+"
+           r"(?:on|at)")
+# The vital signs a note writes as letters before a value ("BP: 120/80", "HR 72"): no one's initials
+VITAL_SIGNS = frozenset("bp hr rr gcs bm sats".split())
 # Teams, wards and bodies that take an action in notes and minutes as a person does ("GP to review", "MDT to
 # discuss", "ED to admit", "UK to remain"): their letters are no one's initials
 TEAMS_THAT_ACT = frozenset("""mdt ed ae icu itu hdu ccu nicu picu scbu ward wards team cmht crht cpn dn dns ooh lab
