@@ -46,6 +46,8 @@ LABELS: tuple[Label, ...] = (
           r"interview|investigation|chart|"
           r"crim(?:e|inal)|bail|home[ \t]+office|crn|pnc|cro|a-?number|alien[ \t]+(?:registration[ \t]+)?number|"
           r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance|record|tribunal|event|rpt|"
+          # (an indictment's number, an insurer's claim abbreviated: "Indictment No: T20227031", "Clm no: PL/7730/2291")
+          r"indictment|clm|"
           # (a German court's file: "Az.: 34 F 212/23")
           r"az", False,
           (("(Application no. 48213/19) concerns the applicant", "48213/19"),
@@ -55,18 +57,24 @@ LABELS: tuple[Label, ...] = (
            ("CRN: Y552018   PNC: 2018/0337120P", "2018/0337120P"),
            ("JUDICIAL REVIEW\n\nRecord No. 2021/622 JR\n\nBETWEEN", "2021/622"),
            ("Case No: UI-2024-000123\nFirst-tier Tribunal No: PA/50321/2021", "PA/50321/2021"),
-           ("- Familiengericht -\nAz.: 34 F 212/23\n\nIn der Familiensache", "212/23"))),
+           ("- Familiengericht -\nAz.: 34 F 212/23\n\nIn der Familiensache", "212/23"),
+           ("R v Osei\nIndictment No: T20227031\nBefore: HHJ Ward", "T20227031"))),
     Label("application number", r"(?<=\()nos?|nos?(?=\.)", True,
           (("as in Kovalenko v. Ukraine (no. 40114/09), the Court", "40114/09"),), shape="APPLICATION"),
     Label("health record", r"mrn|(?:hosp(?:ital)?|unit|ur|chi|nhi|nhs|medicare|medicaid|health[ \t]+card|"
           r"medical[ \t]+record|patient|client|resident|service[ \t]+user|pt)[ \t]*(?:no\.?|num(?:ber)?|id|#)|"
-          r"nhs|nhi|chi|mrn/hosp[ \t]+no|ip[ \t]*(?:no\.?|num(?:ber)?)|urn", True,
+          r"nhs|nhi|chi|mrn/hosp[ \t]+no|ip[ \t]*(?:no\.?|num(?:ber)?)|urn|medicare|"
+          # (an Australian hospital's unit record number: "UR: 0039581")
+          r"(?-i:UR)(?=[ \t]*[:#])", True,
           (("Bed 4 - Mr Adebayo, 71, MRN 30447129, post op day 2", "30447129"),
            ("NHS No: 485 777 3456", "485 777 3456"),
-           ("Hosp no. T7730915 seen by the team", "T7730915"))),
+           ("Hosp no. T7730915 seen by the team", "T7730915"),
+           ("PROGRESS NOTES\nUR: 0039581   SURNAME: HALE", "0039581"),
+           ("Re: Mrs Ana Vaka  DOB 11.12.1976\nMedicare 2953 41807 2/1\nUnit 4", "2953 41807 2/1"))),
     Label("staff and membership", r"(?:employee|emp|staff|payroll|personnel|badge|service|student|member(?:ship)?|"
           r"customer|client|user|account|acct?|a/c|policy|tenancy|tenant|permit|"
-          r"interpreter|officer|sia|gmc|nmc|hcpc|pin|roll|dbs|csr|badge)[ \t]*(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|"
+          r"interpreter|officer|sia|gmc|nmc|hcpc|pin|roll|dbs|csr|badge|provider|prescriber)[ \t]*"
+          r"(?:no\.?|num(?:ber)?|id|#|ref(?:erence)?)|gdc|gphc|ahpra|"
           # (a pupil's number: "unique pupil number (UPN) is H823471009125")
           r"upn|uln|pupil[ \t]+number|"
           # (a security guard's licence and a vetting check's certificate: "SIA licence 1013 4472 9981 0036", "DBS
@@ -84,17 +92,23 @@ LABELS: tuple[Label, ...] = (
            ("sort code 11-22-33, acc 40918233", "40918233"),
            ("- Ana Ruiz, session leader, DBS 001784562391, issued 14/02/2022", "001784562391"),
            ("Your child's unique pupil number (UPN) is H823471009125. Please quote it", "H823471009125"),
-           ("Reported by: Ana Ruiz, CSR No. 084-013877", "084-013877"))),
+           ("Reported by: Ana Ruiz, CSR No. 084-013877", "084-013877"),
+           ("Kind regards,\nAna Ruiz FRACGP\nProvider no. 2408776T", "2408776T"),
+           ("Many thanks,\nDr Ana Ruiz\nGDC 219874", "219874"))),
     Label("reference", r"refs?|references?|our[ \t]+ref|your[ \t]+ref|booking|order|ticket|incident|inc|pir|confirmation|"
-          r"penalty[ \t]+charge[ \t]+notice|pcn|deposit|bond|tag|card|tracking|conf|certificate", False,
+          r"penalty[ \t]+charge[ \t]+notice|pcn|deposit|bond|tag|card|tracking|conf|certificate|"
+          r"acknowledge?ment|commande|pedido|bestellung", False,
           (("Grievance - ref GR-2023-0431 attached", "GR-2023-0431"),
            ("the bond (ref. 2201934-KL) was paid", "2201934-KL"),
            ("Hotel: 2 nights, conf. no. 84451902 (Ms Ilie), 84451903 (Mr Roth)", "84451903"),
-           ("your deposit is protected, certificate no. DPS-7734-0192-AB", "DPS-7734-0192-AB"))),
+           ("your deposit is protected, certificate no. DPS-7734-0192-AB", "DPS-7734-0192-AB"),
+           ("on the cyber crime portal (Acknowledgement No. 31601250004812) and", "31601250004812"),
+           ("my booking ref is QX7TPL, name on it Ana Ruiz", "QX7TPL"))),
     Label("national or tax number", r"nif|nie|dni|cpf|curp|rfc|sin|tfn|pps|bsn|pesel|aadhaar|pan|nino|nin|"
           r"national[ \t]+insurance|ni[ \t]+(?:no|number)|passport|tax[ \t]+(?:id|number|code)|tin|"
-          r"social[ \t]+insurance|id[ \t]+card|identity[ \t]+card|brp|hkid", True,
-          (("NIF: 50319844T", "50319844T"), ("passport number 533081207", "533081207"))),
+          r"social[ \t]+insurance|id[ \t]+card|identity[ \t]+card|brp|hkid|uan", True,
+          (("NIF: 50319844T", "50319844T"), ("passport number 533081207", "533081207"),
+           ("Home Office Ref: K1188342\nUAN: 3313-0042-8871-9906", "3313-0042-8871-9906"))),
     Label("vehicle", r"(?:vehicle|van|car|bike)?[ \t]*reg(?:istration)?(?:[ \t]+(?:no\.?|number|plate|mark))?|"
           r"number[ \t]+plate|plate|vrm", True,
           (("Vehicle registration: KM21 WFX", "KM21 WFX"), ("van reg BD68 KPL", "BD68 KPL")), shape="PLATE"),
@@ -195,6 +209,8 @@ def _good_id(value: str, label: Label, bare: bool) -> bool:
         return True
     if label.sure and not bare and re.fullmatch(r"[A-Z]{4,}\d{1,3}", value):
         return True  # a login after its label ("ID: OBAKARE01")
+    if label.kind == "reference" and not bare and re.fullmatch(r"(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8}", value):
+        return True  # a booking's code after "ref is" ("QX7TPL"), as the booking label takes it
     if _digits(value) < 3 or _YEAR.fullmatch(value) or _DATE_LIKE.fullmatch(value):
         return False
     plain = value.replace(" ", "").isdigit()
@@ -286,7 +302,12 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
     out += [("PHONE_NUMBER", m.start(1), m.end(1)) for m in _LOCAL_PHONE.finditer(text)]
     out += [("ID_NUMBER", m.start(m.lastindex), m.end(m.lastindex)) for m in _OWN_NUMBER.finditer(text)]
     out += [("ID_NUMBER", s, e) for s, e in _plates(text)]
+    out += [("ID_NUMBER", m.start(1), m.end(1)) for m in _MASKED_CARD.finditer(text)]
     return out + _siblings(text, out)
+
+
+# A payment card's last four digits after its masked digits ("Visa **** 6617", "XXXX-XXXX-XXXX-4417")
+_MASKED_CARD = re.compile(r"(?:(?:[*•]{2,4}|(?-i:XXXX|xxxx))[ \-]?){1,3}(\d{4})(?!\d)")
 
 
 # A United States federal court's case number, distinctive without a label ("1:21-cr-00874-MAT", "21-cr-874"),
@@ -298,6 +319,12 @@ _DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)
                      r"(?!(?:CVE|GHSA|RHSA|DSA|USN|ISO|RFC|KB|MS|SA|PEP|JSR|ECMA|IEC|EN|BS|DIN)-)[A-Z]{1,5}-(?:19|20)\d\d-\d{3,7}"
                      r"(?:-[A-Z0-9]{1,4})?|"
                      r"\d{2}-\d{4}-\d{7}-\d{2,3}|cus_[A-Za-z0-9]{8,24}|"
+                     # (a service desk's request, incident or change, "RITM0091842", "INC0052290"; a register's prefix,
+                     # year and number split by slashes, "REP/2024/551908"; a case's number and year after "No",
+                     # "Divorce (Transferred) No 3719 of 2020")
+                     r"(?:RITM|INC|REQ|CHG|SCTASK|PRB)\d{7}|(?<![\w/])(?!(?:ISO|RFC|IEC|EN|BS|DIN|CVE|EU|EC|EEC|UN)/)[A-Z]{2,5}/"
+                     r"(?:19|20)\d\d/\d{4,7}|"
+                     r"(?<=\bNo[ ])\d{1,6}[ ]of[ ](?:19|20)\d\d|"
                      r"(?<![\w/])[A-Z]{2}\d{2}[ ][A-Z]{3}|"
                      # (a court's register prefix, the number and the year: Hong Kong's "DCCC 412/2022", Poland's
                      # "XI C 2241/17"; not a sum of money, "EUR 1200/25"; one of 17,343 train and dev texts of the

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from beam_jobs.pii_rules_mail import (archive_header_names, attendance_initials, caret_initials, dash_signature_names,
                                       dashed_initial_lines, email_owner_names, extension_names, family_names,
+                                      letter_over_name_lines,
                                       from_department_names, greeting_names, header_names, last_first_lines,
                                       message_ends, opening_names, quoted_sender_names, reported_lower_names,
                                       signature_block_names, signature_names, signed_initials, whose_names)
@@ -280,6 +281,13 @@ NAME_RULES: tuple[NameRule, ...] = (
                     ("res slept well, ate 75%. --KB (Kasia Bloom)\nup x2 to BR. --Anneli W.", ["KB", "Anneli W."])),
              leaves=("Departments:\n- IT\n- HR", "-- END\nof report", "--OK\nthen", "- JT reviews it", "-Mac\nor PC",
                      "Turn left. --The Management")),
+    NameRule("letter_over_name", "a letter or initials alone on a line above the signature's full name",
+             letter_over_name_lines,
+             finds=(("Can we run Bethan's pic instead?\n\nT\n\nTamsin Rowe | Senior Reporter", ["T"]),
+                    ("a short statement would help.\n\nJW\nJolene Whitaker QFA\nAccount Executive", ["JW"])),
+             leaves=("Which is right?\nA\nApple Pie", "Part B\n\nB\n\nBritish Rail timetables",
+                     "FYI\nFred Hale will call"),
+             letters=True),
     NameRule("dash_signature", "a name alone on its line after a dash, as mail is signed", dash_signature_names,
              message_end=True,
              finds=(("Sounds good, see you then.\n-Kasimira", ["Kasimira"]), ("Out Friday.\n\n--sally", ["sally"]),

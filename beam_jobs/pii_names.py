@@ -645,7 +645,6 @@ _HOME_POSSESSOR = re.compile(
 
 
 _GIVEN_IN_BRACKETS_AFTER = re.compile(r"[ \t]*\([ \t]*([^\W\d_][\w'’\-]+)[ \t]*\)")
-_INITIALS_IN_BRACKETS_AFTER = re.compile(rf"[ \t]*\([ \t]*({INITIALS_RUN})[ \t]*\)")
 _SURNAME_AFTER_NICKNAME = re.compile(r"[^\W\d_][\w'’\-]+(?![\w'’\-])")
 # (group 1: a bracket opening; 2: the nickname in quotes; 3: in the bracket, the words after it; 4: without a
 # bracket, the end of a line or a list's cell after it; else the spaces before the next word)
@@ -809,13 +808,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
                   if m and (m.group(1).capitalize() in given_names(ENGLISH_LOCALES) or m.group(1) in given_names())
                   and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in MONTHS
                   and m.group(1).lower() not in WEEKDAYS and m.group(1).lower() not in NOT_VOCATIVE]
-        # ... and the person's initials there, wherever the text writes them again ("Handlers: Jo McGrath (JMcG)" ...
-        # "09:12 JMcG called"): initials that open with the name's first letter and hold its last word's
-        marks = {m.group(1) for s, e in known + spans for m in [_INITIALS_IN_BRACKETS_AFTER.match(text, e)]
-                 if m and m.group(1)[0] == text[s] and text[s:e].split()[-1][:1] in m.group(1)[1:]
-                 and " " in text[s:e].strip()}
-        spans += [m.span() for mark in marks
-                  for m in re.finditer(rf"(?<![\w.'’\-]){re.escape(mark)}(?![\w\-])", text)]
+        # (the person's initials there: beam_jobs.pii_repeats.aliases_of, once the names are chosen)
         # ... and a capitalised word no dictionary holds there: the surname an initial or a title stood for ("Dr.
         # V. (Vukovic) notified"); not a place or a country ("Ana Ruiz (Tuscaloosa)")
         spans += [m.span(1) for s, e in known + spans for m in [_GIVEN_IN_BRACKETS_AFTER.match(text, e)]

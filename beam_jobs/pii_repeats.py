@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from beam_jobs.pii_rules_common import INITIALS_RUN
+
 
 def what_names_bring(text: str, names: list[tuple[int, int]], results: list, vocabulary: frozenset[str],
                      repeats: bool = True) -> list:
@@ -13,8 +15,115 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
     Repeats are off while a genre exemption is on: an exempted name must not come back through its repeats."""
     from presidio_analyzer import RecognizerResult  # imported late: presidio_loader sets it up offline first
     out = [RecognizerResult("ID_NUMBER", s, e, 0.85) for s, e in numbers_after_names(text, names)]
+    taken = [(r.start, r.end) for r in results]
+    aliases = aliases_of(text, names, vocabulary) + [("PERSON", s, e, False) for s, e in partners_of(text, names,
+                                                                                                     vocabulary)]
+    out += [RecognizerResult(entity, s, e, 0.85) for entity, s, e, _ in aliases
+            if not any(a < e and s < b for a, b in taken)]
     if repeats:
         out += repeats_of(text, results + out, vocabulary)
+        # (an alias of letters is a person's wherever the text writes it again: "Agent: Rowan (RH)" ... "RH:
+        # Good morning"; repeats_of repeats no letters, which elsewhere are a court's or a case's)
+        done = taken + [(r.start, r.end) for r in out]
+        for letters in {text[s:e] for _, s, e, again in aliases if again}:
+            for m in re.finditer(r"(?<![\w.'’\-])" + re.escape(letters) + r"(?![\w\-]|\.\w)", text):
+                if not any(a < m.end() and m.start() < b for a, b in done):
+                    out.append(RecognizerResult("PERSON", m.start(), m.end(), 0.85))
+    return out
+
+
+# What a person is also called, written right after their found name: their initials in brackets, which open with
+# the given name's letter ("Priya Sharma (PS)", "Rowan (RH)", "Jo McGrath (JMcG)", "Noah Kerr-Byrne (N.K-B)"; "Ana
+# Ruiz (SNP)" is a party), a hyphenated nickname in brackets ("Kwame Mensah (K-Dog)"), a nickname in quotes that is
+# a given name or no dictionary word ('CALLOWAY, Reginald "Reggie,"'), and an account named so in brackets ("Tor Bakke
+# (user: tbakke)"). (Given names and surnames in brackets after a name, and nicknames in quotes before a surname, are
+# found with the names: pii_names.structural_names.)
+_ALIAS_AFTER = re.compile(rf"[ \t]*(?:\([ \t]*(?P<initials>{INITIALS_RUN}|[A-Z](?:[.\-][A-Z]){{1,3}}\.?)[ \t]*\)|"
+                          r"\((?P<bracketed>[A-Z][a-z]{0,14}-[A-Z][a-z]{1,14})\)|"
+                          r"[\"“](?P<quoted>[A-Z][\w'’\-]{1,14}(?:[ \t][A-Z][\w'’\-]{1,14})?)[,.]?[\"”]|"
+                          r"\((?i:user(?:name)?|login|handle|user[ \t]?id|aka|a\.k\.a\.?)[ \t]*[:=]?[ \t]*"
+                          r"(?P<account>[\w][\w.\-]{2,30})\))")
+# a shift, a role or an office in brackets after a name, whose letters may open with the given name's by chance
+# ("Ana (AM), Bo (PM)", "Ms Ruiz (DSL)", "Ann Lee (NIC)", "Colm Doyle (CEO)", "Ana Ruiz (NOK)", "Lt Diaz (PD)")
+_SHIFTS_AND_ROLES = frozenset("""am pm ld nd dsl senco sendco dpo nic nok po pd ceo cfo coo cto cio cmo chro vp svp evp
+md gm pa ea hod hoy lsa ta sen rmo ed""".split())
+
+
+def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) \
+        -> list[tuple[str, int, int, bool]]:
+    """The aliases written right after each of `names` (_ALIAS_AFTER), as (entity, start, end, whether the text's
+    other places that write them are the person's too: initials, unless a role's or a shift's that the name happens
+    to spell, "Rita Nolan (RN)", whose other "RN" are nurses). Never a role's or
+    a body's letters ("(RN)", "(HR)"), a place, a month or a day; initials only where they open with the given
+    name's letter (a "Last, First" name's too: "Sharma, Priya (PS)")."""
+    from beam_jobs.pii_names import in_vocabulary
+    from beam_jobs.pii_rules_common import is_function_word
+    from beam_jobs.pii_words import (CARE_ROLES, DEPARTMENTS, MONTHS, NEVER_A_NAME, NOT_INITIALS, TEAMS_THAT_ACT,
+                                     WEEKDAYS, country_names, given_names, place_names)
+    out = []
+    for s, e in names:
+        m = _ALIAS_AFTER.match(text, e)
+        if not m:
+            continue
+        kind, alias = m.lastgroup, m.group(m.lastgroup)
+        plain = alias.replace(".", "").replace("-", "").lower()
+        given = text[s:e].split(",")[-1].split() + text[s:e].split(",")[0].split() if "," in text[s:e] \
+            else text[s:e].split()
+        spelled = "".join(w[0] for w in given).lower() == plain  # "Aurelia Mensah (AM)": her initials, no shift
+        if (plain in CARE_ROLES or plain in _SHIFTS_AND_ROLES) and not spelled or plain in DEPARTMENTS \
+                or plain in TEAMS_THAT_ACT or alias.lower() in MONTHS or alias.lower() in WEEKDAYS \
+                or alias in place_names() or alias in country_names() or kind != "initials" and (
+                    plain in NOT_INITIALS or NEVER_A_NAME.match(alias) or is_function_word(alias)):
+            continue
+        if kind == "initials" and (not given or alias[0] != given[0][0].upper()):
+            continue
+        if kind == "quoted" and "-" not in alias and in_vocabulary(alias.split()[0], vocabulary) \
+                and alias.split()[0] not in given_names():
+            continue  # ('Room "Fjord"', 'Ana "No"': a word that is no given name)
+        role = plain in CARE_ROLES or plain in _SHIFTS_AND_ROLES
+        again = kind == "initials" and (not role or spelled and plain not in CARE_ROLES)
+        out.append(("USERNAME" if kind == "account" else "PERSON", *m.span(kind), again))
+    return out
+
+
+# A name written beside a found name in a pair or a short list, joined by "and", "&", "+" or "/" ("(Grace Obi and
+# Mercy)", "x2 staff (Hope M. + Dariusz Zielinski)"): a capitalised given name of the lists, with the capitalised
+# words after it or an initial; never a place's first word ("Ana Ruiz and Miller Park")
+_PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+)[ \t]*([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)"
+                            r"(?![\w'’\-])")
+_PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)[ \t]*(?:and|&|\+)[ \t]*\Z")
+
+
+def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """The names joined to each of `names` (_PARTNER_AFTER, _PARTNER_BEFORE): the first word a given name of the
+    lists, a dictionary word though it be ("Ana Reyes and Mercy": the pair is the cue), no place, country, month or
+    day ("Ana and Paris"); the word after it kept where no dictionary holds it or it is a surname, and no place's
+    noun ("Grace and Hope Street")."""
+    from beam_jobs.pii_names import in_vocabulary
+    from beam_jobs.pii_rules_common import is_function_word
+    from beam_jobs.pii_words import (INSTITUTION_HEADS, MONTHS, PLACE_NOUNS, THING_KINDS, WEEKDAYS, country_names,
+                                     given_names, place_names, surnames)
+    out = []
+    for s, e in names:
+        for m in (_PARTNER_AFTER.match(text, e), _PARTNER_BEFORE.search(text, max(0, s - 40), s)):
+            if not m:
+                continue
+            words = m.group(1).split()
+            first = words[0]
+            if first not in given_names() or first.lower() in MONTHS or first.lower() in WEEKDAYS \
+                    or is_function_word(first) or first in place_names() or first in country_names():
+                continue
+            end = m.start(1) + len(first)
+            for w in words[1:]:
+                if w.lower() in PLACE_NOUNS or w.lower() in INSTITUTION_HEADS or w.lower() in THING_KINDS \
+                        or w in place_names() or (
+                        in_vocabulary(w, vocabulary) and w not in surnames() and len(w.rstrip(".")) > 1):
+                    break
+                end = text.index(w, end) + len(w)
+            after = re.match(r"[ \t]+([A-Z][a-z]+)", text[end:end + 30])
+            if after and after.group(1).lower() in PLACE_NOUNS | INSTITUTION_HEADS | THING_KINDS:
+                continue
+            out.append((m.start(1), end))
     return out
 
 
@@ -45,7 +154,21 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
         for m in re.finditer(r"(?<![\w@])" + re.escape(found) + r"(?![\w])", text, flags):
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 out.append(RecognizerResult(entity, m.start(), m.end(), 0.85))
+    # ... and a found full name's surname that is a word, where the text writes it alone as a person acts or is
+    # addressed ("defence lawyer Marcus Tell" ... "Tell said his client", "Mr Tell")
+    for found, entity in strings.items():
+        words = found.split()
+        if entity != "PERSON" or len(words) < 2 or not re.fullmatch(r"[A-Z][a-z]{2,}", words[-1]) \
+                or words[-1].lower() in STOP_WORDS or words[-1] in place_names():
+            continue
+        for m in re.finditer(rf"(?<=\b(?:Mr|Ms|Dr)[ .])[ ]?{words[-1]}\b|(?<![\w@]){words[-1]}(?=[ \t]+{_SAYS}\b)",
+                             text):
+            if not any(a < m.end() and m.start() < b for a, b in taken):
+                out.append(RecognizerResult("PERSON", m.start() + (text[m.start()] == " "), m.end(), 0.85))
     return out
+
+
+_SAYS = r"(?:said|says|told|added|argued|testified|claimed|replied|wrote|explained|noted|stated|admitted|denied)"
 
 
 # A number right after a person's name is theirs: an officer's badge or a call-taker's number ("Ofc. Ana Ruiz #4471",

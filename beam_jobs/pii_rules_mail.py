@@ -493,6 +493,9 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"(?:(?<=[.!?,])|(?<=\A)|(?<=\s))[ \t]*[-–—~]{1,2}[ \t]*(?P<dashed>[a-z]{1,3}|[A-Z]{1,3})[ \t.]*\s*\Z|"
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed>(?-i:[a-z]{1,3}|[A-Z]{1,3}))[ \t.]*\s*\Z|"
+                              # (capitals after a closing need no comma: "Can we be flexible tmrw? Cheers B")
+                              rf"(?<=[.!?])[ \t]+(?i:\b(?:{SHORT_CLOSINGS}))[ \t]+"
+                              r"(?P<closed_caps>(?-i:[A-Z]{1,3}))[ \t.]*\s*\Z|"
                               # (or a word in lower case there: the writer's name or nickname, "thx, whit")
                               rf"(?i:\b(?:{SHORT_CLOSINGS}))[ \t]*,[ \t]*"
                               r"(?P<closed_word>(?-i:[a-z][a-z'’\-]{3,14}))[ \t.!]*\s*\Z|"
@@ -569,6 +572,22 @@ def dashed_initial_lines(text: str, is_word) -> list[tuple[int, int]]:
         [m.span(1) for m in _DASHED_GIVEN_INITIAL.finditer(text) if (m.group(1).split()[0] in given_names()
                                                                      or not is_word(m.group(1).split()[0]))
          and m.group(1).split()[0].lower() not in STOP_WORDS]
+
+
+# A message signed with a letter or initials alone on a line, the signature's full name below it ("...stock
+# shot?\n\nT\n\nTamsin Rowe | Senior Reporter", "statement that'd help.\n\nJ\n\nJolene Whitaker QFA"): the letters
+# open the name's words, the first of them a given name of the lists or no dictionary word
+_LETTER_OVER_NAME = re.compile(rf"(?m)^[ \t]*([A-Z]{{1,3}})\.?[ \t]*\n(?:[ \t]*\n)?[ \t]*({CAPWORD}(?:[ \t]+{CAPWORD}){{1,2}})")
+
+
+def letter_over_name_lines(text: str, is_word) -> list[tuple[int, int]]:
+    out = []
+    for m in _LETTER_OVER_NAME.finditer(text):
+        letters, words = m.group(1), m.group(2).split()
+        if (words[0] in given_names() or not is_word(words[0])) and "".join(w[0] for w in words).startswith(letters) \
+                and letters.lower() not in NOT_INITIALS:
+            out.append(m.span(1))
+    return out
 
 
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")

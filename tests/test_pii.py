@@ -2321,3 +2321,35 @@ def test_a_found_names_initials_in_lower_case_sign_after_a_dash(pii):
     assert not _leaks(r, "-tv"), r.text
     text = "Tom Vance wrote the memo.\nwatch the game tonight -tv"  # not alone on its line: no signature
     assert "-tv" in pii(text).text, pii(text).text
+
+
+def test_what_a_found_name_brings_its_initials_a_nickname_an_account_and_a_partner(pii):
+    # initials in brackets that open with the given name's letter, wherever they stand again; a nickname in quotes
+    # with its comma; an account named in brackets; a given name joined to a found name by "and" or "+"
+    r = pii("Nurse in charge: Priya (PS)   Handing over: Tomasz W.\n\nBed 2 - obs stable, PS to review at 10.")
+    assert not _leaks(r, "PS"), r.text
+    r = pii('DUNMORE, Alfred "Alfie," 77, of Leeds, Feb. 2. Service Monday.')
+    assert not _leaks(r, "Alfie"), r.text
+    r = pii("Users affected: Ingrid Solberg and Tor Bakke (user: tbakke). Chrome and Edge both fail.")
+    assert not _leaks(r, "tbakke"), r.text
+    r = pii("Two ladies from her church (Grace Boateng and Mercy) will visit on Sundays.")
+    assert not _leaks(r, "Mercy"), r.text
+    r = pii("Hoisted from floor, x2 staff (Hope M. + Dariusz Zielinski).")
+    assert not _leaks(r, "Dariusz Zielinski"), r.text
+    # a party's, a role's or a shift's letters stay, and so does a word in brackets or quotes that is no name
+    r = pii("Jane Smith (SNP) and John Doe (Chair) met Ana Ruiz (RN). Rota: Bo Lee (PM), Ann Park (NIC).")
+    assert all(w in r.text for w in ("SNP", "Chair", "RN", "PM", "NIC")), r.text
+
+
+def test_numbers_a_service_desk_a_register_or_a_masked_card_gives(pii):
+    r = pii("Subject: RITM0091842 - Access request: Ana Ruiz - Trader role")
+    assert "RITM0091842" not in r.text, r.text
+    r = pii("I PHONED 4 TIMES. THE LAST REFERENCE THEY GAVE ME IS REP/2024/551908.")
+    assert "REP/2024/551908" not in r.text, r.text
+    r = pii("IN THE FAMILY COURT\n\nDivorce (Transferred) No 3719 of 2020\n\nBetween\n\nAna Ruiz")
+    assert "3719 of 2020" not in r.text, r.text
+    r = pii("Card on file (Visa **** 6617) pre-auth $500, please advise.")
+    assert "6617" not in r.text, r.text
+    # a standard's, an advisory's or a year's numbers stay
+    text = "Our audit follows the ISO/2019/27001 notes; CVE-2021-44228 was patched in 2022 (No 3 of the list)."
+    assert pii(text).text == text, pii(text).text
