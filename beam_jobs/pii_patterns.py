@@ -17,7 +17,7 @@ from beam_jobs.pii_accounts import fellow_accounts, may_name_accounts, named_acc
 from beam_jobs.pii_names import in_vocabulary, union_spans
 from beam_jobs.pii_rules_chat import ACCOUNT_LIKE, speaker_handles
 from beam_jobs.pii_rules_common import WORD_START
-from beam_jobs.pii_words import FILE_ENDINGS, HOME_ON, NOT_HANDLES, country_names
+from beam_jobs.pii_words import FILE_ENDINGS, HOME_ON, MAILBOX_WORDS, NOT_HANDLES, country_names
 from beam_jobs.presidio_loader import import_presidio
 
 import_presidio()
@@ -630,6 +630,21 @@ _MAIL_ACCOUNT = re.compile(r"(?i)/CN=RECIPIENTS/CN=([A-Za-z][\w.\-]{1,30}?)(?=[>
                            r"(?im:^x-filename:[ \t]*([A-Za-z][\w\-]*\d[\w\-]*)(?=[ \t]*(?:\([^)\n]*\))?[ \t]*\.(?:nsf|pst)))")
 
 
+# A system's or a ticket's field that holds whose account acted, the account alone after it on its line, maybe with
+# a bracket ("User: cr1msonv0id (ID: 4471)", "Agent: rdesai", "Assignee: jkowalski"): with a digit, an underscore
+# or a capital inside, or in lower case where no dictionary holds it and no mailbox is named so ("Owner: finance",
+# "Author: admin" stay)
+_ACCOUNT_LABEL = re.compile(r"(?im)^[ \t*\-•]*(?:user|agent|moderator|mod|author|assignee|assigned[ \t]+to|requester|"
+                            r"requested[ \t]+by|reporter|reported[ \t]+by|owner|login|account|actor|operator)[ \t]*:"
+                            r"[ \t]*@?([A-Za-z][\w.\-]{2,30})[ \t]*(?:\([^()\n]{0,40}\))?[ \t]*$")
+
+
+# An Indian payment (UPI) address, a person's account at a bank's or an app's handle, no domain after it
+# ("rkumar.trades@okaxis", "9876543210@ybl")
+_UPI_ID = re.compile(r"(?<![\w.@])([\w.\-]{3,40}@(?:okaxis|oksbi|okicici|okhdfcbank|ybl|ibl|axl|apl|paytm|upi|ptsbi|"
+                     r"pthdfc|ptaxis|ptyes|axisbank|hdfcbank|icici|sbi|kotak|yesbank|freecharge))(?![\w.@])", re.I)
+
+
 def prints_posters(text: str) -> bool:
     """Whether `text` is a thread that prints its posters' handles (_POSTED_BY) or a chat log whose speakers are
     handles (speaker_handles), or names an account by its gamer's tag, in quotes or in a profile's field: the gate
@@ -638,6 +653,7 @@ def prints_posters(text: str) -> bool:
         or "#" in text and any(_tag_is_account(m) for m in _GAMER_TAG.finditer(text)) \
         or _QUOTED_ACCOUNT.search(text) is not None \
         or _ACCOUNT_FIELD.search(text) is not None or _MAIL_ACCOUNT.search(text) is not None \
+        or _ACCOUNT_LABEL.search(text) is not None or "@" in text and _UPI_ID.search(text) is not None \
         or may_name_accounts(text)
 
 
@@ -691,7 +707,12 @@ class HandleRecognizer(_OneEntityRecognizer):
                 if m.group(1).lower().rstrip(".") not in _NOT_PROFILES]
         out += [RecognizerResult("USERNAME", m.start(m.lastindex), m.end(m.lastindex), 0.85)
                 for m in _POSTED_BY.finditer(text)
-                if _account_like(m.group(m.lastindex)) or m.group(0).rstrip().endswith("»")]  # ("Post by tedwis »")
+                if _account_like(m.group(m.lastindex)) or m.group(0).rstrip().endswith("»")  # ("Post by tedwis »")
+                or re.search(r"\((?:m|f)\):\Z", m.group(0))]  # ("by sweetmoi(f):": the forum prints accounts so)
+        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _UPI_ID.finditer(text)]
+        out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _ACCOUNT_LABEL.finditer(text)
+                if (ACCOUNT_LIKE.search(m.group(1)) or m.group(1).islower() and not is_word(m.group(1)))
+                and m.group(1).lower() not in NOT_HANDLES and m.group(1).lower() not in MAILBOX_WORDS]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _GAMER_TAG.finditer(text)
                 if _tag_is_account(m)]
         out += [RecognizerResult("USERNAME", m.start(1), m.end(1), 0.85) for m in _QUOTED_ACCOUNT.finditer(text)

@@ -94,6 +94,12 @@ _PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+)[ \t]*([A-Z][a-z'’\-]+(?:[ \t]
 _PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)[ \t]*(?:and|&|\+)[ \t]*\Z")
 
 
+# ... and inside a bracket, initials joined so to a found name ("2 staff (AM + Dumisani K)", "(Conrad Whitaker /
+# MS)"); not a shift's or a role's letters ("(Ana Ruiz / RN)")
+_INITIALS_PARTNER_AFTER = re.compile(r"[ \t]*(?:&|\+|/)[ \t]*([A-Z]{2,3})(?=[ \t]*\))")
+_INITIALS_PARTNER_BEFORE = re.compile(r"\([ \t]*([A-Z]{2,3})[ \t]*(?:&|\+|/)[ \t]*\Z")
+
+
 def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
     """The names joined to each of `names` (_PARTNER_AFTER, _PARTNER_BEFORE): the first word a given name of the
     lists, a dictionary word though it be ("Ana Reyes and Mercy": the pair is the cue), no place, country, month or
@@ -103,8 +109,13 @@ def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[s
     from beam_jobs.pii_rules_common import is_function_word
     from beam_jobs.pii_words import (INSTITUTION_HEADS, MONTHS, PLACE_NOUNS, THING_KINDS, WEEKDAYS, country_names,
                                      given_names, place_names, surnames)
+    from beam_jobs.pii_words import CARE_ROLES, NOT_INITIALS
     out = []
     for s, e in names:
+        for m in (_INITIALS_PARTNER_AFTER.match(text, e), _INITIALS_PARTNER_BEFORE.search(text, max(0, s - 12), s)):
+            if m and m.group(1).lower() not in CARE_ROLES and m.group(1).lower() not in _SHIFTS_AND_ROLES \
+                    and m.group(1).lower() not in NOT_INITIALS:
+                out.append(m.span(1))
         for m in (_PARTNER_AFTER.match(text, e), _PARTNER_BEFORE.search(text, max(0, s - 40), s)):
             if not m:
                 continue

@@ -801,17 +801,24 @@ def _is_account(handle: str) -> bool:
 @lru_cache(maxsize=64)  # the USERNAME gate, its recognizer and handle_owner_names read the same text
 def speaker_handles(text: str) -> frozenset[str]:
     """The account-like handles (ACCOUNT_LIKE: a digit, an underscore or a capital inside) that speak in a chat
-    log (_SPEAKER_LINE), when three lines or more speak and two speakers or more, or that sign a comment section's
+    log (_SPEAKER_LINE), when three lines or more speak and two speakers or more (an IRC log's nicks whatever
+    their shape), or that sign a comment section's
     comments (_COMMENT_AUTHOR), or that gift, subscribe or raid on a stream (_STREAM_EVENT)."""
     authors = _comment_authors(text) | {h for m in _STREAM_EVENT.finditer(text) for h in [m.group(1).rstrip(".-")]
                                         if _is_account(h)}
     if ":" not in text and "<" not in text and " the " not in text and "[" not in text:
         return authors
     speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)] if ":" in text else []
-    speakers += [(m.group(1) or m.group(2) or m.group(3)).rstrip(".-") for m in _LOG_SPEAKER.finditer(text)]
+    logged = [m for m in _LOG_SPEAKER.finditer(text)]
+    speakers += [(m.group(1) or m.group(2) or m.group(3)).rstrip(".-") for m in logged]
     if len(speakers) < 3 or len(set(speakers)) < 2:
         return authors
-    return authors | frozenset(h for h in speakers if _is_account(h) and len(h) >= 3)
+    # (an IRC log's nick in angle brackets is an account whatever its shape, where three lines or more speak so:
+    # "<pmatsuda> anyone around?", "<grendel> ask your question")
+    nicks = [m.group(1) for m in logged if m.group(1)]
+    irc = frozenset(h for h in nicks if len(h) >= 3 and h.lower() not in NOT_HANDLES) if len(nicks) >= 3 \
+        else frozenset()
+    return authors | irc | frozenset(h for h in speakers if _is_account(h) and len(h) >= 3)
 
 
 # The given names a chat handle is made of ("RileyPlays", "hannah_b_xo", "Anya_plays_chess", "xX_Dimitri_Xx"),

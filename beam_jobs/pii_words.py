@@ -234,7 +234,7 @@ CLOSING_ADDRESSEES = frozenset("""mate mates dude dudes bro bros buddy babe hon 
 chief madam sweetie darling pal pals friend friends everybody""".split())
 # Dotted abbreviations that are not initials of a person
 DOTTED_NOT_INITIALS = frozenset("""U.S. U.K. E.U. U.N. A.M. P.M. D.C. B.C. A.D. N.Y. L.A. U.S.A. U.A.E. U.S.S.R.
-E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. V.S. No. St. Ch.B. Ph.D.""".split())
+E.G. I.E. P.S. R.I.P. Q.E.D. N.B. T.V. O.K. B.A. M.A. B.S. M.S. M.D. R.N. P.O. G.P. J.D. No. St. Ch.B. Ph.D.""".split())
 
 
 

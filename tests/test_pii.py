@@ -2353,3 +2353,26 @@ def test_numbers_a_service_desk_a_register_or_a_masked_card_gives(pii):
     # a standard's, an advisory's or a year's numbers stay
     text = "Our audit follows the ISO/2019/27001 notes; CVE-2021-44228 was patched in 2022 (No 3 of the list)."
     assert pii(text).text == text, pii(text).text
+
+
+def test_accounts_a_ticket_field_an_irc_log_a_forum_and_a_payment_address_print(pii):
+    r = pii("[2024-05-18 23:41 UTC] BAN\nUser: v0idwalker_ (ID: 88112233)\n\n---- INTERNAL NOTE ----\nAgent: mkarlsen")
+    assert not _leaks(r, "v0idwalker_", "mkarlsen"), r.text
+    r = pii("[21:02] <tkowal> anyone know systemd?\n[21:03] <brisket> ask the question\n[21:03] <tkowal> unit won't "
+            "start\n[21:04] <brisket> paste the journal")
+    assert not _leaks(r, "tkowal", "brisket"), r.text
+    r = pii("Re: Rent wahala by adaeze_b(f): 10:12am On Mar 03\nRe: Rent wahala by lagosboy(m): 10:40am On Mar 03")
+    assert not _leaks(r, "lagosboy"), r.text
+    r = pii('Rs. 2,400 was debited to the UPI ID "sunitha.v@oksbi" without my consent.')
+    assert not _leaks(r, "sunitha.v@oksbi"), r.text
+    # a ticket's fields that name a team or a mailbox stay
+    text = "Owner: finance\nAuthor: admin\nPriority: high"
+    assert pii(text).text == text, pii(text).text
+
+
+def test_dotted_initials_that_act_in_a_judgment_and_initials_beside_a_found_name(pii):
+    r = pii("On each occasion the bailiffs called, V.S. either was not at home or refused. The bailiffs fined V.S. "
+            "twice.")
+    assert not _leaks(r, "V.S."), r.text
+    r = pii("3. Limit increase: Continental Power Desk, +EUR 2m VaR (Conrad Whitaker / MS) - 25 min")
+    assert not _leaks(r, "MS"), r.text
