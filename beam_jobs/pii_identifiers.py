@@ -183,8 +183,12 @@ _PATTERNS = [(label, _label_pattern(label)) for label in LABELS]
 # HA-558213" is caught above; "order KX-5518203", "case SURV-2024-0588")
 _BARE_PATTERNS = [(label, re.compile(rf"(?i)(?<![\w/])(?:{label.words})(?!\w)[ \t]+(?P<conn>)(?P<id>{_ID})(?![\w@])"))
                   for label in LABELS if not label.sure and label.shape == "ID"] + [
-    # ("account 53018842": an account's long number needs no connector)
-    (LABELS[3], re.compile(rf"(?i)(?<![\w/])(?:bank[ \t]+)?account(?!\w)[ \t]+(?P<conn>)(?P<id>\d{{6,12}})(?![\w@])"))]
+    # ("account 53018842", "account U7734219": an account's long number needs no connector)
+    (LABELS[3], re.compile(rf"(?i)(?<![\w/])(?:bank[ \t]+)?account(?!\w)[ \t]+(?P<conn>)(?P<id>(?-i:[A-Z]{{0,3}})\d{{6,12}})"
+                           rf"(?![\w@])")),
+    # (a case's number in brackets after its title: "Ruiz v Ortega (ZE22D01188)", "Re B (FD23P00412)")
+    (LABELS[0], re.compile(r"\b(?:v|vs|Re)\.?[ \t]+[^()\n]{1,60}?[ \t]\((?P<conn>)(?P<id>(?=[A-Z0-9/\-]*\d)(?=[A-Z0-9/\-]*[A-Z])"
+                           r"[A-Z0-9][A-Z0-9/\-]{5,20})\)"))]
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)?(?:%|[a-z]{1,3})?|\d{1,3}(?:,\d{3})+(?:\.\d+)?", re.I)
 _DATE_LIKE = re.compile(r"\d{1,2}[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")

@@ -453,7 +453,10 @@ _ADDRESSING = (
 )
 _ADDRESSED = re.compile(r"(?i:\b" + cue_alternation(_ADDRESSING) + r"),?[ \t]+"
                         r"([A-Za-z][a-z'’\-]+|[A-Z]{2,})(?![\w'’\-])|"
-                        r",[ \t]*([A-Z][a-z'’\-]+|[A-Z]{2,})(?=[ \t]*(?:[!?]|$|[.!?,]?[\"”]))", re.MULTILINE)
+                        r",[ \t]*([A-Z][a-z'’\-]+|[A-Z]{2,})(?=[ \t]*(?:[!?]|$|[.!?,]?[\"”]))|"
+                        # (or before the full stop that ends a clause in lower case: "sorry about the ankle, Paddy.";
+                        # a list's last item follows a capitalised one: "in Paris, Jordan.")
+                        r"(?<=[a-z]),[ \t]*([A-Z][a-z'’\-]+)(?=\.(?:[ \t]+(?!\d)|$))", re.MULTILINE)
 
 
 def _may_be_addressed(word: str) -> bool:
@@ -485,8 +488,12 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
     names = given_names()
     english = given_names(ENGLISH_LOCALES)
     for m in _ADDRESSED.finditer(text):
-        g = 1 if m.group(1) else 2
+        g = m.lastindex
         w = m.group(g)
+        if g == 3 and (w in country_names() or w in place_names() or w.lower() in WEEKDAYS or w.lower() in MONTHS
+                       or w.lower() in ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov")
+                       or w not in english and in_vocabulary(w, vocabulary)):  # ("speaks Polish, German.")
+            continue
         # a greeting's name in any case ("hey tanner", "VLOGS ESTEE!"); in lower case an English given name only
         if w.lower() not in MONTHS and w.lower() not in STOP_WORDS and (
                 w.capitalize() in english if w.islower() else w.capitalize() in names):
@@ -1961,7 +1968,7 @@ _DETERMINER_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|that|these
                                 r"in|of|at|near)\Z")
 # what no modal "will" stands before: a partner ("and I"), a verb, a negation, a possessive ("Will's account")
 _NO_MODAL_AFTER = re.compile(r"[ \t]+(?:(?:and|&)[ \t]+(?:I|me)|is|was|has|had|(?:is|was|has|had|does|did)n['’]t)\b|"
-                             r"['’]s[ \t]+(?:out|off|in|back|on|not|[a-z]+)\b")
+                             r"['’]s[ \t]+(?:out|off|in|back|on|not|[a-z]+|[A-Z]{2,})\b")  # ("Will's BM submissions")
 # ... and before a will as a document: an article, a possessive or "said", "last", "new" ("that Will had been" is
 # the person: "that" opens the clause)
 _DOCUMENT_BEFORE = re.compile(r"(?i)(?<![\w'’\-])(?:the|a|an|this|these|those|each|every|its|our|your|their|his|her|"

@@ -635,7 +635,10 @@ _MAIL_ACCOUNT = re.compile(r"(?i)/CN=RECIPIENTS/CN=([A-Za-z][\w.\-]{1,30}?)(?=[>
 # or a capital inside, or in lower case where no dictionary holds it and no mailbox is named so ("Owner: finance",
 # "Author: admin" stay)
 _ACCOUNT_LABEL = re.compile(r"(?im)^[ \t*\-•]*(?:user|agent|moderator|mod|author|assignee|assigned[ \t]+to|requester|"
-                            r"requested[ \t]+by|reporter|reported[ \t]+by|owner|login|account|actor|operator)[ \t]*:"
+                            r"requested[ \t]+by|reporter|reported[ \t]+by|owner|login|account|actor|operator|"
+                            # (a directory's login: "Network user ID:   aalhashimi", "Windows login: okafor.c")
+                            r"(?:network[ \t]+|windows[ \t]+|ad[ \t]+|domain[ \t]+)?(?:user[ \t]?id|user[ \t]?name|"
+                            r"login(?:[ \t]?id)?|logon|account)|network[ \t]+id)[ \t]*:"
                             r"[ \t]*@?([A-Za-z][\w.\-]{2,30})[ \t]*(?:\([^()\n]{0,40}\))?[ \t]*$")
 
 

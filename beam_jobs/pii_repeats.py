@@ -98,6 +98,9 @@ _PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a
 # MS)"); not a shift's or a role's letters ("(Ana Ruiz / RN)")
 _INITIALS_PARTNER_AFTER = re.compile(r"[ \t]*(?:&|\+|/)[ \t]*([A-Z]{2,3})(?=[ \t]*\))")
 _INITIALS_PARTNER_BEFORE = re.compile(r"\([ \t]*([A-Z]{2,3})[ \t]*(?:&|\+|/)[ \t]*\Z")
+# ... and the given name or the initial before a found nickname in quotes ('Daniel "Danny Boy" Okafor', 'T. "Tiger"
+# Walsh')
+_BEFORE_NICKNAME = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+|[A-Z]\.)[ \t]+[\"“]\Z")
 
 
 def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
@@ -116,6 +119,10 @@ def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[s
             if m and m.group(1).lower() not in CARE_ROLES and m.group(1).lower() not in _SHIFTS_AND_ROLES \
                     and m.group(1).lower() not in NOT_INITIALS:
                 out.append(m.span(1))
+        nick = _BEFORE_NICKNAME.search(text, max(0, s - 30), s)
+        if nick and (nick.group(1).endswith(".") or nick.group(1) in given_names()
+                     and not is_function_word(nick.group(1))):
+            out.append(nick.span(1))
         for m in (_PARTNER_AFTER.match(text, e), _PARTNER_BEFORE.search(text, max(0, s - 40), s)):
             if not m:
                 continue

@@ -260,9 +260,10 @@ _PARTY_ROLE = (r"(?i:(?:the[ \t]+)?(?:(?:first|second|third|fourth|fifth|1st|2nd
 _PARTY_LINE = re.compile(rf"(?m)^[ \t]*(?:\d{{1,2}}[.)][ \t]*)?((?:{CAPWORD}\.?[ \t]+){{0,5}}{CAPWORD})[ \t]*(?:\.{{3,}}|…+|[ \t]{{2,}}|,)"
                          rf"[ \t.…]*{_PARTY_ROLE}[ \t]*$|"
                          # ... or on the line above its role, maybe over a bracketed note ("Between\nLI WEI\n(ANONYMITY
-                         # DIRECTION NOT MADE)\nAppellant")
+                         # DIRECTION NOT MADE)\nAppellant") or with leaders before the role ("Between\n\nWRX\n    …
+                         # Plaintiff")
                          rf"^[ \t]*((?:{CAPWORD}\.?[ \t]+){{0,5}}{CAPWORD})[ \t]*\n(?:[ \t]*\([^\n]*\)[ \t]*\n)?"
-                         rf"[ \t]*\(?{_PARTY_ROLE}\)?[ \t:;,]*$")
+                         rf"[ \t.…]*\(?{_PARTY_ROLE}\)?[ \t:;,]*$")
 
 
 

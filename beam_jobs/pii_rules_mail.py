@@ -57,6 +57,8 @@ _MESSAGE_OPENING = (
     r"[ \t]*(?:-{2,}[ \t]*(?:original[ \t]+message|forwarded[ \t]+(?:message|by|to)|reply[ \t]+message)\b|"
     r"(?:-{3,}|_{3,}|={3,}|\*{3,})[ \t]*$|>{2,}[ \t]+\S[^\n]*>{2,}|on[ \t][^\n]{4,200}\bwrote:[ \t]*$|"
     r"(?:from|sent|date|cc):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
+    # (a mail app's footer: "Sent from Yahoo Mail for iPhone", "Sent from Outlook for Android", "Get Outlook for iOS")
+    r"(?:sent[ \t]+from|get)[ \t]+(?:yahoo[ \t]+mail|outlook|gmail|mail|aol|proton[ \t]?mail)[^\n]{0,30}$|"
     r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
     r"mensaje[ \t]+original)\b|"
     # (a postscript under the signature: "- Vlad\n\np.s. Conor, you're in on this")

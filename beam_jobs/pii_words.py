@@ -449,7 +449,7 @@ Rob Robbie Ron Ronnie Rosie Russ Sal Sally Sam Sammy Sandy Steph Steve Stevie St
 Timmy Tom Tommy Toni Tony Trish Trudy Val Vic Vicky Vince Walt Wes Will Willy Zach Zack Zeke Rich Marty Bert Benny
 Jess Vinnie Kev Sid Dom Jules Gabby Manny Rod Sunny Rusty Skip Sully Buck Herb Mo Moe Bubba Butch Sonny Smitty Chuy
 Kip Chet Biff Buzz Scooter Lefty Boomer Tubby Precious Kat Cass Liv Lexi Izzy Bex Tash Soph Mags Kaz Babs Millie Maddie
-Tilly Lottie""".split())
+Tilly Lottie Paddy Gaz Baz Daz Shaz Jez Rach Kez Shay Nads Yaz Jonno Robbo Macca Davo""".split())
 
 
 def _person_names(locales: tuple[str, ...], attrs: tuple[str, ...]) -> frozenset[str]:

@@ -2376,3 +2376,27 @@ def test_dotted_initials_that_act_in_a_judgment_and_initials_beside_a_found_name
     assert not _leaks(r, "V.S."), r.text
     r = pii("3. Limit increase: Continental Power Desk, +EUR 2m VaR (Conrad Whitaker / MS) - 25 min")
     assert not _leaks(r, "MS"), r.text
+
+
+def test_a_name_addressed_before_a_full_stop_a_possessive_will_and_a_name_before_a_quoted_nickname(pii):
+    r = pii("Thanks to the Friday five-a-side lot - sorry about the ankle, Paddy.\n\nDrinks from 5:30")
+    assert not _leaks(r, "Paddy"), r.text
+    r = pii("Cover as follows:\n- Ana to run the book until 12:00\n- Will's BM submissions up to SP20")
+    assert not _leaks(r, "Will's"), r.text
+    r = pii('Handicap (13-20): 1. T. "Tiger" Walsh (17) 43 pts; 2. Ann Lee (18) 40 pts')
+    assert not _leaks(r, "T."), r.text
+    # a list's last place, a language, a month or a date stay
+    text = "We met in Paris, Jordan. She speaks Polish, German. It opens Friday, Jan. 24."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_a_mail_apps_footer_ends_a_message_signed_with_initials_and_parties_by_letters_over_their_roles(pii):
+    r = pii("you can text me after 7pm, please dont call during the day\n\nthank u\nRJ\n\nSent from Yahoo Mail for "
+            "iPhone")
+    assert not _leaks(r, "RJ"), r.text
+    r = pii("[2023] SGFC 31\n\nBetween\n\nXKV\n... Plaintiff\n\nAnd\n\nXKW\n... Defendant\n\nGROUNDS OF DECISION\n\n"
+            "1 XKW sought care and control.")
+    assert not _leaks(r, "XKV", "XKW"), r.text
+    r = pii("Subject: RE: judgment - Ruiz v Ortega (ZE22D01188) - CONFIDENTIAL\n\nNetwork user ID:   aalhashimi\n"
+            "Broker/account:  Interactive Brokers UK, account U7734219")
+    assert not _leaks(r, "ZE22D01188", "aalhashimi", "U7734219"), r.text
