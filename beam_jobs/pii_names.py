@@ -31,7 +31,8 @@ from beam_jobs.pii_rules_mail import message_ends
 from beam_jobs.pii_rules_news import company_reporting, declared_things
 from beam_jobs.pii_rules_notes import PERSON_DOES_AFTER
 from beam_jobs.pii_words import (AFTER_A_VERB, CARE_ROLES, DEVICE_WORDS, ENGLISH_FUNCTION_WORDS, ENGLISH_LOCALES,
-                                 ENGLISH_NICKNAMES, EPONYM_DEVICES, GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS,
+                                 ENGLISH_NICKNAMES, EPONYM_DEVICES, GIVEN_NAME_LOCALES,
+                                 GIVEN_NAME_SYLLABLES, GREETINGS, INITIAL_ACTOR_VERBS,
                                  INITIAL_ROLES,
                                  INSTITUTION_HEADS, KNOWN_PRODUCTS, LINE_LABELS, LOWER_CASE_WORDS, MONTHS, MOVE_VERBS,
                                  NAME_STOPS, NAME_SUFFIXES, NEVER_A_NAME, NOTE_LABELS, NOTE_SHORTHAND, NOT_INITIALS,
@@ -1899,8 +1900,13 @@ def listed_full_names(text: str, vocabulary: frozenset[str] = frozenset()) -> li
         # "Via Christi St. Francis", "won at Roland Garros")
         surname = last in surnames() or bool(vocabulary) and len(last) >= 4 and not in_vocabulary(last, vocabulary) \
             and text[m.end(2):m.end(2) + 1] != "." and not _AT_A_PLACE.search(text, max(0, m.start() - 6), m.start())
-        if first not in given_names(ENGLISH_LOCALES) or not surname or first.lower() in MONTHS \
-                or first.lower() in WEEKDAYS or last.lower() in _NOT_A_SURNAME_HERE or first in place_names() \
+        # (a given name of another country's lists too, where no dictionary holds it and the surname is a listed
+        # one, a town's name though the given name be: "Ravi Shenoy", "Lukas Hoffmann")
+        other = bool(vocabulary) and first in given_names() and not in_vocabulary(first, vocabulary) \
+            and last in surnames(GIVEN_NAME_LOCALES) and first.lower() not in STOP_WORDS
+        if first not in given_names(ENGLISH_LOCALES) and not other or not (surname or other) \
+                or first.lower() in MONTHS or first.lower() in WEEKDAYS or last.lower() in _NOT_A_SURNAME_HERE \
+                or first in place_names() and not other \
                 or last in place_names() or first in country_names() or last in country_names() \
                 or _ARTICLE_BEFORE.search(text, max(0, m.start() - 8), m.start()):
             continue

@@ -2400,3 +2400,11 @@ def test_a_mail_apps_footer_ends_a_message_signed_with_initials_and_parties_by_l
     r = pii("Subject: RE: judgment - Ruiz v Ortega (ZE22D01188) - CONFIDENTIAL\n\nNetwork user ID:   aalhashimi\n"
             "Broker/account:  Interactive Brokers UK, account U7734219")
     assert not _leaks(r, "ZE22D01188", "aalhashimi", "U7734219"), r.text
+
+
+def test_a_given_name_of_another_countrys_lists_before_a_listed_surname(pii):
+    # no dictionary holds the given name, a list of some country holds the surname, a town may share the given name
+    r = pii("The licence belonged to Ravi Shenoy (leaver), so reassign it. Checked by Lukas Hoffmann.")
+    assert not _leaks(r, "Ravi Shenoy", "Lukas Hoffmann"), r.text
+    text = "My English is fine. My Ring camera caught nothing."
+    assert pii(text).text == text, pii(text).text
