@@ -16,8 +16,11 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
     from presidio_analyzer import RecognizerResult  # imported late: presidio_loader sets it up offline first
     out = [RecognizerResult("ID_NUMBER", s, e, 0.85) for s, e in numbers_after_names(text, names)]
     taken = [(r.start, r.end) for r in results]
+    accounts = [(r.start, r.end) for r in results if r.entity_type == "USERNAME"]
     aliases = aliases_of(text, names, vocabulary) + [("PERSON", s, e, False) for s, e in partners_of(text, names,
                                                                                                      vocabulary)]
+    aliases += [("PERSON", *m.span(1), False) for s, e in accounts for m in [_NAME_AFTER_ACCOUNT.match(text, e)]
+                if m and not any(w.lower() in _NOT_OWNER_WORDS for w in m.group(1).split())]
     out += [RecognizerResult(entity, s, e, 0.85) for entity, s, e, _ in aliases
             if not any(a < e and s < b for a, b in taken)]
     if repeats:
@@ -43,6 +46,11 @@ _ALIAS_AFTER = re.compile(rf"[ \t]*(?:\([ \t]*(?P<initials>{INITIALS_RUN}|[A-Z](
                           r"[\"“](?P<quoted>[A-Z][\w'’\-]{1,14}(?:[ \t][A-Z][\w'’\-]{1,14})?)[,.]?[\"”]|"
                           r"\((?i:user(?:name)?|login|handle|user[ \t]?id|aka|a\.k\.a\.?)[ \t]*[:=]?[ \t]*"
                           r"(?P<account>[\w][\w.\-]{2,30})\))")
+# The full name of an account's holder in brackets after the account ("Reporter: hbeaumont (Hugo Beaumont)",
+# "@ofolarin (Femi Folarin)"): two or three capitalised words, no team's or office's ("(Service Desk)")
+_NAME_AFTER_ACCOUNT = re.compile(r"[ \t]*\(([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+){1,2})\)")
+_NOT_OWNER_WORDS = frozenset("""desk team service support office group admin bot account official news sales help
+department unit centre center club fc""".split())
 # a shift, a role or an office in brackets after a name, whose letters may open with the given name's by chance
 # ("Ana (AM), Bo (PM)", "Ms Ruiz (DSL)", "Ann Lee (NIC)", "Colm Doyle (CEO)", "Ana Ruiz (NOK)", "Lt Diaz (PD)")
 _SHIFTS_AND_ROLES = frozenset("""am pm ld nd dsl senco sendco dpo nic nok po pd ceo cfo coo cto cio cmo chro vp svp evp

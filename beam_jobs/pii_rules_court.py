@@ -393,6 +393,17 @@ def silk_names(text: str, is_word) -> list[tuple[int, int]]:
     return out
 
 
+# Counsel by the French bar's title, as a judgment in French names the lawyers ("représentée par Me Julien
+# Ferrand-Aubry, avocat", "assisté de Maître Anne-Sophie Le Goff"): "Me" only after "par", "de" or "by", where the
+# English pronoun never stands before a capitalised name
+_MAITRE = re.compile(rf"(?:\b(?:par|de|by)[ \t]+Me|\bMa[îi]tre)[ \t]+({CAPWORD}(?:[ \t]+(?:(?:de|du|des|le|la|van|von|"
+                     rf"d['’])[ \t]*)?{CAPWORD}){{0,3}})")
+
+
+def maitre_names(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _MAITRE.finditer(text)] if "Me " in text or "tre " in text else []
+
+
 # A child or a party with an age set off by commas, as judgments give them ("Amelia, now aged 9, and Jack, aged 6"),
 # or as news writes a person ("Will, a 21-year-old from Leeds")
 _AGED_WORDS = re.compile(rf"(?<![\w'’\-])({CAPWORD}),[ \t]+(?:now[ \t]+|then[ \t]+)?(?:aged[ \t]+\d{{1,3}}\b|"

@@ -2408,3 +2408,9 @@ def test_a_given_name_of_another_countrys_lists_before_a_listed_surname(pii):
     assert not _leaks(r, "Ravi Shenoy", "Lukas Hoffmann"), r.text
     text = "My English is fine. My Ring camera caught nothing."
     assert pii(text).text == text, pii(text).text
+
+
+def test_the_holder_of_a_found_account_in_brackets_after_it(pii):
+    r = pii("Type: Support   Priority: P2\nReporter: @hbeaumont (Hugo Beaumont)\nAssignee: @it_ops (Service Desk)")
+    assert not _leaks(r, "Hugo Beaumont"), r.text
+    assert "Service Desk" in r.text, r.text
