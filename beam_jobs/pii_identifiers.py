@@ -184,11 +184,11 @@ _PATTERNS = [(label, _label_pattern(label)) for label in LABELS]
 _BARE_PATTERNS = [(label, re.compile(rf"(?i)(?<![\w/])(?:{label.words})(?!\w)[ \t]+(?P<conn>)(?P<id>{_ID})(?![\w@])"))
                   for label in LABELS if not label.sure and label.shape == "ID"] + [
     # ("account 53018842", "account U7734219": an account's long number needs no connector)
-    (LABELS[3], re.compile(rf"(?i)(?<![\w/])(?:bank[ \t]+)?account(?!\w)[ \t]+(?P<conn>)(?P<id>(?-i:[A-Z]{{0,3}})\d{{6,12}})"
-                           rf"(?![\w@])")),
+    (LABELS[3], re.compile(rf"(?i)(?<![\w/])(?:bank[ \t]+)?account(?!\w)[ \t]+(?P<conn>)"
+                           rf"(?P<id>(?-i:[A-Z]{{0,3}})\d{{6,12}})(?![\w@])")),
     # (a case's number in brackets after its title: "Ruiz v Ortega (ZE22D01188)", "Re B (FD23P00412)")
-    (LABELS[0], re.compile(r"\b(?:v|vs|Re)\.?[ \t]+[^()\n]{1,60}?[ \t]\((?P<conn>)(?P<id>(?=[A-Z0-9/\-]*\d)(?=[A-Z0-9/\-]*[A-Z])"
-                           r"[A-Z0-9][A-Z0-9/\-]{5,20})\)"))]
+    (LABELS[0], re.compile(r"\b(?:v|vs|Re)\.?[ \t]+[^()\n]{1,60}?[ \t]\((?P<conn>)"
+                           r"(?P<id>(?=[A-Z0-9/\-]*\d)(?=[A-Z0-9/\-]*[A-Z])[A-Z0-9][A-Z0-9/\-]{5,20})\)"))]
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)?(?:%|[a-z]{1,3})?|\d{1,3}(?:,\d{3})+(?:\.\d+)?", re.I)
 _DATE_LIKE = re.compile(r"\d{1,2}[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")
@@ -326,8 +326,8 @@ _DOCKET = re.compile(r"(?<![\w\-])(?:(?:\d{1,2}:)?\d{2}-(?:cr|cv|mj|mc|bk|ap|po)
                      # (a service desk's request, incident or change, "RITM0091842", "INC0052290"; a register's prefix,
                      # year and number split by slashes, "REP/2024/551908"; a case's number and year after "No",
                      # "Divorce (Transferred) No 3719 of 2020")
-                     r"(?:RITM|INC|REQ|CHG|SCTASK|PRB)\d{7}|(?<![\w/])(?!(?:ISO|RFC|IEC|EN|BS|DIN|CVE|EU|EC|EEC|UN)/)[A-Z]{2,5}/"
-                     r"(?:19|20)\d\d/\d{4,7}|"
+                     r"(?:RITM|INC|REQ|CHG|SCTASK|PRB)\d{7}|"
+                     r"(?<![\w/])(?!(?:ISO|RFC|IEC|EN|BS|DIN|CVE|EU|EC|EEC|UN)/)[A-Z]{2,5}/(?:19|20)\d\d/\d{4,7}|"
                      r"(?<=\bNo[ ])\d{1,6}[ ]of[ ](?:19|20)\d\d|"
                      r"(?<![\w/])[A-Z]{2}\d{2}[ ][A-Z]{3}|"
                      # (a court's register prefix, the number and the year: Hong Kong's "DCCC 412/2022", Poland's

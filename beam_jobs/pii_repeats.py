@@ -1,6 +1,8 @@
-"""What a found name brings with it: the other places a text writes that name or account, the logins a system
-makes of it, and the number written right after it. Run once the name finders and the policy have chosen the
-names to redact (beam_jobs.pii.PiiFilter), so that every finder's names get the same companions."""
+"""What a found name brings with it: what the person is also called right after it (initials, a nickname, an
+account), the names written beside it in a pair, the holder's name after a found account, the other places a text
+writes that name or account, the logins a system makes of it, and the number written right after it. Run once the
+name finders and the policy have chosen the names to redact (beam_jobs.pii.PiiFilter), so that every finder's names
+get the same companions."""
 from __future__ import annotations
 
 import re
@@ -10,8 +12,9 @@ from beam_jobs.pii_rules_common import INITIALS_RUN
 
 def what_names_bring(text: str, names: list[tuple[int, int]], results: list, vocabulary: frozenset[str],
                      repeats: bool = True) -> list:
-    """The numbers after `names` (ID_NUMBER) and, with `repeats`, every repeat and login of a found name or
-    account (`results` holds the names and what the other recognizers found; none of it is found twice).
+    """The numbers after `names` (ID_NUMBER), their aliases and partners (aliases_of, partners_of), the holder's
+    name after a found account, and, with `repeats`, every repeat and login of a found name or account (`results`
+    holds the names and what the other recognizers found; none of it is found twice).
     Repeats are off while a genre exemption is on: an exempted name must not come back through its repeats."""
     from presidio_analyzer import RecognizerResult  # imported late: presidio_loader sets it up offline first
     out = [RecognizerResult("ID_NUMBER", s, e, 0.85) for s, e in numbers_after_names(text, names)]
@@ -61,9 +64,9 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
         -> list[tuple[str, int, int, bool]]:
     """The aliases written right after each of `names` (_ALIAS_AFTER), as (entity, start, end, whether the text's
     other places that write them are the person's too: initials, unless a role's or a shift's that the name happens
-    to spell, "Rita Nolan (RN)", whose other "RN" are nurses). Never a role's or
-    a body's letters ("(RN)", "(HR)"), a place, a month or a day; initials only where they open with the given
-    name's letter (a "Last, First" name's too: "Sharma, Priya (PS)")."""
+    to spell, "Rita Nolan (RN)", whose other "RN" are nurses). Never a role's or a body's letters ("(RN)", "(HR)"),
+    a place, a month or a day; initials only where they open with the given name's letter (a "Last, First" name's
+    too: "Sharma, Priya (PS)")."""
     from beam_jobs.pii_names import in_vocabulary
     from beam_jobs.pii_rules_common import is_function_word
     from beam_jobs.pii_words import (CARE_ROLES, DEPARTMENTS, MONTHS, NEVER_A_NAME, NOT_INITIALS, TEAMS_THAT_ACT,
@@ -94,7 +97,7 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
     return out
 
 
-# A name written beside a found name in a pair or a short list, joined by "and", "&", "+" or "/" ("(Grace Obi and
+# A name written beside a found name in a pair or a short list, joined by "and", "&" or "+" ("(Grace Obi and
 # Mercy)", "x2 staff (Hope M. + Dariusz Zielinski)"): a capitalised given name of the lists, with the capitalised
 # words after it or an initial; never a place's first word ("Ana Ruiz and Miller Park")
 _PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+)[ \t]*([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)"
@@ -115,12 +118,12 @@ def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[s
     """The names joined to each of `names` (_PARTNER_AFTER, _PARTNER_BEFORE): the first word a given name of the
     lists, a dictionary word though it be ("Ana Reyes and Mercy": the pair is the cue), no place, country, month or
     day ("Ana and Paris"); the word after it kept where no dictionary holds it or it is a surname, and no place's
-    noun ("Grace and Hope Street")."""
+    noun ("Grace and Hope Street"). And the initials joined to one inside a bracket, and the given name or initial
+    before a found nickname in quotes."""
     from beam_jobs.pii_names import in_vocabulary
     from beam_jobs.pii_rules_common import is_function_word
-    from beam_jobs.pii_words import (INSTITUTION_HEADS, MONTHS, PLACE_NOUNS, THING_KINDS, WEEKDAYS, country_names,
-                                     given_names, place_names, surnames)
-    from beam_jobs.pii_words import CARE_ROLES, NOT_INITIALS
+    from beam_jobs.pii_words import (CARE_ROLES, INSTITUTION_HEADS, MONTHS, NOT_INITIALS, PLACE_NOUNS, THING_KINDS,
+                                     WEEKDAYS, country_names, given_names, place_names, surnames)
     out = []
     for s, e in names:
         for m in (_INITIALS_PARTNER_AFTER.match(text, e), _INITIALS_PARTNER_BEFORE.search(text, max(0, s - 12), s)):

@@ -579,7 +579,8 @@ def dashed_initial_lines(text: str, is_word) -> list[tuple[int, int]]:
 # A message signed with a letter or initials alone on a line, the signature's full name below it ("...stock
 # shot?\n\nT\n\nTamsin Rowe | Senior Reporter", "statement that'd help.\n\nJ\n\nJolene Whitaker QFA"): the letters
 # open the name's words, the first of them a given name of the lists or no dictionary word
-_LETTER_OVER_NAME = re.compile(rf"(?m)^[ \t]*([A-Z]{{1,3}})\.?[ \t]*\n(?:[ \t]*\n)?[ \t]*({CAPWORD}(?:[ \t]+{CAPWORD}){{1,2}})")
+_LETTER_OVER_NAME = re.compile(rf"(?m)^[ \t]*([A-Z]{{1,3}})\.?[ \t]*\n(?:[ \t]*\n)?[ \t]*"
+                               rf"({CAPWORD}(?:[ \t]+{CAPWORD}){{1,2}})")
 
 
 def letter_over_name_lines(text: str, is_word) -> list[tuple[int, int]]:
