@@ -24,6 +24,9 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
                                                                                                      vocabulary)]
     aliases += [("PERSON", *m.span(1), False) for s, e in accounts for m in [_NAME_AFTER_ACCOUNT.match(text, e)]
                 if m and not any(w.lower() in _NOT_OWNER_WORDS for w in m.group(1).split())]
+    aliases += [("PERSON", *m.span(1), False) for s, e in accounts
+                for m in [_NAME_BEFORE_ACCOUNT.search(text, max(0, s - 40), s)] if m and _holder_name(m.group(1),
+                                                                                                       vocabulary)]
     out += [RecognizerResult(entity, s, e, 0.85) for entity, s, e, _ in aliases
             if not any(a < e and s < b for a, b in taken)]
     if repeats:
@@ -52,6 +55,8 @@ _ALIAS_AFTER = re.compile(rf"[ \t]*(?:\([ \t]*(?P<initials>{INITIALS_RUN}|[A-Z](
 # The full name of an account's holder in brackets after the account ("Reporter: hbeaumont (Hugo Beaumont)",
 # "@ofolarin (Femi Folarin)"): two or three capitalised words, no team's or office's ("(Service Desk)")
 _NAME_AFTER_ACCOUNT = re.compile(r"[ \t]*\(([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+){1,2})\)")
+# ... and before it, the account in brackets after the name ("Treasurer - Lowri (@lowri_c)", "Kemi Ade (kemi_writes)")
+_NAME_BEFORE_ACCOUNT = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+){0,2})[ \t]*\(@?\Z")
 _NOT_OWNER_WORDS = frozenset("""desk team service support office group admin bot account official news sales help
 department unit centre center club fc""".split())
 # a shift, a role or an office in brackets after a name, whose letters may open with the given name's by chance
@@ -97,12 +102,14 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
     return out
 
 
-# A name written beside a found name in a pair or a short list, joined by "and", "&" or "+" ("(Grace Obi and
-# Mercy)", "x2 staff (Hope M. + Dariusz Zielinski)"): a capitalised given name of the lists, with the capitalised
+# A name written beside a found name in a pair or a short list, joined by "and", "&" or "+", or as a shift is
+# handed over, by an arrow ("(Grace Obi and Mercy)", "x2 staff (Hope M. + Dariusz Zielinski)", "Handed over: Ana
+# Ruiz → Ravi"): a capitalised given name of the lists, with the capitalised
 # words after it or an initial; never a place's first word ("Ana Ruiz and Miller Park")
-_PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+)[ \t]*([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)"
+_PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+|→|->)[ \t]*([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)"
                             r"(?![\w'’\-])")
-_PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)[ \t]*(?:and|&|\+)[ \t]*\Z")
+_PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)[ \t]*"
+                             r"(?:and|&|\+|→|->)[ \t]*\Z")
 
 
 # ... and inside a bracket, initials joined so to a found name ("2 staff (AM + Dumisani K)", "(Conrad Whitaker /
@@ -240,3 +247,14 @@ def _logins_of(text: str, strings: dict[str, str], vocabulary: frozenset[str]) -
     alternatives = "|".join(map(re.escape, sorted(forms, key=len, reverse=True)))
     pattern = r"(?<![\w@./\-])(?:" + alternatives + r")\d{0,4}_?(?![\w@])"
     return [m.span() for m in re.finditer(pattern, text, re.I)]
+
+
+def _holder_name(words: str, vocabulary: frozenset[str]) -> bool:
+    """Capitalised words before a found account that name its holder: the first a given name of the lists or no
+    dictionary word, none a team's or an office's ("Events (@events_team)", "Service Desk (@it_ops)" stay)."""
+    from beam_jobs.pii_names import in_vocabulary
+    from beam_jobs.pii_rules_common import is_function_word
+    from beam_jobs.pii_words import given_names
+    first = words.split()[0]
+    return not is_function_word(first) and not any(w.lower() in _NOT_OWNER_WORDS for w in words.split()) and (
+        first in given_names() or not in_vocabulary(first, vocabulary))

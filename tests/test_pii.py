@@ -2414,3 +2414,11 @@ def test_the_holder_of_a_found_account_in_brackets_after_it(pii):
     r = pii("Type: Support   Priority: P2\nReporter: @hbeaumont (Hugo Beaumont)\nAssignee: @it_ops (Service Desk)")
     assert not _leaks(r, "Hugo Beaumont"), r.text
     assert "Service Desk" in r.text, r.text
+
+
+def test_a_name_before_its_account_in_brackets_and_a_shift_handed_over_by_an_arrow(pii):
+    r = pii("Attending: Chair - Ana Ruiz (@anaruiz_), Treasurer - Lowri (@lowri_c), Events - Team (@events_team)")
+    assert not _leaks(r, "Lowri"), r.text
+    assert "Events - Team" in r.text, r.text
+    r = pii("Handed over: Ana Ruiz → Kofi Mensah")
+    assert not _leaks(r, "Kofi Mensah"), r.text
