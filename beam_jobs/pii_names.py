@@ -447,7 +447,7 @@ _NOT_BARE_VOCATIVE = frozenset("hope love will may miss wish trust bless thank p
 # (after a comma only before "!", "?", the line's end or a quote's: "in Paris, Jordan, Victoria" is a list of places;
 # 'he told me "it's all team effort, Rosa"' addresses her)
 _ADDRESSING = (
-    ("", "hi hey hello hiya yo thanks", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
+    ("", "hi hey hello hiya yo thanks morning evening", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
     ("", "miss", r"[ \t]+you"), ("", "congrats congratulations", r"(?:[ \t]+to)?"),
     ("", "happy", r"[ \t]+(?:birthday|bday|b-day|new[ \t]+year)"), ("", "merry", r"[ \t]+christmas"), ("", "good", r"[ \t]+luck"),
     ("", "bye goodnight", ""), ("", "good", r"[ \t]+night"), ("", "welcome sorry dear go", ""),

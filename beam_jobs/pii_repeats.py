@@ -38,6 +38,11 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
             for m in re.finditer(r"(?<![\w.'’\-])" + re.escape(letters) + r"(?![\w\-]|\.\w)", text):
                 if not any(a < m.end() and m.start() < b for a, b in done):
                     out.append(RecognizerResult("PERSON", m.start(), m.end(), 0.85))
+    # (after the repeats: a login made of a found name may be the list's found account)
+    found = taken + [(r.start, r.end) for r in out]
+    out += [RecognizerResult("USERNAME", s, e, 0.85)
+            for s, e in listed_logins(text, accounts + [(r.start, r.end) for r in out if r.entity_type == "USERNAME"],
+                                      vocabulary) if not any(a < e and s < b for a, b in found)]
     return out
 
 
@@ -258,3 +263,31 @@ def _holder_name(words: str, vocabulary: frozenset[str]) -> bool:
     first = words.split()[0]
     return not is_function_word(first) and not any(w.lower() in _NOT_OWNER_WORDS for w in words.split()) and (
         first in given_names() or not in_vocabulary(first, vocabulary))
+
+
+# A list of logins in brackets in which one was found ("granted for all four users (rquintero7, cokonkwo, jlee,
+# tpuketapu)"): its other items in lower case that no dictionary holds are logins too
+_LOGIN_ITEM = re.compile(r"[a-z][a-z.\-]{3,30}")
+
+
+def listed_logins(text: str, accounts: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """The comma-separated items of the bracket a found account stands in (on its line) that are one lower-case
+    token, no dictionary, code or mailbox word ("(jlee_2, admin, reports, cokonkwo)": "cokonkwo" only)."""
+    from beam_jobs.pii_names import in_vocabulary
+    from beam_jobs.pii_words import CODE_WORDS, MAILBOX_WORDS
+    out = []
+    for s, e in accounts:
+        line_start = text.rfind("\n", 0, s) + 1
+        line_end = text.find("\n", e) if "\n" in text[e:] else len(text)
+        open_at, close_at = text.rfind("(", line_start, s), text.find(")", e, line_end)
+        if open_at < 0 or close_at < 0 or ")" in text[open_at:s] or "," not in text[open_at:close_at]:
+            continue
+        pos = open_at + 1
+        for item in text[open_at + 1:close_at].split(","):
+            word = item.strip()
+            if _LOGIN_ITEM.fullmatch(word) and not in_vocabulary(word, vocabulary) and word not in CODE_WORDS \
+                    and word not in MAILBOX_WORDS:
+                start = pos + item.index(word)
+                out.append((start, start + len(word)))
+            pos += len(item) + 1
+    return out

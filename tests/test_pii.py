@@ -2422,3 +2422,12 @@ def test_a_name_before_its_account_in_brackets_and_a_shift_handed_over_by_an_arr
     assert "Events - Team" in r.text, r.text
     r = pii("Handed over: Ana Ruiz → Kofi Mensah")
     assert not _leaks(r, "Kofi Mensah"), r.text
+
+
+def test_logins_listed_in_a_bracket_with_a_found_one_and_a_name_greeted_good_morning_short(pii):
+    r = pii("Yusuf Demir signed off, access granted for the overnight users (ydemir, cokonkwo, hjang, tpuketapu).")
+    assert not _leaks(r, "cokonkwo", "tpuketapu"), r.text
+    r = pii("Granted (jlee_2, admin, reports, cokonkwo)")
+    assert "admin, reports" in r.text, r.text
+    r = pii("[09:14:20] Ana: morning hugo 118.50 / 119.25 in 25x")
+    assert not _leaks(r, "hugo"), r.text
