@@ -447,7 +447,8 @@ _NOT_BARE_VOCATIVE = frozenset("hope love will may miss wish trust bless thank p
 # (after a comma only before "!", "?", the line's end or a quote's: "in Paris, Jordan, Victoria" is a list of places;
 # 'he told me "it's all team effort, Rosa"' addresses her)
 _ADDRESSING = (
-    ("", "hi hey hello hiya yo thanks morning evening", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""), ("", "love", r"[ \t]+you"),
+    ("", "hi hey hello hiya yo thanks morning evening", ""), ("", "thank", r"[ \t]+you"), ("", "thx ty", ""),
+    ("", "love", r"[ \t]+you"),
     ("", "miss", r"[ \t]+you"), ("", "congrats congratulations", r"(?:[ \t]+to)?"),
     ("", "happy", r"[ \t]+(?:birthday|bday|b-day|new[ \t]+year)"), ("", "merry", r"[ \t]+christmas"), ("", "good", r"[ \t]+luck"),
     ("", "bye goodnight", ""), ("", "good", r"[ \t]+night"), ("", "welcome sorry dear go", ""),
@@ -492,8 +493,8 @@ def weak_cue_names(text: str, vocabulary: frozenset[str] = frozenset()) -> list[
         g = m.lastindex
         w = m.group(g)
         if g == 3 and (w in country_names() or w in place_names() or w.lower() in WEEKDAYS or w.lower() in MONTHS
-                       or w.lower() in ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov")
-                       or w not in english and in_vocabulary(w, vocabulary)):  # ("speaks Polish, German.")
+                       or w.lower() in _SHORT_DATES or w not in english and in_vocabulary(w, vocabulary)):
+            # ("speaks Polish, German.", "opens Friday, Jan. 24")
             continue
         # a greeting's name in any case ("hey tanner", "VLOGS ESTEE!"); in lower case an English given name only
         if w.lower() not in MONTHS and w.lower() not in STOP_WORDS and (

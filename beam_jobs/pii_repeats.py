@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from beam_jobs.pii_rules_common import INITIALS_RUN
+from beam_jobs.pii_words import NOT_OWNER_WORDS, SAYING_VERBS, SHIFTS_AND_OFFICES
 
 
 def what_names_bring(text: str, names: list[tuple[int, int]], results: list, vocabulary: frozenset[str],
@@ -23,7 +24,7 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
     aliases = aliases_of(text, names, vocabulary) + [("PERSON", s, e, False) for s, e in partners_of(text, names,
                                                                                                      vocabulary)]
     aliases += [("PERSON", *m.span(1), False) for s, e in accounts for m in [_NAME_AFTER_ACCOUNT.match(text, e)]
-                if m and not any(w.lower() in _NOT_OWNER_WORDS for w in m.group(1).split())]
+                if m and not any(w.lower() in NOT_OWNER_WORDS for w in m.group(1).split())]
     aliases += [("PERSON", *m.span(1), False) for s, e in accounts
                 for m in [_NAME_BEFORE_ACCOUNT.search(text, max(0, s - 40), s)] if m and _holder_name(m.group(1),
                                                                                                        vocabulary)]
@@ -62,12 +63,6 @@ _ALIAS_AFTER = re.compile(rf"[ \t]*(?:\([ \t]*(?P<initials>{INITIALS_RUN}|[A-Z](
 _NAME_AFTER_ACCOUNT = re.compile(r"[ \t]*\(([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+){1,2})\)")
 # ... and before it, the account in brackets after the name ("Treasurer - Lowri (@lowri_c)", "Kemi Ade (kemi_writes)")
 _NAME_BEFORE_ACCOUNT = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+){0,2})[ \t]*\(@?\Z")
-_NOT_OWNER_WORDS = frozenset("""desk team service support office group admin bot account official news sales help
-department unit centre center club fc""".split())
-# a shift, a role or an office in brackets after a name, whose letters may open with the given name's by chance
-# ("Ana (AM), Bo (PM)", "Ms Ruiz (DSL)", "Ann Lee (NIC)", "Colm Doyle (CEO)", "Ana Ruiz (NOK)", "Lt Diaz (PD)")
-_SHIFTS_AND_ROLES = frozenset("""am pm ld nd dsl senco sendco dpo nic nok po pd ceo cfo coo cto cio cmo chro vp svp evp
-md gm pa ea hod hoy lsa ta sen rmo ed""".split())
 
 
 def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) \
@@ -91,7 +86,7 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
         given = text[s:e].split(",")[-1].split() + text[s:e].split(",")[0].split() if "," in text[s:e] \
             else text[s:e].split()
         spelled = "".join(w[0] for w in given).lower() == plain  # "Aurelia Mensah (AM)": her initials, no shift
-        if (plain in CARE_ROLES or plain in _SHIFTS_AND_ROLES) and not spelled or plain in DEPARTMENTS \
+        if (plain in CARE_ROLES or plain in SHIFTS_AND_OFFICES) and not spelled or plain in DEPARTMENTS \
                 or plain in TEAMS_THAT_ACT or alias.lower() in MONTHS or alias.lower() in WEEKDAYS \
                 or alias in place_names() or alias in country_names() or kind != "initials" and (
                     plain in NOT_INITIALS or NEVER_A_NAME.match(alias) or is_function_word(alias)):
@@ -101,7 +96,7 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
         if kind == "quoted" and "-" not in alias and in_vocabulary(alias.split()[0], vocabulary) \
                 and alias.split()[0] not in given_names():
             continue  # ('Room "Fjord"', 'Ana "No"': a word that is no given name)
-        role = plain in CARE_ROLES or plain in _SHIFTS_AND_ROLES
+        role = plain in CARE_ROLES or plain in SHIFTS_AND_OFFICES
         again = kind == "initials" and (not role or spelled and plain not in CARE_ROLES)
         out.append(("USERNAME" if kind == "account" else "PERSON", *m.span(kind), again))
     return out
@@ -111,8 +106,8 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
 # handed over, by an arrow ("(Grace Obi and Mercy)", "x2 staff (Hope M. + Dariusz Zielinski)", "Handed over: Ana
 # Ruiz → Ravi"): a capitalised given name of the lists, with the capitalised
 # words after it or an initial; never a place's first word ("Ana Ruiz and Miller Park")
-_PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+|→|->)[ \t]*([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)"
-                            r"(?![\w'’\-])")
+_PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+|→|->)[ \t]*"
+                            r"([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)(?![\w'’\-])")
 _PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)[ \t]*"
                              r"(?:and|&|\+|→|->)[ \t]*\Z")
 
@@ -139,7 +134,7 @@ def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[s
     out = []
     for s, e in names:
         for m in (_INITIALS_PARTNER_AFTER.match(text, e), _INITIALS_PARTNER_BEFORE.search(text, max(0, s - 12), s)):
-            if m and m.group(1).lower() not in CARE_ROLES and m.group(1).lower() not in _SHIFTS_AND_ROLES \
+            if m and m.group(1).lower() not in CARE_ROLES and m.group(1).lower() not in SHIFTS_AND_OFFICES \
                     and m.group(1).lower() not in NOT_INITIALS:
                 out.append(m.span(1))
         nick = _BEFORE_NICKNAME.search(text, max(0, s - 30), s)
@@ -202,14 +197,11 @@ def repeats_of(text: str, results: list, vocabulary: frozenset[str]) -> list:
         if entity != "PERSON" or len(words) < 2 or not re.fullmatch(r"[A-Z][a-z]{2,}", words[-1]) \
                 or words[-1].lower() in STOP_WORDS or words[-1] in place_names():
             continue
-        for m in re.finditer(rf"(?<=\b(?:Mr|Ms|Dr)[ .])[ ]?{words[-1]}\b|(?<![\w@]){words[-1]}(?=[ \t]+{_SAYS}\b)",
-                             text):
+        said = rf"(?<=\b(?:Mr|Ms|Dr)[ .])[ ]?{words[-1]}\b|(?<![\w@]){words[-1]}(?=[ \t]+{SAYING_VERBS}\b)"
+        for m in re.finditer(said, text):
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 out.append(RecognizerResult("PERSON", m.start() + (text[m.start()] == " "), m.end(), 0.85))
     return out
-
-
-_SAYS = r"(?:said|says|told|added|argued|testified|claimed|replied|wrote|explained|noted|stated|admitted|denied)"
 
 
 # A number right after a person's name is theirs: an officer's badge or a call-taker's number ("Ofc. Ana Ruiz #4471",
@@ -261,7 +253,7 @@ def _holder_name(words: str, vocabulary: frozenset[str]) -> bool:
     from beam_jobs.pii_rules_common import is_function_word
     from beam_jobs.pii_words import given_names
     first = words.split()[0]
-    return not is_function_word(first) and not any(w.lower() in _NOT_OWNER_WORDS for w in words.split()) and (
+    return not is_function_word(first) and not any(w.lower() in NOT_OWNER_WORDS for w in words.split()) and (
         first in given_names() or not in_vocabulary(first, vocabulary))
 
 

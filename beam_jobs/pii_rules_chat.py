@@ -809,7 +809,7 @@ def speaker_handles(text: str) -> frozenset[str]:
     if ":" not in text and "<" not in text and " the " not in text and "[" not in text:
         return authors
     speakers = [m.group(1).rstrip(".-") for m in _SPEAKER_LINE.finditer(text)] if ":" in text else []
-    logged = [m for m in _LOG_SPEAKER.finditer(text)]
+    logged = list(_LOG_SPEAKER.finditer(text))
     speakers += [(m.group(1) or m.group(2) or m.group(3)).rstrip(".-") for m in logged]
     if len(speakers) < 3 or len(set(speakers)) < 2:
         return authors

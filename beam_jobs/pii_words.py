@@ -85,6 +85,19 @@ HOME_ON = (r"(?i:lives?|lived|living|resides?|resided|residing|house|home|flat|b
            r"(?:on|at)")
 # The vital signs a note writes as letters before a value ("BP: 120/80", "HR 72"): no one's initials
 VITAL_SIGNS = frozenset("bp hr rr gcs bm sats".split())
+
+
+# A shift, a role or an office written in brackets after a name, whose letters may open with the given name's by
+# chance ("Ana (AM), Bo (PM)", "Ms Ruiz (DSL)", "Ann Lee (NIC)", "Colm Doyle (CEO)", "Ana Ruiz (NOK)", "Lt Diaz (PD)"):
+# no one's initials there unless the name spells them (pii_repeats.aliases_of)
+SHIFTS_AND_OFFICES = frozenset("""am pm ld nd dsl senco sendco dpo nic nok po pd ceo cfo coo cto cio cmo chro vp svp
+evp md gm pa ea hod hoy lsa ta sen rmo ed""".split())
+# Words of a team's, a desk's or an office's name, which holds an account but is no person ("Service Desk
+# (@it_ops)", "@events_team (Events Team)")
+NOT_OWNER_WORDS = frozenset("""desk team service support office group admin bot account official news sales help
+department unit centre center club fc""".split())
+# The verbs of saying after which a surname that is a word stands as the person ("Tell said", "Banks told")
+SAYING_VERBS = r"(?:said|says|told|added|argued|testified|claimed|replied|wrote|explained|noted|stated|admitted|denied)"
 # Teams, wards and bodies that take an action in notes and minutes as a person does ("GP to review", "MDT to
 # discuss", "ED to admit", "UK to remain"): their letters are no one's initials
 TEAMS_THAT_ACT = frozenset("""mdt ed ae icu itu hdu ccu nicu picu scbu ward wards team cmht crht cpn dn dns ooh lab
