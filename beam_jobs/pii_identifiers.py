@@ -48,6 +48,9 @@ LABELS: tuple[Label, ...] = (
           r"uci|iuc|prisoner|inmate|warrant|charge|summons|complaint|grievance|record|tribunal|event|rpt|"
           # (an indictment's number, an insurer's claim abbreviated: "Indictment No: T20227031", "Clm no: PL/7730/2291")
           r"indictment|clm|"
+          # (an Indian court's petitions, a prison's register, a police report: "CRIMINAL REVISION PETITION NO. 1123 OF
+          # 2019", "Register No. 55871-039", "report number RS24-0216-0912")
+          r"petition|writ|register|report|"
           # (a German court's file: "Az.: 34 F 212/23")
           r"az", False,
           (("(Application no. 48213/19) concerns the applicant", "48213/19"),
@@ -58,7 +61,9 @@ LABELS: tuple[Label, ...] = (
            ("JUDICIAL REVIEW\n\nRecord No. 2021/622 JR\n\nBETWEEN", "2021/622"),
            ("Case No: UI-2024-000123\nFirst-tier Tribunal No: PA/50321/2021", "PA/50321/2021"),
            ("- Familiengericht -\nAz.: 34 F 212/23\n\nIn der Familiensache", "212/23"),
-           ("R v Osei\nIndictment No: T20227031\nBefore: HHJ Ward", "T20227031"))),
+           ("R v Osei\nIndictment No: T20227031\nBefore: HHJ Ward", "T20227031"),
+           ("WRIT PETITION NO. 4471 OF 2021\n\nBETWEEN:", "4471 OF 2021"),
+           ("He is held at FCI Dublin (Register No. 40917-112) until", "40917-112"))),
     Label("application number", r"(?<=\()nos?|nos?(?=\.)", True,
           (("as in Kovalenko v. Ukraine (no. 40114/09), the Court", "40114/09"),), shape="APPLICATION"),
     Label("health record", r"mrn|(?:hosp(?:ital)?|unit|ur|chi|nhi|nhs|medicare|medicaid|health[ \t]+card|"
@@ -137,6 +142,10 @@ LABELS: tuple[Label, ...] = (
           (("call police on 101 quoting log 1832 of 14/03/25", "1832"),
            ("called police on 101 and got a ref 1408.", "1408"),
            ("I've asked IT about this twice (ticket 55821).", "55821")), shape="REF_DIGITS"),
+    # (a French or Spanish record's number sign before a long number: a court's file, a claim, a dossier, "N°
+    # 21034567" under the court's heading; "n° 12 rue ..." is an address's short number)
+    Label("numbered record", r"n[º°]", True,
+          (("COUR NATIONALE DU DROIT D'ASILE\n\nN° 22019834\n\nM. X", "22019834"),), shape="LONG_DIGITS"),
     Label("phone extension", EXTENSION_WORDS, True,
           (("my manager, Carys Bowen (ext. 4471)", "4471"),), entity="PHONE_NUMBER", shape="EXTENSION"),
 )
@@ -161,6 +170,7 @@ _SHAPES = {
     "SORT_CODE": r"(?:\d{2}-\d{2}-\d{2})",
     "LAST_DIGITS": r"(?:\d{4})",
     "REF_DIGITS": r"(?:\d{4,10})",
+    "LONG_DIGITS": r"(?:\d{6,12})",
     "PNR": r"(?:[A-Z0-9]{5,8})",
     "COLLAR": r"(?:\d{3,5})",
     # a human-rights court's application (number / year), an Indian court's ("No. 58214/2016", "No. 1412 of 2019"),
@@ -191,7 +201,7 @@ _BARE_PATTERNS = [(label, re.compile(rf"(?i)(?<![\w/])(?:{label.words})(?!\w)[ \
                            r"(?P<id>(?=[A-Z0-9/\-]*\d)(?=[A-Z0-9/\-]*[A-Z])[A-Z0-9][A-Z0-9/\-]{5,20})\)"))]
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)?(?:%|[a-z]{1,3})?|\d{1,3}(?:,\d{3})+(?:\.\d+)?", re.I)
-_DATE_LIKE = re.compile(r"\d{1,2}[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}")
+_DATE_LIKE = re.compile(r"\d{1,2}[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?:[-–]\d{1,2}:\d{2})?")
 
 
 def _digits(s: str) -> int:

@@ -108,6 +108,9 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
 # words after it or an initial; never a place's first word ("Ana Ruiz and Miller Park")
 _PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+|→|->)[ \t]*"
                             r"([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)(?![\w'’\-])")
+# ... and the one a shift is handed to, after "from" and a found name ("night h/o from Ana Ruiz to Summer")
+_HANDED_TO = re.compile(r"[ \t]+to[ \t]+([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)(?![\w'’\-])")
+_FROM_BEFORE = re.compile(r"(?i:\bfrom)[ \t]+\Z")
 _PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)[ \t]*"
                              r"(?:and|&|\+|→|->)[ \t]*\Z")
 
@@ -119,6 +122,14 @@ _INITIALS_PARTNER_BEFORE = re.compile(r"\([ \t]*([A-Z]{2,3})[ \t]*(?:&|\+|/)[ \t
 # ... and the given name or the initial before a found nickname in quotes ('Daniel "Danny Boy" Okafor', 'T. "Tiger"
 # Walsh')
 _BEFORE_NICKNAME = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+|[A-Z]\.)[ \t]+[\"“]\Z")
+# ... and the surname after a found name and its found nickname, in brackets or quotes ("Dorothy (Dot) Hargreaves",
+# "WILHELMINA (MINA) KETTLEWELL", "dorothy 'dot' fairweather"): a word written in the given name's case, a surname
+# of the lists or no dictionary word (in capitals a note's verbs follow a name so: "ROSA (DAUGHTER) PRESENT"), never
+# a header's label, a firm's suffix, a room, a bed, a day or a note's word
+_AFTER_NICKNAME = re.compile(r"[ \t]*(?:\([ \t]*([^()\n]{1,25}?)[ \t]*\)|([\"“'‘])([^\"”'’\n]{1,25})[\"”'’])[ \t]+"
+                             r"([A-Za-z][a-z'’\-]+|[A-Z][A-Z'’\-]+)(?![\w'’\-]|[ \t]*[\"“'‘(:])")
+_NOT_AFTER_NICKNAME = frozenset("""room rm bed bay flat unit ward today tonight tomorrow yesterday am pm mon tue tues wed
+thu thur thurs fri sat sun dob nhs mrn age aged ltd llc inc plc gmbh co corp""".split())
 
 
 def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
@@ -129,19 +140,34 @@ def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[s
     before a found nickname in quotes."""
     from beam_jobs.pii_names import in_vocabulary
     from beam_jobs.pii_rules_common import is_function_word
-    from beam_jobs.pii_words import (CARE_ROLES, INSTITUTION_HEADS, MONTHS, NOT_INITIALS, PLACE_NOUNS, THING_KINDS,
-                                     WEEKDAYS, country_names, given_names, place_names, surnames)
+    from beam_jobs.pii_words import (CARE_ROLES, INSTITUTION_HEADS, MONTHS, NOT_INITIALS, NOTE_LABELS, NOTE_SHORTHAND,
+                                     PLACE_NOUNS, THING_KINDS, WEEKDAYS, country_names, given_names, place_names,
+                                     surnames)
     out = []
     for s, e in names:
         for m in (_INITIALS_PARTNER_AFTER.match(text, e), _INITIALS_PARTNER_BEFORE.search(text, max(0, s - 12), s)):
             if m and m.group(1).lower() not in CARE_ROLES and m.group(1).lower() not in SHIFTS_AND_OFFICES \
                     and m.group(1).lower() not in NOT_INITIALS:
                 out.append(m.span(1))
+        after = _AFTER_NICKNAME.match(text, e)
+        if after:
+            given, nickname, surname = text[s:e].split()[0], after.group(1) or after.group(3), after.group(4)
+            nick_start = after.start(1) if after.group(1) else after.start(3)
+            same_case = surname.isupper() if given.isupper() else surname.islower() if given.islower() \
+                else surname[:1].isupper() and not surname.isupper()
+            low = surname.lower()
+            if same_case and any(a <= nick_start and nick_start + len(nickname) <= b for a, b in names) \
+                    and low not in _NOT_AFTER_NICKNAME and low not in MONTHS and low not in WEEKDAYS \
+                    and low not in CARE_ROLES and low not in NOTE_LABELS and low not in NOTE_SHORTHAND \
+                    and low not in PLACE_NOUNS and not is_function_word(surname) \
+                    and (surname.capitalize() in surnames() or not in_vocabulary(surname, vocabulary)):
+                out.append(after.span(4))
         nick = _BEFORE_NICKNAME.search(text, max(0, s - 30), s)
         if nick and (nick.group(1).endswith(".") or nick.group(1) in given_names()
                      and not is_function_word(nick.group(1))):
             out.append(nick.span(1))
-        for m in (_PARTNER_AFTER.match(text, e), _PARTNER_BEFORE.search(text, max(0, s - 40), s)):
+        handed = _HANDED_TO.match(text, e) if _FROM_BEFORE.search(text, max(0, s - 8), s) else None
+        for m in (_PARTNER_AFTER.match(text, e), _PARTNER_BEFORE.search(text, max(0, s - 40), s), handed):
             if not m:
                 continue
             words = m.group(1).split()

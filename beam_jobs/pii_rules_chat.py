@@ -127,7 +127,7 @@ def contacted_names(text: str, is_word) -> list[tuple[int, int]]:
 # it, or in brackets right after one ("conceicao ('sao')", '(prefers "Lily")', "(Danny)"), or what somebody is
 # called ('family calls him "Fez"'; "known as" only where a person stands before it: things are known as something
 # too, "cracks known as 'grikes'")
-_QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[\"”'’]"
+_QUOTED = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*)?)[.,!]?[\"”'’]"  # ('calls her "the Wizard."')
 # (inside a name the nickname may be a phrase of up to four words: 'Ikemefuna "Ike the Spike" Obi')
 _QUOTED_PHRASE = r"[\"“'‘]([^\W\d_][\w'’\-]*(?:[ \t]+[^\W\d_][\w'’\-]*){0,3})[\"”'’]"
 _NICKNAMED = re.compile(rf"(?<![\w'’\-])({CAPWORD})[ \t]+{_QUOTED_PHRASE}[ \t]+"
@@ -149,6 +149,9 @@ _CALLED = re.compile(rf"(?i:\b(?:call(?:s|ed)?[ \t]+(?:him|her)(?:self)?|nicknam
                      rf"(?:identified|introduced)[ \t]+(?:him|her)self[ \t]+as|nam(?:ed|ing)[ \t]+(?:him|her|the[ \t]+baby)|"
                      rf"(?:we|I)(?:[ \t]+(?:will|shall|have)|['’]ll)[ \t]+(?:call(?:ed)?|refer(?:red)?[ \t]+to)"
                      rf"(?:[ \t]+(?:him|her|them))?(?:[ \t]+as)?|"
+                     # (a contact saved on a phone, a resident who answers to a name: 'saved as "Tiny"',
+                     # 'Responds to "Des"')
+                     rf"saved[ \t]+(?:in[ \t]+(?:his|her|their|the)[ \t]+phone[ \t]+)?as|(?:responds|answers)[ \t]+to|"
                      rf"alias|(?:man|woman|person|boy|girl|guy|lady|someone|somebody|individual|male|female|suspect)"
                      rf"[ \t]+(?:named|called)))[ \t]+{_QUOTED}")
 # ... or, in chat and notes, without quotes: a capitalised word after "calls me", "call him", "goes by" ("everyone
@@ -383,7 +386,8 @@ def nickname_names(text: str, is_word) -> list[tuple[int, int]]:
     out += [m.span(1) for regex in (_QUOTED_TO_PEOPLE, _QUOTED_THEN_ROLE, _ROLE_THEN_QUOTED, _QUOTED_THEN_WHOM)
             for m in regex.finditer(text)
             if m.group(1).split()[0].lower() not in STOP_WORDS and not NEVER_A_NAME.match(m.group(1))]
-    out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)]
+    out += [(m.start(1), m.end(1)) for m in _CALLED.finditer(text)  # (not a stimulus: "responds to 'pain'")
+            if m.group(1)[0].isupper() or not re.match(r"(?i)(?:responds|answers)", m.group(0))]
     out += [(m.start(1), m.end(1)) for m in _KNOWN_AS.finditer(text)]
     out += [(m.start(1), m.end(1)) for m in _KNEW_AS.finditer(text)]
     out += [m.span(1) for m in _QUOTED_NO_SURNAME.finditer(text)]
@@ -597,8 +601,12 @@ def _is_person_heading(cell: str) -> bool:
     parts = [p.strip(" :*").replace("_", " ") for p in cell.lower().split("/")] if "/" in cell else [
         cell.lower().strip(" :*").replace("_", " ")]
     # (and who did a log's line: "Obs by", "Done by", "Seen by")
+    # (and a person's name or initials: "Visitor name", "Staff init"; not "Product name")
     return all(words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS or words in PERSON_HEADING_PHRASES
-               or re.fullmatch(r"[a-z]+[ \t]+by", words) for words in parts)
+               or re.fullmatch(r"[a-z]+[ \t]+by", words)
+               or (m := re.fullmatch(r"([a-z]+)[ \t]+(?:names?|init|initials|sign|signature)", words)) is not None
+               and (m.group(1) in PERSON_HEADINGS or m.group(1).rstrip("s") in PERSON_HEADINGS
+                    or m.group(1) in ("child", "pupil", "parent", "kin", "nok")) for words in parts)
 
 
 def _slash_parts(line: str, a: int, b: int) -> list[tuple[int, int]]:

@@ -511,8 +511,9 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"(?P<line_letter>(?!I\b)[A-Z])[ \t]*"
                               r"(?:[ \t]+[xX]{1,3}!?)?\s*\Z|"
                               r"[a-z'’][ \t]+[a-z][a-z'’]*[ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower_letter>[a-z])[ \t.]*\s*\Z|"
-                              # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm")
-                              r"[.!?][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z|"
+                              # in lower case alone on the last line under a sentence, no word ("...salt.\n\ndpm"),
+                              # or a paragraph of its own under words ("...look off\n\ngp" above a quoted reply)
+                              r"(?:[.!?][ \t]*\n(?:[ \t]*\n)?|[a-z][ \t]*\n[ \t]*\n)[ \t]*(?P<lower>[a-z]{2,3})[ \t]*\s*\Z|"
                               # a capital and its dot alone under words in lower case ("Love you\nN."), or one letter
                               # after a kiss ("what's the final on the groomsmen. xo J")
                               r"[a-z'’][ \t]*\n(?:[ \t]*\n)?[ \t]*(?P<dotted>[A-Z])\.[ \t]*\s*\Z|"
@@ -529,6 +530,10 @@ _SIGNED_INITIALS = re.compile(r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)(?P<caps>[A-Z]{2,3}
                               r"[ \t]*\s*\Z")
 
 
+# what a message ends on in lower case that is no one's letters ("...see you there\n\nhi", "\n\nta")
+_LOWER_CASE_LAST_WORDS = frozenset("ta tx kk hi yo cu ya ye oh ah eh um hm".split())
+
+
 def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     """The initials a message is signed with (_SIGNED_INITIALS); never a chat or business acronym that ends
     a message as well ("FYI", "LOL", "ASAP", "OK", "USA": pii_words.NOT_INITIALS), nor a word of three letters
@@ -540,7 +545,7 @@ def signed_initials(text: str, is_word) -> list[tuple[int, int]]:
     g = m.lastgroup  # the alternative that matched holds the one group set
     mark = m.group(g)
     if mark.lower() in NOT_INITIALS or is_function_word(mark) and g not in ("letter", "sentence_letter", "line_letter") \
-            or g == "lower" and len(mark) == 3 and is_word(mark) \
+            or g == "lower" and (len(mark) == 3 and is_word(mark) or mark in _LOWER_CASE_LAST_WORDS) \
             or g == "closed_word" and (mark in STOP_WORDS or mark in GROUPS or mark in CLOSING_ADDRESSEES):
         return []
     off = max(0, len(text) - 40)

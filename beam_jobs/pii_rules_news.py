@@ -68,7 +68,12 @@ def headline_subjects(text: str, is_word) -> list[tuple[int, int]]:
 # "a witness (Okafor)"), as reports and minutes name people
 _ROLE_WORDS = tuple(sorted(OFFICE_WORDS | {"assistant", "aide", "deputy", "lawyer", "attorney", "counsel", "witness",
                                            "teacher", "driver", "owner", "agent", "investigator", "employee",
-                                           "supervisor", "nurse", "doctor", "physician", "surgeon", "therapist"}))
+                                           "supervisor", "nurse", "doctor", "physician", "surgeon", "therapist",
+                                           # (a care home's shifts and staff: "given by senior (Rosa)", "handed
+                                           # over to day team (Faith)")
+                                           "senior", "senior carer", "day team", "night team", "early team",
+                                           "late team", "team leader", "activities", "activities co",
+                                           "activities coordinator", "hairdresser"}))
 _ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_ROLE_WORDS) +
                              rf"s?[ \t]*\([ \t]*((?-i:{CAPWORD})(?:[ \t]+(?-i:{CAPWORD}))?)[ \t]*\)")
 # ... and after a care or case worker's role, where a capitalised word in brackets is who fills it, dictionary word

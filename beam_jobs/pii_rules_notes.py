@@ -578,6 +578,14 @@ _ROLE_IN_BRACKETS = re.compile(
     r"(?:nursing|med(?:ical)?|pa|np|pharmacy|rt)[ \t]+student|orientee|preceptor|"
     r"carer|caregiver|care[ \t]+assistant|key[ \t]?worker|support[ \t]+worker|midwife|mw|health[ \t]+visitor|hv|"
     r"para|paramedic|emt|ecp|ccp|tech|"
+    # (a care home's other staff: "Summer (activities co)", "– Faith (activities)", "Will (volunteer)")
+    r"activities(?:[ \t]+(?:co|co-?ord|co-?ordinator|coordinator|lead|team))?|volunteer|senior[ \t]+carer|"
+    r"team[ \t]+leader|hairdresser|housekeeper|housekeeping|receptionist|"
+    # (a ward's maternity care assistant, a manager, the shift a note's writer works: "w/ Tansy (MCA)", "- Jo (mgr)",
+    # "- Precious N (nights)")
+    r"mca|mgr|manager|deputy|nights|days|lates|earlies|bank|agency|"
+    # (the shift a desk's or a ward's initials work: "Incoming: PF (night)")
+    r"night|day|late|early|long[ \t]+day|"
     # (or the pager to reach the person on: "Blessing (pgr 5519)")
     r"(?:pgr|pager|beeper|bpr|bleep|vocera)[ \t#:.]*\d{3,5})"
     r"[ \t]*\)")
@@ -594,7 +602,11 @@ def role_in_brackets_names(text: str, is_word) -> list[tuple[int, int]]:
             words, start = words[1:], m.start(1) + len(words[0]) + 1
         if words[0].lower() in STOP_WORDS and words[0] not in given_names():
             continue  # "The (attending)"; "Will (PTA)" is a name
-        named = [in_name_lists(w) or w.isupper() and in_name_lists(w.capitalize()) or not is_word(w) for w in words]
+        if len(words) == 1 and (words[0] in _WARDS or words[0].lower() in NOT_INITIALS):
+            continue  # a unit or a shorthand: "ICU (nights)", "ETA (day)"
+        # (an acronym is a desk's or a unit's, no name: "LNG Operations (nights)")
+        named = [in_name_lists(w) or w.isupper() and in_name_lists(w.capitalize())
+                 or not is_word(w) and not (w.isupper() and 1 < len(w) <= 4 and len(words) == 2) for w in words]
         # (in capitals too: "ME AND FAITH (carer)"; of two words one will do: "Obi Nwosu (Tech)", "obi" is a word)
         if words and (all(named) or len(words) == 2 and any(named)):
             out.append((start, m.end(1)))

@@ -118,7 +118,8 @@ author authors driver drivers nurse nurses doctor doctors physician rep represen
 member members student students teacher teachers coach coaches approver approvers requester requestor chair
 lead leads captain captains staff worker workers technician caller patient patients client clients customer
 customers tenant tenants guest guests volunteer volunteers speaker speakers presenter presenters host hosts
-instructor instructors judge judges witness witnesses sign signed signature sig initials""".split())
+instructor instructors judge judges witness witnesses sign signed signature sig initials init visitor visitors
+visiting resident residents carer carers""".split())
 PERSON_HEADING_PHRASES = ("assigned to", "full name", "first name", "last name", "given name", "given names",
                           "family name", "surname", "surnames", "forename", "forenames", "account manager",
                           "point of contact", "responsible", "submitted by", "approved by", "owned by")

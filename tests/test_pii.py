@@ -2431,3 +2431,44 @@ def test_logins_listed_in_a_bracket_with_a_found_one_and_a_name_greeted_good_mor
     assert "admin, reports" in r.text, r.text
     r = pii("[09:14:20] Ana: morning hugo 118.50 / 119.25 in 25x")
     assert not _leaks(r, "hugo"), r.text
+
+
+def test_letters_signed_in_lower_case_over_a_quoted_reply_and_a_surname_after_a_name_and_its_nickname(pii):
+    r = pii("the carbon curve is stale, pretty sure thats why june looks off\n\nqd\n\nOn Tue, 4 Jun 2024 at 09:12, "
+            "Ana Ruiz <ana.ruiz@example.com> wrote:\n> numbers attached")
+    assert not _leaks(r, "qd"), r.text
+    text = "i will be late\n\nok\n\nOn Wed, Bo wrote:\n> hi"
+    assert "\n\nok\n\n" in pii(text).text, pii(text).text
+    r = pii("Resident: Agnieszka (Aga) Brightwater   Room 9\nDate: Mon 3rd")
+    assert not _leaks(r, "Brightwater"), r.text
+    r = pii("BAY 2 - ROSALIND (ROS) KETTLEWELL - FOR DISCHARGE TODAY")
+    assert not _leaks(r, "KETTLEWELL"), r.text
+    r = pii("ASKED THAT ROSALIND (DAUGHTER) REMAIN ON WARD. Quote for Ana Ruiz (Ana) Ltd attached.")
+    assert "REMAIN" in r.text and "Ltd" in r.text, r.text
+    text = "Met Ana Ruiz (Ana) Tuesday about the room."
+    assert "Tuesday" in pii(text).text, pii(text).text
+
+
+def test_care_home_staff_by_their_role_in_brackets_and_nicknames_a_phone_or_a_resident_answers_to(pii):
+    r = pii("Hand massage 10 mins.\n– Faith (activities)")
+    assert not _leaks(r, "Faith"), r.text
+    r = pii("Meds given by senior (Rosa). PRN paracetamol 1g at 1015.")
+    assert not _leaks(r, "Rosa"), r.text
+    r = pii("Bob had a bad night, dentist needs ringing. - Precious N (nights)")
+    assert not _leaks(r, "Precious N"), r.text
+    r = pii('Pleasantly confused. Responds to "Dez".\nHis phone held a contact saved as "Tinks".')
+    assert not _leaks(r, "Dez", "Tinks"), r.text
+    text = "the senior (Spanish) team. Responds to 'pain' only. The team leader (Operations) said so."
+    assert pii(text).text == text, pii(text).text
+
+
+def test_petitions_a_prisons_register_a_police_report_and_a_french_files_number(pii):
+    r = pii("CRIMINAL REVISION PETITION NO. 2207 OF 2020\n\nBETWEEN:")
+    assert not _leaks(r, "2207 OF 2020"), r.text
+    r = pii("He is held at FCI Dublin (Register No. 40917-112). Quote report number RS23-0411-0031.")
+    assert not _leaks(r, "40917-112", "RS23-0411-0031"), r.text
+    r = pii("COUR NATIONALE DU DROIT D'ASILE\n\nN° 23018876\n\nM. X")
+    assert not _leaks(r, "23018876"), r.text
+    text = "See the report no. 3 and the annual report 2023. Il habite au n° 12."
+    assert "report no. 3" in pii(text).text and "report 2023" in pii(text).text, pii(text).text
+
