@@ -37,8 +37,9 @@ _DROP_MARK = "\ue001"  # a private-use character (no text holds it): plain_text'
 # Markup around words, which the NER never saw in training and the rules do not expect ("*Imran Chaudry*",
 # "`Lise Delmas`", "<p>Dear Mr. Brzeczek,</p>"): read as spaces. Emphasis hugs its words, so an "*" with a space
 # on both sides stays (chat's "* LIT SCHMOOD *", sums' "2 * 3"), and so does an "_" inside a word ("j_doe@x.org").
-# An "_" emphasises in pairs ("_Imran_"): one alone at a word's end is an account's ("fenrir_", "lmartinez_")
-_MARKUP = re.compile(r"`+|(?<![\w*])\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|"
+# An "_" emphasises in pairs ("_Imran_"): one alone at a word's end is an account's ("fenrir_", "lmartinez_").
+# Three stars or more before digits mask a number's other digits ("card ****4417"): they stay, the mask is the cue
+_MARKUP = re.compile(r"`+|(?<![\w*])(?!\*{3,}\d)\*+(?=[^\s*])|(?<=[^\s*])\*+(?![\w*])|"
                      r"</?(?i:p|br|div|span|b|i|u|em|strong|li|ul|ol|td|tr|th|table|tbody|thead|h[1-6]|blockquote|"
                      r"font|a)(?:[ \t][^<>\n]{0,200})?/?>")
 

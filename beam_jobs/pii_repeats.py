@@ -39,11 +39,48 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
             for m in re.finditer(r"(?<![\w.'’\-])" + re.escape(letters) + r"(?![\w\-]|\.\w)", text):
                 if not any(a < m.end() and m.start() < b for a, b in done):
                     out.append(RecognizerResult("PERSON", m.start(), m.end(), 0.85))
+        done += [(r.start, r.end) for r in out]
+        out += [RecognizerResult("PERSON", s, e, 0.85) for s, e in initials_of_names(text, names)
+                if not any(a < e and s < b for a, b in done)]
     # (after the repeats: a login made of a found name may be the list's found account)
     found = taken + [(r.start, r.end) for r in out]
     out += [RecognizerResult("USERNAME", s, e, 0.85)
             for s, e in listed_logins(text, accounts + [(r.start, r.end) for r in out if r.entity_type == "USERNAME"],
                                       vocabulary) if not any(a < e and s < b for a, b in found)]
+    return out
+
+
+# A found name's initials, written alone elsewhere in the text: minutes, notes, rotas and desks write a person out
+# once and by initials after ("Hamid Rezaei" ... "Proposed AB, seconded HR"; "Priya S." ... "Sign: PS (RN)"): two or
+# three capitals, from a name of two or three capitalised words (a particle's lower-case word is skipped, an
+# initial counts: "H. Rautenbach" is "HR"); never a word of function in capitals ("IT WAS"), a title, a shift, a role,
+# a vital sign ("HR 76") or a common acronym ("QA", "ML", "CC"), which a name's letters spell by chance
+_CAPITALISED_WORD = re.compile(r"[^\W\d_][\w'’\-.]*")
+_NUMBER_AFTER = re.compile(r"[ \t]*:?[ \t]*\d")
+_COMMON_ACRONYMS = frozenset("""qa ml ai ap app api tb cc bcc rpd ui ux ta sn gp tv pa ra""".split())  # ("RA": room air)
+# (of the chat and business acronyms that end a message, those that are initials far more often beside a name)
+_INITIALS_THOUGH_ACRONYMS = frozenset("hr pr ps".split())
+
+
+def initials_of_names(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    from beam_jobs.pii_rules_common import STOP_WORDS
+    from beam_jobs.pii_words import CARE_ROLES, NEVER_A_NAME, NOT_INITIALS, NOTE_SHORTHAND, VITAL_SIGNS
+    letters = set()
+    for s, e in names:
+        words = [w for w in _CAPITALISED_WORD.findall(text[s:e])]
+        if 2 <= len(words) <= 3 and all(w[0].isupper() for w in words) and not text[s:e].isupper():
+            letters.add("".join(w[0] for w in words))
+    out = []
+    for mark in letters:
+        low = mark.lower()
+        if not mark.isascii() or low in STOP_WORDS or low in SHIFTS_AND_OFFICES or low in CARE_ROLES \
+                or low in NOTE_SHORTHAND or low in _COMMON_ACRONYMS or NEVER_A_NAME.match(low) \
+                or low in NOT_INITIALS and low not in _INITIALS_THOUGH_ACRONYMS:
+            continue
+        for m in re.finditer(r"(?<![\w.'’&\-])" + mark + r"(?![\w'’&\-]|\.\w)", text):
+            if low in VITAL_SIGNS and _NUMBER_AFTER.match(text, m.end()):
+                continue  # "HR 76" by Hamid Rezaei's name
+            out.append(m.span())
     return out
 
 

@@ -2472,3 +2472,15 @@ def test_petitions_a_prisons_register_a_police_report_and_a_french_files_number(
     text = "See the report no. 3 and the annual report 2023. Il habite au n° 12."
     assert "report no. 3" in pii(text).text and "report 2023" in pii(text).text, pii(text).text
 
+
+
+def test_a_found_names_initials_elsewhere_in_the_text_and_a_masked_cards_last_digits(pii):
+    r = pii("Present: Hamid Rezaei (chair), Ann Lee, Bo Kim.\n2. Minutes approved. Proposed AL, seconded HR.\n"
+            "3. Street party: BK to book the road closure.")
+    assert not _leaks(r, "AL", "HR", "BK"), r.text
+    # letters a name spells by chance stay where they are a vital sign, a shift or a word of function
+    text = "Seen with Hamid Rezaei and Ian Taylor. Obs: HR 76, BP 120/80. IT WAS LATE. Mon AM"
+    r = pii(text)
+    assert "HR 76" in r.text and "IT WAS" in r.text and "Mon AM" in r.text, r.text
+    r = pii("Refund for the order on your card ****4417 was made. Acct ***8825 closed.")
+    assert not _leaks(r, "4417", "8825"), r.text
