@@ -166,7 +166,8 @@ _BEFORE_NICKNAME = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+|[A-Z]\.)[ \t]+
 _AFTER_NICKNAME = re.compile(r"[ \t]*(?:\([ \t]*([^()\n]{1,25}?)[ \t]*\)|([\"“'‘])([^\"”'’\n]{1,25})[\"”'’])[ \t]+"
                              r"([A-Za-z][a-z'’\-]+|[A-Z][A-Z'’\-]+)(?![\w'’\-]|[ \t]*[\"“'‘(:])")
 _NOT_AFTER_NICKNAME = frozenset("""room rm bed bay flat unit ward today tonight tomorrow yesterday am pm mon tue tues wed
-thu thur thurs fri sat sun dob nhs mrn age aged ltd llc inc plc gmbh co corp""".split())
+thu thur thurs fri sat sun dob nhs mrn age aged ltd llc inc plc gmbh co corp day days night week weekend morning
+evening eve party""".split())  # (a greeting's day: "Happy (Valentines) Day")
 
 
 def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:
