@@ -52,22 +52,23 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
 
 # A found name's initials, written alone elsewhere in the text: minutes, notes, rotas and desks write a person out
 # once and by initials after ("Hamid Rezaei" ... "Proposed AB, seconded HR"; "Priya S." ... "Sign: PS (RN)"): two or
-# three capitals, from a name of two or three capitalised words (a particle's lower-case word is skipped, an
-# initial counts: "H. Rautenbach" is "HR"); never a word of function in capitals ("IT WAS"), a title, a shift, a role,
-# a vital sign ("HR 76") or a common acronym ("QA", "ML", "CC"), which a name's letters spell by chance
+# three capitals, from a name of two or three words, each capitalised (an initial counts: "H. Rautenbach" is "HR";
+# a name with a particle in lower case gives none); never a word of function in capitals ("IT WAS"), a title, a
+# shift, a role, a vital sign ("HR 76") or a common acronym ("QA", "ML", "CC"), which a name's letters spell by chance
 _CAPITALISED_WORD = re.compile(r"[^\W\d_][\w'’\-.]*")
 _NUMBER_AFTER = re.compile(r"[ \t]*:?[ \t]*\d")
-_COMMON_ACRONYMS = frozenset("""qa ml ai ap app api tb cc bcc rpd ui ux ta sn gp tv pa ra""".split())  # ("RA": room air)
+_COMMON_ACRONYMS = frozenset("""qa ml ai ap app api tb cc bcc rpd ui ux ta sn gp tv pa ra""".split())  # (RA: room air)
 # (of the chat and business acronyms that end a message, those that are initials far more often beside a name)
 _INITIALS_THOUGH_ACRONYMS = frozenset("hr pr ps".split())
 
 
 def initials_of_names(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Where the text writes the initials of one of `names` alone (see above)."""
     from beam_jobs.pii_rules_common import STOP_WORDS
     from beam_jobs.pii_words import CARE_ROLES, NEVER_A_NAME, NOT_INITIALS, NOTE_SHORTHAND, VITAL_SIGNS
     letters = set()
     for s, e in names:
-        words = [w for w in _CAPITALISED_WORD.findall(text[s:e])]
+        words = _CAPITALISED_WORD.findall(text[s:e])
         if 2 <= len(words) <= 3 and all(w[0].isupper() for w in words) and not text[s:e].isupper():
             letters.add("".join(w[0] for w in words))
     out = []
@@ -165,8 +166,8 @@ _BEFORE_NICKNAME = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+|[A-Z]\.)[ \t]+
 # a header's label, a firm's suffix, a room, a bed, a day or a note's word
 _AFTER_NICKNAME = re.compile(r"[ \t]*(?:\([ \t]*([^()\n]{1,25}?)[ \t]*\)|([\"“'‘])([^\"”'’\n]{1,25})[\"”'’])[ \t]+"
                              r"([A-Za-z][a-z'’\-]+|[A-Z][A-Z'’\-]+)(?![\w'’\-]|[ \t]*[\"“'‘(:])")
-_NOT_AFTER_NICKNAME = frozenset("""room rm bed bay flat unit ward today tonight tomorrow yesterday am pm mon tue tues wed
-thu thur thurs fri sat sun dob nhs mrn age aged ltd llc inc plc gmbh co corp day days night week weekend morning
+_NOT_AFTER_NICKNAME = frozenset("""room rm bed bay flat unit ward today tonight tomorrow yesterday am pm mon tue tues
+wed thu thur thurs fri sat sun dob nhs mrn age aged ltd llc inc plc gmbh co corp day days night week weekend morning
 evening eve party""".split())  # (a greeting's day: "Happy (Valentines) Day")
 
 
