@@ -317,7 +317,16 @@ def labelled_ids(text: str) -> list[tuple[str, int, int]]:
     out += [("ID_NUMBER", m.start(m.lastindex), m.end(m.lastindex)) for m in _OWN_NUMBER.finditer(text)]
     out += [("ID_NUMBER", s, e) for s, e in _plates(text)]
     out += [("ID_NUMBER", m.start(1), m.end(1)) for m in _MASKED_CARD.finditer(text)]
+    out += [("ID_NUMBER", m.start(), m.end()) for m in _CODE_SHAPED.finditer(text)]
     return out + _siblings(text, out)
+
+
+# A record's code with no label: a prefix of capitals and five digits or more, a hyphen between them or none
+# ("LF-3309127", "P01457728", "X481920", "W-44817"), as a system numbers an account, a claim, a case or a document;
+# never a standard's, an advisory's or a publication's (ISO, CVE, RFC, PMID...), nor a sum after its currency
+_CODE_SHAPED = re.compile(r"(?<![\w/.\-])(?!(?:ISO|IEC|EN|BS|DIN|ASTM|IEEE|ANSI|CVE|GHSA|RFC|KB|MS|PEP|JSR|ECMA|NCT|PMID|"
+                          r"PMC|DOI|ISBN|ISSN|EAN|UPC|GTIN|HS|SKU|USD|EUR|GBP|JPY|CHF|AUD|CAD|INR|CNY|NZD|ZAR|HKD|SGD|"
+                          r"SEK|NOK|DKK|PLN|RS|RP|NT|ZIP)-?\d)[A-Z]{1,4}-?\d{5,12}(?:-\d{1,6})?(?![\w/\-]|\.\d)")
 
 
 # A payment card's last four digits after its masked digits ("Visa **** 6617", "XXXX-XXXX-XXXX-4417")

@@ -2484,3 +2484,10 @@ def test_a_found_names_initials_elsewhere_in_the_text_and_a_masked_cards_last_di
     assert "HR 76" in r.text and "IT WAS" in r.text and "Mon AM" in r.text, r.text
     r = pii("Refund for the order on your card ****4417 was made. Acct ***8825 closed.")
     assert not _leaks(r, "4417", "8825"), r.text
+
+
+def test_a_records_code_with_no_label_but_no_standards_or_sums(pii):
+    r = pii("I can see LF-3309127 has had 14 disconnections. The number on the form (P01457728) matches.")
+    assert not _leaks(r, "LF-3309127", "P01457728"), r.text
+    text = "See ISO-27001, CVE-2021-44228 and PMID 31452104; it cost USD12500. Flight BA0117."
+    assert pii(text).text == text, pii(text).text
