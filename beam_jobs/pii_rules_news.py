@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOT_INITIALS,
+from beam_jobs.pii_words import (CARE_HOME_STAFF, CARE_ROLES, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES, MONTHS, NOT_INITIALS,
                                  NOTE_LABELS,
                                  KIN_WORDS, NOTE_SHORTHAND, OFFICE_WORDS, THING_KINDS, WEEKDAYS, country_names,
                                  given_names, in_name_lists, place_names, surnames, trie_alternation)
@@ -71,9 +71,8 @@ _ROLE_WORDS = tuple(sorted(OFFICE_WORDS | {"assistant", "aide", "deputy", "lawye
                                            "supervisor", "nurse", "doctor", "physician", "surgeon", "therapist",
                                            # (a care home's shifts and staff: "given by senior (Rosa)", "handed
                                            # over to day team (Faith)")
-                                           "senior", "senior carer", "day team", "night team", "early team",
-                                           "late team", "team leader", "activities", "activities co",
-                                           "activities coordinator", "hairdresser"}))
+                                           "senior", "day team", "night team", "early team", "late team",
+                                           *CARE_HOME_STAFF}))
 _ROLE_BRACKETED = re.compile(r"(?i)\b" + trie_alternation(_ROLE_WORDS) +
                              rf"s?[ \t]*\([ \t]*((?-i:{CAPWORD})(?:[ \t]+(?-i:{CAPWORD}))?)[ \t]*\)")
 # ... and after a care or case worker's role, where a capitalised word in brackets is who fills it, dictionary word

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from beam_jobs.pii_words import (CARE_ROLES, TEAMS_THAT_ACT, VITAL_SIGNS, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
+from beam_jobs.pii_words import (CARE_HOME_STAFF, CARE_ROLES, TEAMS_THAT_ACT, VITAL_SIGNS, ENGLISH_LOCALES, KIN_WORDS, MONTHS, NOT_ADDRESSED, NOT_INITIALS, NOTE_SHORTHAND,
                                  OFFICE_WORDS, SENTENCE_STARTERS, TITLE_WORDS, WEEKDAYS, country_names, given_names,
                                  in_name_lists, place_names, surnames, trie_alternation)
 from beam_jobs.pii_rules_court import letters_alone, where_letters_stand
@@ -579,8 +579,7 @@ _ROLE_IN_BRACKETS = re.compile(
     r"carer|caregiver|care[ \t]+assistant|key[ \t]?worker|support[ \t]+worker|midwife|mw|health[ \t]+visitor|hv|"
     r"para|paramedic|emt|ecp|ccp|tech|"
     # (a care home's other staff: "Summer (activities co)", "– Faith (activities)", "Will (volunteer)")
-    r"activities(?:[ \t]+(?:co|co-?ord|co-?ordinator|coordinator|lead|team))?|volunteer|senior[ \t]+carer|"
-    r"team[ \t]+leader|hairdresser|housekeeper|housekeeping|receptionist|"
+    + trie_alternation(CARE_HOME_STAFF) + "|"
     # (a ward's maternity care assistant, a manager, the shift a note's writer works: "w/ Tansy (MCA)", "- Jo (mgr)",
     # "- Precious N (nights)")
     r"mca|mgr|manager|deputy|nights|days|lates|earlies|bank|agency|"

@@ -65,6 +65,14 @@ counsellor counselor advocate lactation psych psychologist psychiatrist social-w
 mgmt biomed charge sup supv supervisor ns cn""".split())  # ("Handover from NS Ibrahim": a night sister)
 
 
+# A care home's staff besides its carers and nurses, whom notes name with the role in brackets ("– Faith
+# (activities)") or the name in brackets after the role ("given by senior carer (Rosa)"): pii_rules_notes and
+# pii_rules_news read them both ways
+CARE_HOME_STAFF = ("activities", "activities co", "activities co-ord", "activities coord", "activities co-ordinator",
+                   "activities coordinator", "activities lead", "activities team", "volunteer", "senior carer",
+                   "team leader", "hairdresser", "housekeeper", "housekeeping", "receptionist")
+
+
 # Days of the week and their short forms: a date's word, never a name after a role ("physio Monday")
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat "
                      "sun".split())
