@@ -39,7 +39,7 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
             for m in re.finditer(r"(?<![\w.'’\-])" + re.escape(letters) + r"(?![\w\-]|\.\w)", text):
                 if not any(a < m.end() and m.start() < b for a, b in done):
                     out.append(RecognizerResult("PERSON", m.start(), m.end(), 0.85))
-        done += [(r.start, r.end) for r in out]
+        done = taken + [(r.start, r.end) for r in out]
         out += [RecognizerResult("PERSON", s, e, 0.85) for s, e in initials_of_names(text, names)
                 if not any(a < e and s < b for a, b in done)]
     # (after the repeats: a login made of a found name may be the list's found account)
@@ -144,10 +144,10 @@ def aliases_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[st
 # handed over, by an arrow ("(Grace Obi and Mercy)", "x2 staff (Hope M. + Dariusz Zielinski)", "Handed over: Ana
 # Ruiz → Ravi"): a capitalised given name of the lists, with the capitalised
 # words after it or an initial; never a place's first word ("Ana Ruiz and Miller Park")
-_PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+|→|->)[ \t]*"
-                            r"([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)(?![\w'’\-])")
+_PARTNER_NAME = r"([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)(?![\w'’\-])"
+_PARTNER_AFTER = re.compile(r"[ \t]*(?:and|&|\+|→|->)[ \t]*" + _PARTNER_NAME)
 # ... and the one a shift is handed to, after "from" and a found name ("night h/o from Ana Ruiz to Summer")
-_HANDED_TO = re.compile(r"[ \t]+to[ \t]+([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?(?:[ \t]+[A-Z]\.?)?)(?![\w'’\-])")
+_HANDED_TO = re.compile(r"[ \t]+to[ \t]+" + _PARTNER_NAME)
 _FROM_BEFORE = re.compile(r"(?i:\bfrom)[ \t]+\Z")
 _PARTNER_BEFORE = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+(?:[ \t]+[A-Z][a-z'’\-]+)?)[ \t]*"
                              r"(?:and|&|\+|→|->)[ \t]*\Z")
@@ -166,9 +166,9 @@ _BEFORE_NICKNAME = re.compile(r"(?<![\w'’\-])([A-Z][a-z'’\-]+|[A-Z]\.)[ \t]+
 # a header's label, a firm's suffix, a room, a bed, a day or a note's word
 _AFTER_NICKNAME = re.compile(r"[ \t]*(?:\([ \t]*([^()\n]{1,25}?)[ \t]*\)|([\"“'‘])([^\"”'’\n]{1,25})[\"”'’])[ \t]+"
                              r"([A-Za-z][a-z'’\-]+|[A-Z][A-Z'’\-]+)(?![\w'’\-]|[ \t]*[\"“'‘(:])")
-_NOT_AFTER_NICKNAME = frozenset("""room rm bed bay flat unit ward today tonight tomorrow yesterday am pm mon tue tues
-wed thu thur thurs fri sat sun dob nhs mrn age aged ltd llc inc plc gmbh co corp day days night week weekend morning
-evening eve party""".split())  # (a greeting's day: "Happy (Valentines) Day")
+# (a greeting's day too: "Happy (Valentines) Day"; the weekdays are pii_words.WEEKDAYS, read beside this list)
+_NOT_AFTER_NICKNAME = frozenset("""room rm bed bay flat unit ward today tonight tomorrow yesterday am pm dob nhs mrn age
+aged ltd llc inc plc gmbh co corp day days night week weekend morning evening eve party""".split())
 
 
 def partners_of(text: str, names: list[tuple[int, int]], vocabulary: frozenset[str]) -> list[tuple[int, int]]:

@@ -600,13 +600,15 @@ def _is_person_heading(cell: str) -> bool:
     """A heading of a column of people; of two such headings with a slash ("Surname / Given names") too."""
     parts = [p.strip(" :*").replace("_", " ") for p in cell.lower().split("/")] if "/" in cell else [
         cell.lower().strip(" :*").replace("_", " ")]
+    def of_people(words: str) -> bool:
+        return words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS
+
     # (and who did a log's line: "Obs by", "Done by", "Seen by")
     # (and a person's name or initials: "Visitor name", "Staff init"; not "Product name")
-    return all(words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS or words in PERSON_HEADING_PHRASES
-               or re.fullmatch(r"[a-z]+[ \t]+by", words)
+    return all(of_people(words) or words in PERSON_HEADING_PHRASES or re.fullmatch(r"[a-z]+[ \t]+by", words)
                or (m := re.fullmatch(r"([a-z]+)[ \t]+(?:names?|init|initials|sign|signature)", words)) is not None
-               and (m.group(1) in PERSON_HEADINGS or m.group(1).rstrip("s") in PERSON_HEADINGS
-                    or m.group(1) in ("child", "pupil", "parent", "kin", "nok")) for words in parts)
+               and (of_people(m.group(1)) or m.group(1) in ("child", "pupil", "parent", "kin", "nok"))
+               for words in parts)
 
 
 def _slash_parts(line: str, a: int, b: int) -> list[tuple[int, int]]:
