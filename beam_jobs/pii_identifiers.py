@@ -434,27 +434,33 @@ def spoken_numbers(text: str) -> list[tuple[int, int]]:
 
 
 # A table's column of identifiers, where the header is the only label ("Name | Ext | Staff ID | Login" over
-# "Rahul Venkataraman | 4411 | NVE-10512 | RVENKAT3"): pipe tables and columns set apart by two spaces or a tab.
-# A header cell names the column's kind: an identifier's ("Staff ID", "Employee no.", "MRN", "Ref", "Case #"), an
-# extension's or a login's; a cell under it is taken when it is one token shaped so (three digits or more; an
-# extension's three to five; a login any account-like token)
+# "Rahul Venkataraman | 4411 | NVE-10512 | RVENKAT3"): pipe tables, columns set apart by two spaces or a tab, and
+# comma-separated rows under a header of the same number of commas ("first_name,last_name,phone,expires").
+# A header cell names the column's kind: an identifier's ("Staff ID", "Employee no.", "MRN", "Ref", "Case #",
+# "DBS cert no.", "Hotel conf."), an extension's, a phone's or a login's; a cell under it is taken when it is one
+# token shaped so (three digits or more; an extension's three to five; a phone's six or more, spaces allowed; a
+# login any account-like token)
 _ID_HEADER = re.compile(r"(?i)(?:(?:[a-z]+[ \t])?(?:staff|employee|emp|payroll|badge|student|member|customer|cust|"
                         r"client|patient|pt|user|account|acct|policy|case|claim|ticket|file|booking|tenancy|nhs|"
                         r"hospital|hosp|unit|turret|trader|desk|personnel|service|warrant|collar|shoulder|volunteer|"
-                        r"application|app|registration)[ \t]*"
-                        r"(?:id|no\.?|number|#|ref)|id|mrn|urn|nhi|ref(?:erence)?|case[ \t]*#?|ticket[ \t]*#?)")
-_EXT_HEADER = re.compile(r"(?i)ext\.?|extension|tel[ \t]*ext|internal|pager|bleep")
+                        r"application|app|registration|cert|certificate|dbs|membership|passport|licence|license)[ \t]*"
+                        r"(?:id|no\.?|number|#|ref)|id|mrn|urn|nhi|ref(?:erence)?|case[ \t]*#?|ticket[ \t]*#?|"
+                        r"(?:[a-z]+[ \t])?(?:conf\.?|confirmation)(?:[ \t]*(?:no\.?|number|#|code))?)")
+_EXT_HEADER = re.compile(r"(?i)(?:desk[ \t]+)?ext\.?|extension|tel[ \t]*ext|internal|pager|bleep")
+_PHONE_HEADER = re.compile(r"(?i)(?:[a-z]+[ _\t])?(?:phone|mobile|mob|tel|telephone|cell|contact[ _\t]+no\.?)"
+                           r"(?:[ _\t]*(?:no\.?|number|#))?")
 _LOGIN_HEADER = re.compile(r"(?i)login|log-?in[ \t]+id|user[ \t]*name|user[ \t]*id|logon|network[ \t]+id|windows[ \t]+id|"
-                           r"ib[ \t]+id|bloomberg|chat[ \t]+id")
+                           r"ib(?:[ \t]+id)?|bloomberg|chat[ \t]+id")
 _CELL_SPLIT = re.compile(r"[ \t]*\|[ \t]*|\t+|[ ]{2,}")
+_COMMA_SPLIT = re.compile(r"[ \t]*,[ \t]*")
 _LOGIN_CELL = re.compile(r"[A-Za-z][A-Za-z0-9._\-]{2,30}")
 
 
-def _cells(line: str, start: int) -> list[tuple[str, int, int]]:
-    """The cells of a table's line with their offsets in the text (pipes' or wide gaps' cells)."""
+def _cells(line: str, start: int, split: re.Pattern = _CELL_SPLIT) -> list[tuple[str, int, int]]:
+    """The cells of a table's line with their offsets in the text (pipes', wide gaps' or commas' cells)."""
     out, pos = [], 0
     body = line.strip("\n")
-    for m in _CELL_SPLIT.finditer(body + "  "):
+    for m in split.finditer(body + ("  " if split is _CELL_SPLIT else ",")):
         cell = body[pos:m.start()]
         if cell.strip():
             lead = len(cell) - len(cell.lstrip())
@@ -463,34 +469,49 @@ def _cells(line: str, start: int) -> list[tuple[str, int, int]]:
     return out
 
 
+def _header_kind(cell: str) -> str | None:
+    return ("ext" if _EXT_HEADER.fullmatch(cell) else "login" if _LOGIN_HEADER.fullmatch(cell)
+            else "id" if _ID_HEADER.fullmatch(cell) else "phone" if _PHONE_HEADER.fullmatch(cell) else None)
+
+
 def _column_ids(text: str) -> list[tuple[str, int, int]]:
-    if "|" not in text and "  " not in text and "\t" not in text:
+    if "|" not in text and "  " not in text and "\t" not in text and "," not in text:
         return []
-    out, kinds, width = [], None, 0
+    out, kinds, width, split = [], None, 0, _CELL_SPLIT
     pos = 0
     for line in text.split("\n"):
-        cells = _cells(line, pos)
-        pos += len(line) + 1
+        # (a comma-separated header: two commas or more, no other column marks, no space after a comma)
+        csv_like = line.count(",") >= 2 and not _CELL_SPLIT.search(line.strip()) and ", " not in line
+        cells = _cells(line, pos, _COMMA_SPLIT if csv_like or split is _COMMA_SPLIT else _CELL_SPLIT)
+        start, pos = pos, pos + len(line) + 1
+        if split is _COMMA_SPLIT and line.count(",") != width - 1:
+            kinds, split = None, _CELL_SPLIT  # the comma-separated rows end where the commas' count changes
+            cells = _cells(line, start)
         if len(cells) < 2 or set(line.strip()) <= set("|-:+= "):
             if len(cells) < 2 and not line.strip().strip("|-:+= "):
                 continue  # a rule under the header
             kinds = None if len(cells) < 2 else kinds
             continue
-        header = {k: kind for k, (cell, _, _) in enumerate(cells)
-                  for kind in [("ext" if _EXT_HEADER.fullmatch(cell) else "login" if _LOGIN_HEADER.fullmatch(cell)
-                                else "id" if _ID_HEADER.fullmatch(cell) else None)] if kind}
+        header = {k: kind for k, (cell, _, _) in enumerate(cells) for kind in [_header_kind(cell)] if kind}
         if header and all(not any(c.isdigit() for c in cell) for cell, _, _ in cells):
-            kinds, width = header, len(cells)
+            kinds, split = header, _COMMA_SPLIT if csv_like else _CELL_SPLIT
+            width = line.count(",") + 1 if csv_like else len(cells)
             continue
-        if kinds is None or abs(len(cells) - width) > 1:
+        if kinds is None or abs(len(cells) - width) > 1 and split is _CELL_SPLIT:
             continue
+        if split is _COMMA_SPLIT:  # (an empty cell keeps its place: "Claire,Dubois,,2022")
+            cells = [(c.strip(), start + m.start() + len(c) - len(c.lstrip()), start + m.start() + len(c.rstrip()))
+                     for m in re.finditer(r"[^,]*", line) if m.start() == 0 or line[m.start() - 1] == ","
+                     for c in [m.group(0)]]
         for k, kind in kinds.items():
             if k >= len(cells):
                 continue
             cell, s, e = cells[k]
-            if " " in cell and not re.fullmatch(r"[A-Z]{1,3} \d+", cell):
+            if kind == "phone" and 6 <= _digits(cell) <= 15 and re.fullmatch(r"\+?[\d() .\-]+", cell):
+                out.append(("PHONE_NUMBER", s, e))
+            elif " " in cell and not re.fullmatch(r"[A-Z]{1,3} \d+", cell):
                 continue
-            if kind == "ext" and re.fullmatch(r"(?:x|ext\.?)?\d{3,5}", cell):
+            elif kind == "ext" and re.fullmatch(r"(?:x|ext\.?)?\d{3,5}", cell):
                 out.append(("PHONE_NUMBER", s, e))
             elif kind == "login" and _LOGIN_CELL.fullmatch(cell) and (cell.isupper() or _LOGIN_LIKE.search(cell)):
                 out.append(("ID_NUMBER", s, e))

@@ -2491,3 +2491,24 @@ def test_a_records_code_with_no_label_but_no_standards_or_sums(pii):
     assert not _leaks(r, "LF-3309127", "P01457728"), r.text
     text = "See ISO-27001, CVE-2021-44228 and PMID 31452104; it cost USD12500. Flight BA0117."
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_tables_columns_two_spaces_apart_comma_separated_rows_and_a_bed_boards_patients(pii):
+    # a cell two spaces from the next on a line a wider gap aligns is still a cell of its own
+    r = pii("NAME               TEAM          EXT    MOBILE\nOkonjo, Ifeoma     Coal Trading  5512   07700 900 414\n"
+            "Berg, Lasse        Freight       5519   07700 900 227\n")
+    assert not _leaks(r, "5512", "5519"), r.text
+    # a comma-separated export's phone, certificate and confirmation columns
+    r = pii("first_name,last_name,mobile,joined\nTevita,Mahe,022 615 7740,2019\nIrene,Sousa,,2021\n"
+            "Kalani,Akana,029 441 0082,2022\n")
+    assert not _leaks(r, "022 615 7740", "029 441 0082"), r.text
+    r = pii("Name | Role | DBS cert no. | Hotel conf.\nNoor Haddad | Driver | 001933482115 | 77120943\n")
+    assert not _leaks(r, "001933482115", "77120943"), r.text
+    # surnames in capitals with an initial after each bed's code
+    r = pii("BAY C\nC1  OYELARAN, F     Dr Mistry   EDD 14/3\nC2  PETROVA, K      Dr Mistry   EDD ?\n"
+            "C3  HALVORSEN, B    Dr Adu      awaiting echo\n")
+    assert not _leaks(r, "OYELARAN", "PETROVA", "HALVORSEN"), r.text
+    for text in ("year,units,revenue\n2021,120,3400\n2022,135,3720\n",
+                 "ITEM          QTY   PRICE\nOil filter    2     12.50\nAir  filter   1     9.99\n",
+                 "Thanks.  I will call at 3.  See you then."):
+        assert pii(text).text == text, pii(text).text
