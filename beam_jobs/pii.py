@@ -148,9 +148,10 @@ def entities_for(text: str, entities: list[str]) -> list[str]:
         if e == "IBAN_CODE" and not _IBAN_START.search(text):
             continue  # every IBAN starts with a country code and two check digits (Presidio's own pattern)
         if e == "EMAIL_ADDRESS" and "@" not in text or e == "USERNAME" and "@" not in text and ".com/" not in text \
-                and ".me/" not in text and "u/" not in text and not _prints_posters(text):
-            continue  # a handle holds "@"; a profile's address ".com/" ("linkedin.com/in/...") or ".me/"; a Reddit
-            # user "u/"; a thread prints its posters' handles before "wrote:", after "Posted by", beside "· 2h ago"
+                and ".me/" not in text and "u/" not in text and "/in/" not in text and not _prints_posters(text):
+            continue  # a handle holds "@"; a profile's address ".com/" ("linkedin.com/in/...") or ".me/", or LinkedIn's
+            # path alone ("/in/..."); a Reddit user "u/"; a thread prints its posters' handles before "wrote:", after
+            # "Posted by", beside "· 2h ago"
         if e == "IP_ADDRESS" and digits < 4 and "::" not in text and text.count(":") < 7:
             continue  # IPv4 forms hold 4+ digits; every IPv6 form is 8 groups (7 colons) or holds "::"
         keep.append(e)

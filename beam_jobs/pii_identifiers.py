@@ -131,8 +131,9 @@ LABELS: tuple[Label, ...] = (
     # (a payment card's, an account's or a phone's last digits, which with a name find their holder: "my visa ending
     # 4417", "acct ending 4471", "your number is still the one ending 5517")
     Label("last digits", r"(?:card|visa|mastercard|master[ \t]+card|amex|debit|credit|account|acct|a/c|number|phone|"
-          r"mobile|one)[ \t]+(?:ending|ends)(?:[ \t]+(?:in|with))?", True,
+          r"mobile|one)[ \t]+\(?(?:ending|ends)(?:[ \t]+(?:in|with))?", True,
           (("charged twice on my visa ending 4417 for it", "4417"),
+           ("approve it on your registered mobile (ending ...7719).", "7719"),
            ("dad's last 3 bank stmts from Nationwide (acct ending 4471)", "4471"),
            ("and just to confirm your number is still the one ending 5517", "5517")), shape="LAST_DIGITS"),
     # (a number quoted to the police or a help desk, digits alone: "quoting log 1832 of 14/03/25", "got a ref 1408",
@@ -168,7 +169,7 @@ _SHAPES = {
     "IBAN": r"(?:[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?)",
     "EXTENSION": r"(?:\d{3,5})",
     "SORT_CODE": r"(?:\d{2}-\d{2}-\d{2})",
-    "LAST_DIGITS": r"(?:\d{4})",
+    "LAST_DIGITS": r"(?:(?:\.{2,3}|[*•]{2,4})?\d{4})",  # (the digits left out may be marked: "...7719")
     "REF_DIGITS": r"(?:\d{4,10})",
     "LONG_DIGITS": r"(?:\d{6,12})",
     "PNR": r"(?:[A-Z0-9]{5,8})",

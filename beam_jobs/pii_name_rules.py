@@ -31,7 +31,7 @@ from beam_jobs.pii_rules_news import (batting_names, batting_order_names, box_sc
                                       slashed_bracket_names,
                                       statistics_names, substitutes_names, surname_word_names, team_sheet_names)
 from beam_jobs.pii_rules_notes import (action_owners, aged_names, care_role_names, credentialed_names,
-                                       dictation_initials, kin_names, legend_initials, line_owners,
+                                       dictation_initials, kin_names, legend_initials, line_owners, said_initials,
                                        lower_dotted_initials, newborn_names, on_shift_names, patient_or_therapist_names,
                                        provider_surnames, role_in_brackets_names, slash_signers, staff_line_initials,
                                        title_names_any_case)
@@ -341,6 +341,11 @@ NAME_RULES: tuple[NameRule, ...] = (
              finds=(("1  Update flows     HD/LD   14/8\n2  Capacity bid     AK      17/8\n\nAK = Aylin Kaya, LD = Liam "
                      "D'Arcy, HD = Hana Dvorak.", ["LD", "AK", "HD"]),),
              leaves=("Key: N = North, S = South, E = East", "A = Apple, B = Banana", "x = Total Cost, y = Net Price"),
+             letters=True),
+    NameRule("said_initials", "initials the text says are someone's ('initials MMT', 'initialled RB')", said_initials,
+             finds=(("signed by agency nurse, I think initials MMT but can't read it", ["MMT"]),
+                    ("Chart initialled RB at 14:00; the initials on the bag were J.K.", ["RB", "J.K."])),
+             leaves=("The initials NHS stand for National Health Service.", "initials: 2 sets", "Initial BP 140/90"),
              letters=True),
     NameRule("care_role", "a name after a ward team member's role letters in notes", care_role_names,
              finds=(("Pt seen by ortho. SW Beverly following re: placement. CM Dolores aware.", ["Beverly", "Dolores"]),

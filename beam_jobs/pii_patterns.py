@@ -516,10 +516,12 @@ _CODE_NEXT = re.compile(r"[ \t]*\n[ \t]*(?:@[\w.]+(?:\([^\n]*\))?[ \t]*(?:\n|\Z)
                         r"static|override|fun|function|void|export)\b|[\w<>\[\],]+[ \t]+\w+[ \t]*\()")
 # ... and a profile's address on a social or professional site ("linkedin.com/in/teodor-okafor-4411",
 # "github.com/sunnivahaugland", "youtube.com/@kwame"): the account's name, often its holder's. Only a profile: a
-# repository's or a post's address names a project or a page ("github.com/apache/beam" stays)
+# repository's or a post's address names a project or a page ("github.com/apache/beam" stays); LinkedIn's path alone
+# too, as signatures and farewells give it ("LinkedIn: /in/teodor-okafor")
 _PROFILE_URL = re.compile(
-    r"(?i)\b(?:https?://)?(?:www\.|m\.)?(?:linkedin\.com/in/|(?:tiktok|youtube|medium|threads)\.(?:com|net)/@|"
-    r"youtube\.com/(?:user|c)/|reddit\.com/u(?:ser)?/|(?:github|gitlab|twitter|x|facebook|instagram|vk|t)\.(?:com|me)/)"
+    r"(?i)(?:\b(?:https?://)?(?:www\.|m\.)?(?:linkedin\.com/in/|(?:tiktok|youtube|medium|threads)\.(?:com|net)/@|"
+    r"youtube\.com/(?:user|c)/|reddit\.com/u(?:ser)?/|(?:github|gitlab|twitter|x|facebook|instagram|vk|t)\.(?:com|me)/)|"
+    r"(?<![\w./])/in/)"
     r"([\w.\-]{2,60})(?=/?(?:[\s)\]>,;\"']|\.(?:\s|$)|$))")
 # ... and who wrote a forum post or a comment, by the handle the thread prints over or beside it ("Posted by
 # quiet_wren_77:", "Reply from PaulFromPortsmouth:", "gooner4life_89 wrote:", "OlafB_1962 • 3h", "dave_from_hull · 2h

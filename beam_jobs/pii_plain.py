@@ -31,8 +31,9 @@ _PLAIN_WHITESPACE = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85
 # and the characters no reader sees (soft hyphens, zero-width spaces and joiners, a byte-order mark), which part
 # a name's letters ("Kowal\xadski", "Dubbz\ufeff"), and what plain_text marked to take out
 _TAKEN_OUT = re.compile(r"(?<=\S)  (?=\S)|[\xad\u200b\u200c\u200d\u2060\ufeff\ue001]+")
-# ... but not on a line whose columns a wider gap or a tab aligns: there two spaces part cells too ("Oil Products
-# 4403   07700 900 109", written with two spaces after "Products")
+# ... but not before a number on a line whose columns a wider gap or a tab aligns: there two spaces part a cell of
+# digits from the last ("Oil Products  4403   07700 900 109": an extension's column); the rules that read words in
+# such a table ("Under 18?  Emergency contact", "E   LD  -") were written for them single-spaced
 _TABLE_LINE = re.compile(r"(?m)^[^\n]*(?:\S {3,}\S|\t)[^\n]*$")
 _DROP_MARK = "\ue001"  # a private-use character (no text holds it): plain_text's "take this out" (_TAKEN_OUT)
 
@@ -112,7 +113,7 @@ def single_spaced(text: str) -> tuple[str, list[int] | None]:
         return text, None
     table_lines = [m.span() for m in _TABLE_LINE.finditer(text)] if "   " in text or "\t" in text else []
     drop = {i for m in _TAKEN_OUT.finditer(text) for i in range(m.start() + (m.group(0)[0] == " "), m.end())
-            if m.group(0) != "  " or not any(a <= m.start() < b for a, b in table_lines)}
+            if m.group(0) != "  " or not text[m.end()].isdigit() or not any(a <= m.start() < b for a, b in table_lines)}
     if text.isascii() or not any(unicodedata.combining(c) for c in text):
         return copy_without(text, drop) if drop else (text, None)
     chars, offsets, i = [], [], 0

@@ -43,7 +43,8 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
 _SHORT_CLOSINGS_SET = frozenset(SHORT_CLOSINGS.split("|")) | {"love", "hugs", "luv", "lots", "night", "morning", "bye"}
 _GREETING_WORDS = frozenset("hi hello hey dear hiya yo morning greetings good buenos buenas hola bonjour hallo ciao "
-                            "salut".split())
+                            "salut kia tena tēnā talofa aloha salam salaam shalom namaste hej moin guten ahoj "
+                            "czesc cześć merhaba sawubona jambo".split())
 
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
 # ... with a kiss after it ("...\n\nHarps x"): a sign-off whatever the word, but a closing ("Love x", "Thanks xx")
@@ -59,6 +60,8 @@ _MESSAGE_OPENING = (
     r"(?:from|sent|date|cc):[ \t]+\S|>[^\n]*\n[ \t]*>|--[ \t]*$|sent[ \t]+from[ \t]+my\b|"
     # (a mail app's footer: "Sent from Yahoo Mail for iPhone", "Sent from Outlook for Android", "Get Outlook for iOS")
     r"(?:sent[ \t]+from|get)[ \t]+(?:yahoo[ \t]+mail|outlook|gmail|mail|aol|proton[ \t]?mail)[^\n]{0,30}$|"
+    # (or the device alone: "sent from mobile", "Sent from iPhone")
+    r"sent[ \t]+from[ \t]+(?:an?[ \t]+)?(?:mobile|phone|iphone|ipad|android|samsung|galaxy|blackberry)\b[^\n]{0,30}$|"
     r"(?:von|de|da|van|gesendet|envoyé|enviado):[ \t]+\S|-{2,}[ \t]*(?:ursprüngliche[ \t]+nachricht|message[ \t]+d'origine|"
     r"mensaje[ \t]+original)\b|"
     # (a postscript under the signature: "- Vlad\n\np.s. Conor, you're in on this")
@@ -219,8 +222,9 @@ def greeting_names(text: str, is_word) -> list[tuple[int, int]]:
     for m in _GREETING_NAME.finditer(text):
         first = m.group(1).split()[0]
         greeted = m.group(0).strip().split()[0].lower().rstrip(",") in _GREETING_WORDS
-        if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET:
-            continue
+        if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET \
+                or first.lower() in _GREETING_WORDS and " " not in m.group(1):
+            continue  # (nor the greeting alone: "Aloha,", "Shalom,")
         # (or a surname of the lists opening a text that is mail: "Sterling --\n\nAttached is ...")
         if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)
                                                or m.start() == _body_start(text) > 0 and " " not in m.group(1)

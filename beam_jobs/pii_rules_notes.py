@@ -173,29 +173,57 @@ _FRIEND_WORDS = frozenset("friend friends buddy bestie bff bae baby boss".split(
 # A legend that spells out who initials stand for, as minutes, action lists and flowsheets end ("AK = Aylin Kaya,
 # SO = Sean O'Driscoll, Jo = Joanna Lim", "tk = Tove Kask RN"): two pairs or more, the name of each a given name and
 # a word of the lists or of no dictionary (a credential after it aside); the initials then stand for the person
-# wherever the text writes them ("HD/SO   14/8")
+# wherever the text writes them ("HD/SO   14/8"). Pairs may share a line, a column's gap apart ("AO = Aoife   LH =
+# Lwazi"). Where "=" pairs them, the initials spell the name's own first letters and the name is one word or more of
+# no dictionary (or a given name of the lists), one such pair is legend enough ("PD = me, SN = Sunita", "TK = Taini
+# Kealoha"; not a glossary's "TC = Total Cost", "UK = Ukraine", nor a header's "Cc: Credit-Approvals")
 _LEGEND_CREDENTIAL = r"(?:,?[ \t]+(?:RN|LPN|LVN|CNA|NP|MD|RRT|RT|PT|OT|SW|MSW|PA-?C|PA))"
 _LEGEND_PAIR = re.compile(rf"(?<![\w.'’\-])((?:[A-Z]\.?){{1,3}}|[A-Z][a-z]|[a-z]{{2,3}})[ \t]*[=:][ \t]*"
-                          rf"({CAPWORD}(?:(?!{_LEGEND_CREDENTIAL}\b)[ \t]+{CAPWORD}){{1,2}}){_LEGEND_CREDENTIAL}?"
-                          r"(?=[ \t]*(?:[,;.]|$))", re.M)
+                          rf"({CAPWORD}(?:(?!{_LEGEND_CREDENTIAL}\b)[ \t]+{CAPWORD}){{0,2}}){_LEGEND_CREDENTIAL}?"
+                          r"(?=[ \t]*(?:[,;.]|$)|[ ]{2,}|\t)", re.M)
 
 
 def legend_initials(text: str, is_word) -> list[tuple[int, int]]:
     if "=" not in text and ":" not in text:
         return []
-    pairs = [m for m in _LEGEND_PAIR.finditer(text) if m.group(2).split()[0] in given_names()
-             and all(in_name_lists(w) or not is_word(w) for w in m.group(2).split()[1:])
-             and m.group(1).rstrip(".").lower() not in NOT_INITIALS
-             # (in lower case, as a flowsheet's key gives a nurse's: "dm = Dolores Mack"; not a header's "cc: Ann Roe")
-             and not (m.group(1).islower() and (m.group(1) in STOP_WORDS or m.group(1) in NOTE_SHORTHAND
-                                                or m.group(1) in ("cc", "bcc", "re", "fw", "fwd", "to", "dx", "rx")))]
-    if len(pairs) < 2:
+
+    def letters_ok(m):
+        # (in lower case, as a flowsheet's key gives a nurse's: "dm = Dolores Mack"; not a header's "cc: Ann Roe")
+        return m.group(1).rstrip(".").lower() not in NOT_INITIALS \
+            and not (m.group(1).islower() and (m.group(1) in STOP_WORDS or m.group(1) in NOTE_SHORTHAND
+                                               or m.group(1) in ("cc", "bcc", "re", "fw", "fwd", "to", "dx", "rx")))
+
+    def spelled(m):  # the initials are the name's first letters, the name no dictionary's words, no place
+        words = m.group(2).split()
+        letters = m.group(1).replace(".", "").upper()
+        return 2 <= len(letters) <= 3 and letters[0] == words[0][0] and (len(words) == 1 or letters == "".join(
+            w[0] for w in words)) and all((w in given_names() or not is_word(w)) and w not in place_names()
+                                          and w not in country_names() for w in words)
+
+    candidates = [m for m in _LEGEND_PAIR.finditer(text) if letters_ok(m)]
+    pairs = [m for m in candidates if len(m.group(2).split()) > 1 and m.group(2).split()[0] in given_names()
+             and all(in_name_lists(w) or not is_word(w) for w in m.group(2).split()[1:])]
+    pairs += [m for m in candidates if m not in pairs and "=" in m.group(0) and spelled(m)]
+    if len(pairs) < 2 and not any("=" in m.group(0) and spelled(m) for m in pairs):
         return []
     marks = {m.group(1) for m in pairs}
     # (initials in lower case are no word: wherever they stand alone again, as a flowsheet's column signs rows)
     lower = [m.span() for mark in marks if mark.islower() for m in letters_alone(text, mark)]
     return [m.span(1) for m in pairs] + [m.span(2) for m in pairs] + lower + \
         where_letters_stand(text, {mark for mark in marks if not mark.islower()})
+
+# Initials the text says are someone's ("signed by agency nurse, initials MMT", "initialled RB", "the initials on the
+# chart were J.K."): the word says they stand for a person; not an acronym of the lists (NOT_INITIALS), nor letters
+# a glossary spells out
+_SAID_INITIALS = re.compile(r"(?i:\binitial(?:s|led|ed)(?:[ \t]+(?:are|were|was|is|read|look(?:ed)?[ \t]+like|of))?)"
+                            r"[ \t]*:?[ \t]*[\"'“(]?((?:[A-Z]\.){2,4}|[A-Z]{2,4}|[A-Z][a-z]?[A-Z]{1,2})(?![\w.'’\-]|\.\w)"
+                            r"(?![ \t]+(?:stands?|stood|means?|is[ \t]+short)\b)")  # (a glossary's: "NHS stands for")
+
+
+def said_initials(text: str, is_word) -> list[tuple[int, int]]:
+    return [m.span(1) for m in _SAID_INITIALS.finditer(text) if m.group(1).replace(".", "").lower() not in NOT_INITIALS] \
+        if "nitial" in text else []
+
 
 # A ward's team members a note names by their role's letters ("SW Beverly following", "CM Dolores aware",
 # "sitter (Maribel)"): the letters are also compass points and states ("SW Florida", "PA Turnpike"), so only a

@@ -41,7 +41,10 @@ devs root user users test demo example group list lists notifications alerts upd
 reception general hq all staff dept department""".split())
 # (and the greetings of other languages that English mail opens with: "Buenos dias Alejandra!", "Hola Chuy,")
 GREETINGS = (r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)|greetings|hiya|yo|"
-             r"buen[oa]s[ \t]+(?:d[ií]as|tardes|noches)|hola|bonjour|hallo|ciao|salut")
+             r"buen[oa]s[ \t]+(?:d[ií]as|tardes|noches)|hola|bonjour|hallo|ciao|salut|"
+             # (other languages' greetings that open a mail in English: "Kia ora Sione,", "Salaam Bilal,")
+             r"kia[ \t]+ora|t[eē]n[aā][ \t]+koe|talofa|aloha|sala+m|shalom|namaste|hej|moin|"
+             r"guten[ \t]+(?:morgen|tag)|ahoj|cze[sś][cć]|merhaba|sawubona|jambo")
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside");
 # every spelling written out, so pii_name_rules can match them through one prefix tree (trie_alternation)
 KIN_WORDS = tuple("""wife husband son daughter mother father mom mum dad sister brother partner fiance fiancee fiancé
@@ -250,7 +253,8 @@ NOT_MIXED_INITIALS = frozenset("phd msc bsc mba llm llb kwh mwh gwh twh mhz ghz 
 
 # Words that take a greeting's or a closing's place but are nobody's name
 NOT_ADDRESSED = frozenset("""all everyone everybody team folks guys there sir madam colleagues friends you
-again both y'all ya mate ok okay yes no so well sure note please update""".split())
+again both y'all ya mate ok okay yes no so well sure note please update
+koutou kōrua korua katoa tātou tatou rawa""".split())  # (Māori's "all", "you two", "very": "Kia ora koutou,")
 # ... and what a closing's comma addresses that is nobody's name ("thanks, mate", "cheers, guys")
 CLOSING_ADDRESSEES = frozenset("""mate mates dude dudes bro bros buddy babe hon honey love dear folks guys team gang boss
 chief madam sweetie darling pal pals friend friends everybody""".split())

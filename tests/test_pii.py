@@ -2512,3 +2512,18 @@ def test_a_tables_columns_two_spaces_apart_comma_separated_rows_and_a_bed_boards
                  "ITEM          QTY   PRICE\nOil filter    2     12.50\nAir  filter   1     9.99\n",
                  "Thanks.  I will call at 3.  See you then."):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_legends_single_spelled_pair_a_linkedin_path_a_device_footer_and_other_languages_greetings(pii):
+    r = pii("Outage posted on the platform by TK at 19:58.\n\nTK = Taini Kealoha")
+    assert not _leaks(r, "TK", "Taini Kealoha"), r.text
+    r = pii("- Hine asked for halal meals.\nAO = Aoife   LH = Lwazi")
+    assert not _leaks(r, "Aoife", "Lwazi"), r.text
+    r = pii("Personal email below.\nLinkedIn: /in/tevitafonua\n\nDrinks at 6")
+    assert not _leaks(r, "tevitafonua"), r.text
+    r = pii("book it at 87.40, hedge book.\n\nrk\n\nsent from mobile\n\n> On 2 May 2025, Ana Ruiz wrote:\n> offer?")
+    assert not _leaks(r, "rk"), r.text
+    r = pii("Kia ora Hemi,\n\nRe your question - yes.")
+    assert not _leaks(r, "Hemi"), r.text
+    for text in ("Aloha,\n\nwe are open till 5.", "TC = Total Cost, UK = Ukraine", "To: the desk\nCc: Credit-Approvals\n"):
+        assert pii(text).text == text, pii(text).text
