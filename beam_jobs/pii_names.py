@@ -1261,6 +1261,17 @@ def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
     return out
 
 
+# a capitalised word of four letters or more with a vowel, no capital after its first: "Marites", not "Rm", "Tmrw"
+_CAPITALISED_NAME = re.compile(r"[A-Z](?=[^\W\d_]*[aeiouyáéíóúàèìòùäëïöüâêîôû])[a-zà-ÿ'’\-]{3,}")
+
+
+def _inside_sentence(text: str, start: int) -> bool:
+    """Whether a word at `start` stands inside a sentence: after a word in lower case, a comma or a bracket on its
+    line, not at a line's, a sentence's or a label's start."""
+    before = text[max(0, start - 40):start].rstrip(" \t")
+    return bool(before) and (before[-1].islower() or before[-1] in ",(")
+
+
 def lowercase_text(text: str) -> bool:
     """Written without capitals (a chat message, a lower-cased form): no word but "I" starts upper case."""
     words = re.findall(r"[^\W\d_]+", text)
@@ -1693,10 +1704,16 @@ def find_names(text: str, doc, contact_details: list[tuple[int, int]], cased_doc
         # one word the text also writes in lower case is a common noun ("less than bananas. Bananas cost")
         if ner:
             lower = {w for w in _WORD.findall(text) if w.islower()}
+            model_people = {(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON"}
             ner = [(s, e) for s, e in ner if " " in text[s:e].strip() or text[s:e].strip().lower() not in lower
                    or text[s:s + 1].islower() and _lower_person_stands(text, s, e, vocabulary)
-                   or in_name_lists(text[s:e].strip()) and not in_vocabulary(text[s:e].strip(), vocabulary)]
-            # (... nor a name of the lists that no dictionary holds: "Ashok ... good luck ashok")
+                   or (in_name_lists(text[s:e].strip()) or (s, e) in model_people and _inside_sentence(text, s)
+                       and _CAPITALISED_NAME.fullmatch(text[s:e].strip()))
+                   and not in_vocabulary(text[s:e].strip(), vocabulary)]
+            # (... nor a name that no dictionary holds, of the lists, or one the model calls a person inside a
+            # sentence, where a capital is no sentence's: "Ashok ... good luck ashok", "took meds with Marites" ...
+            # "marites / care asst"; not "Rm 4: ..." ... "in rm 7", "Trop repeat" ... "trop sent", nor a note's
+            # abbreviation of three letters or no vowel: "(Rm 4)", "Tmrw")
     ner += lower_given_names(doc, vocabulary) + hyphenated_given_names(text)
     if cased_doc is None:
         ner += lone_given_names(doc, vocabulary) + listed_full_names(text, vocabulary)

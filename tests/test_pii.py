@@ -2527,3 +2527,12 @@ def test_a_legends_single_spelled_pair_a_linkedin_path_a_device_footer_and_other
     assert not _leaks(r, "Hemi"), r.text
     for text in ("Aloha,\n\nwe are open till 5.", "TC = Total Cost, UK = Ukraine", "To: the desk\nCc: Credit-Approvals\n"):
         assert pii(text).text == text, pii(text).text
+
+
+def test_a_name_the_model_finds_inside_a_sentence_though_the_text_also_writes_it_in_lower_case(pii):
+    for name in ("Lovelyn", "Jovenal"):  # (no list holds them: a list's given name stood before)
+        r = pii(f"am: slept well. took meds ok with {name}, no issues.\nlunch: ate half.\n\n{name.lower()} / care asst")
+        assert not _leaks(r, name, name.lower()), r.text
+    # a common noun that opens a sentence and recurs in lower case stays: "Bananas cost ... less than bananas"
+    text = "Apples cost more this week. Bananas cost less than bananas did. Rm 4 is free; book rm 4 by noon."
+    assert pii(text).text == text, pii(text).text
