@@ -867,7 +867,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     sure_index = SpanIndex(sure)
     # (the initials of the part the model called a person too, where a candidate grew beyond it: "Priya Venkataraman
     # Client's QS ... (PV)")
-    initials |= {mark for s, e in sure for mark in [_initials_of(text[s:e])] if mark}
+    initials |= {mark for s, e in sure for mark in [initials_of(text[s:e])] if mark}
     # (and the finds of the rules after `known`, a list's partners, a name with an age: "Comfort Adebayo-Ilori, 71,"
     # ... "Mama Comfort"; not a word in capitals alone, as a list of formats gives them: "DVD, Blu-ray, D-VHS and
     # HD DVD", nor their initials)
@@ -877,7 +877,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
         late = k >= len(known)
         sure_name = _given_and_listed_surname(text[s:e]) or _given_and_unknown_word(text[s:e], vocabulary) \
             or _listed_beside_unknown_words(text[s:e], vocabulary)
-        if not late and (sure_name or sure_index.overlaps(s, e)) and (mark := _initials_of(text[s:e])):
+        if not late and (sure_name or sure_index.overlaps(s, e)) and (mark := initials_of(text[s:e])):
             initials.add(mark)
         for m in _SPREADING_WORD.finditer(text[s:e]):
             if late and not any(c.islower() for c in m.group(0)):
@@ -898,7 +898,7 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     ordered = sorted(known)
     for (s1, e1), (s2, e2) in zip(ordered, ordered[1:]):
         if _COMMA_GAP.fullmatch(text, e1, s2) and (sure_index.overlaps(s1, e2) or _surname_and_given(
-                text[s1:e1], text[s2:e2], vocabulary)) and (mark := _initials_of(text[s1:e2])):
+                text[s1:e1], text[s2:e2], vocabulary)) and (mark := initials_of(text[s1:e2])):
             initials.add(mark)
     # a given name found in lower case that no dictionary holds repeats as written ("mum (akiko)" ... "with akiko"),
     # and any name found in lower case that no dictionary holds repeats capitalised ("good luck ashok" ... "Ashok is")
@@ -1170,7 +1170,7 @@ _COMMA_GAP = re.compile(r",[ \t]*")
 _SURNAME_FIRST = re.compile(r"[ \t]*([^,]+?),[ \t]*([^,]+?)[ \t]*")
 
 
-def _initials_of(span: str) -> str | None:
+def initials_of(span: str, inner: bool = True) -> str | None:
     """The initials of a name of two or three capitalised words, a particle left out ("Nadia Rahman": "NR",
     "Jan van der Berg": "JB"), in the order the person writes them when a header or a list puts the surname
     first ("Kaminski, Pawel": "PK", "ROSS, ALISTAIR": "AR", "Hale, John Robert": "JRH"), or None."""
@@ -1183,8 +1183,9 @@ def _initials_of(span: str) -> str | None:
     if not 2 <= len(words) <= 3 or not all(_INITIALLED_WORD.fullmatch(w) for w in words):
         return None
     # a word's part after an apostrophe or a hyphen gives its own initial ("Sean O'Rourke": "SOR", "Sarah-Jane
-    # Mills": "SJM"), and a word of any alphabet its first letter ("Wiesław Nowicki": "WN")
-    return "".join(w[0] + "".join(_INNER_INITIAL.findall(w)) for w in words)
+    # Mills": "SJM"; with `inner` off, "SOR" is "SO" and "SJM" "SM", as some write theirs), and a word of any
+    # alphabet its first letter ("Wiesław Nowicki": "WN")
+    return "".join(w[0] + ("".join(_INNER_INITIAL.findall(w)) if inner else "") for w in words)
 
 
 _INITIALLED_WORD = re.compile(rf"{UPPER}(?:[^\W\d_]|['’\-](?=[^\W\d_]))+|{UPPER}\.?")

@@ -51,35 +51,41 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
 
 
 # A found name's initials, written alone elsewhere in the text: minutes, notes, rotas and desks write a person out
-# once and by initials after ("Hamid Rezaei" ... "Proposed AB, seconded HR"; "Priya S." ... "Sign: PS (RN)"): two or
-# three capitals, from a name of two or three words, each capitalised (an initial counts: "H. Rautenbach" is "HR";
-# a name with a particle in lower case gives none); never a word of function in capitals ("IT WAS"), a title, a
-# shift, a role, a vital sign ("HR 76") or a common acronym ("QA", "ML", "CC"), which a name's letters spell by chance
-_CAPITALISED_WORD = re.compile(r"[^\W\d_][\w'’\-.]*")
+# once and by initials after ("Hamid Rezaei" ... "Proposed AB, seconded HR"; "Priya S." ... "Sign: PS (RN)"): the
+# letters of a name of two or three capitalised words as its person writes them (pii_names.initials_of: "Kaminski,
+# Pawel" is "PK", "Jan van der Berg" "JB", "Fatima Al-Harbi" "FAH" or "FA"; an initial counts: "H. Rautenbach" is
+# "HR"); never a name written all in capitals, never letters that may_be_initials refuses, and a vital sign's
+# letters not before its number ("HR 76")
 _NUMBER_AFTER = re.compile(r"[ \t]*:?[ \t]*\d")
 _COMMON_ACRONYMS = frozenset("""qa ml ai ap app api tb cc bcc rpd ui ux ta sn gp tv pa ra""".split())  # (RA: room air)
 # (of the chat and business acronyms that end a message, those that are initials far more often beside a name)
 _INITIALS_THOUGH_ACRONYMS = frozenset("hr pr ps".split())
 
 
+def may_be_initials(mark: str) -> bool:
+    """Whether letters a found name spells may stand for its person alone in the text: not a word of function in
+    capitals ("IT WAS"), a title, a shift or an office ("AM"), a care role ("RN"), a note's shorthand, a common
+    acronym ("QA", "ML", "CC") or one of the acronyms of NOT_INITIALS, all of which a name's letters spell by chance;
+    "HR", "PR" and "PS" are a person's far more often beside a name. The one test for every name's initials
+    (pii_names' sure names, initials_of_names' chosen ones)."""
+    from beam_jobs.pii_rules_common import STOP_WORDS
+    from beam_jobs.pii_words import CARE_ROLES, NEVER_A_NAME, NOT_INITIALS, NOTE_SHORTHAND
+    low = mark.lower()
+    return mark.isascii() and low not in STOP_WORDS and low not in SHIFTS_AND_OFFICES and low not in CARE_ROLES \
+        and low not in NOTE_SHORTHAND and low not in _COMMON_ACRONYMS and not NEVER_A_NAME.match(low) \
+        and (low not in NOT_INITIALS or low in _INITIALS_THOUGH_ACRONYMS)
+
+
 def initials_of_names(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Where the text writes the initials of one of `names` alone (see above)."""
-    from beam_jobs.pii_rules_common import STOP_WORDS
-    from beam_jobs.pii_words import CARE_ROLES, NEVER_A_NAME, NOT_INITIALS, NOTE_SHORTHAND, VITAL_SIGNS
-    letters = set()
-    for s, e in names:
-        words = _CAPITALISED_WORD.findall(text[s:e])
-        if 2 <= len(words) <= 3 and all(w[0].isupper() for w in words) and not text[s:e].isupper():
-            letters.add("".join(w[0] for w in words))
+    from beam_jobs.pii_names import initials_of
+    from beam_jobs.pii_words import VITAL_SIGNS
+    letters = {mark for s, e in names if not text[s:e].isupper() for inner in (True, False)
+               for mark in [initials_of(text[s:e].strip(), inner)] if mark and may_be_initials(mark)}
     out = []
     for mark in letters:
-        low = mark.lower()
-        if not mark.isascii() or low in STOP_WORDS or low in SHIFTS_AND_OFFICES or low in CARE_ROLES \
-                or low in NOTE_SHORTHAND or low in _COMMON_ACRONYMS or NEVER_A_NAME.match(low) \
-                or low in NOT_INITIALS and low not in _INITIALS_THOUGH_ACRONYMS:
-            continue
-        for m in re.finditer(r"(?<![\w.'’&\-])" + mark + r"(?![\w'’&\-]|\.\w)", text):
-            if low in VITAL_SIGNS and _NUMBER_AFTER.match(text, m.end()):
+        for m in re.finditer(r"(?<![\w.'’&\-])" + re.escape(mark) + r"(?![\w'’&\-]|\.\w)", text):
+            if mark.lower() in VITAL_SIGNS and _NUMBER_AFTER.match(text, m.end()):
                 continue  # "HR 76" by Hamid Rezaei's name
             out.append(m.span())
     return out
