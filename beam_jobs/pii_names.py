@@ -929,7 +929,8 @@ def structural_names(text: str, contact_details: list[tuple[int, int]], found: l
     # ... and so do its initials, as minutes and notes write the person ("Nadia Rahman" ... "ACTION: NR to confirm"):
     # a sure name's, so only the acronyms of NOT_INITIALS are refused, not the wider list pii_repeats.may_be_initials
     # refuses for every chosen name (its function words, shifts, care roles, shorthand: "IS", "SO", "AS", "GP", "TB"
-    # are a sure name's initials often enough; that list here made 32 of 3,420 blind texts leak more, 24 of them leaking none before)
+    # are a sure name's initials often enough; that list here made 32 of 3,420 blind texts leak more, 24 of them
+    # leaking nothing before)
     words |= {m for m in initials if m.lower() not in NOT_INITIALS}
     # a sure name written in lower case, a dictionary word, repeats where a note says what its person does ("paged
     # dr hunter" ... "hunter aware"): elsewhere the word is the word ("bp rose", not "dr rose")
