@@ -380,10 +380,12 @@ _LAST_FIRST_LINE = re.compile(rf"(?m)^[ \t>*•\-]*((?:(?i:de|del|della|van|von|
 # with its bed's, room's or slot's code ("B2  SITHOLE, T    Dr Lee", as a ward's bed board lists patients), and
 # an initial without its dot ends at a column's gap or the line's end
 _ROW_CODE = r"(?:[A-Za-z]{0,3}\d{1,3}[A-Za-z]?[ \t]+)?"
-_LOWER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*" + _ROW_CODE + r"((?:(?:de|del|da|van|von|der|den|di|la|le|du|dos|al|el)[ \t]+){0,2}"
+_LOWER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*" + _ROW_CODE +
+                                      r"((?:(?:de|del|da|van|von|der|den|di|la|le|du|dos|al|el)[ \t]+){0,2}"
                                       r"[a-z][a-z'’\-]+,[ \t]*[a-z](?:\.|(?=[ \t]{2,}|[ \t]*$))(?:[ \t]?[a-z]\.)?)"
                                       r"(?:[ \t]{2,}[^\n]*)?[ \t]*$")
-_UPPER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*" + _ROW_CODE + r"((?:(?:DE|DEL|DA|VAN|VON|DER|DEN|DI|LA|LE|DU|DOS|AL|EL)[ \t]+){0,2}"
+_UPPER_LAST_INITIAL_LINE = re.compile(r"(?m)^[ \t>*•\-]*" + _ROW_CODE +
+                                      r"((?:(?:DE|DEL|DA|VAN|VON|DER|DEN|DI|LA|LE|DU|DOS|AL|EL)[ \t]+){0,2}"
                                       r"[A-Z][A-Z'’\-]+,[ \t]*[A-Z](?:\.|(?=[ \t]{2,}|[ \t]*$))(?:[ \t]?[A-Z]\.)?)"
                                       r"(?:[ \t]{2,}[^\n]*)?[ \t]*$")
 
