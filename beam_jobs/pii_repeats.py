@@ -66,8 +66,8 @@ def may_be_initials(mark: str) -> bool:
     """Whether letters a found name spells may stand for its person alone in the text: not a word of function in
     capitals ("IT WAS"), a title, a shift or an office ("AM"), a care role ("RN"), a note's shorthand, a common
     acronym ("QA", "ML", "CC") or one of the acronyms of NOT_INITIALS, all of which a name's letters spell by chance;
-    "HR", "PR" and "PS" are a person's far more often beside a name. The one test for every name's initials
-    (pii_names' sure names, initials_of_names' chosen ones)."""
+    "HR", "PR" and "PS" are a person's far more often beside a name. The test for every chosen name's initials
+    (initials_of_names); a sure name's spread in pii_names refuses only NOT_INITIALS, as measured there."""
     from beam_jobs.pii_rules_common import STOP_WORDS
     from beam_jobs.pii_words import CARE_ROLES, NEVER_A_NAME, NOT_INITIALS, NOTE_SHORTHAND
     low = mark.lower()
