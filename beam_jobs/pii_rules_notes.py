@@ -212,6 +212,7 @@ def legend_initials(text: str, is_word) -> list[tuple[int, int]]:
     return [m.span(1) for m in pairs] + [m.span(2) for m in pairs] + lower + \
         where_letters_stand(text, {mark for mark in marks if not mark.islower()})
 
+
 # Initials the text says are someone's ("signed by agency nurse, initials MMT", "initialled RB", "the initials on the
 # chart were J.K."): the word says they stand for a person; not an acronym of the lists (NOT_INITIALS), nor letters
 # a glossary spells out
