@@ -80,9 +80,11 @@ _WORDS = "(?:(?:" + _alt(_STREET_WORDS) + r")\.?|" + _STREET_WORDS_LOWER + ")"
 _TAILS = "(?:" + _alt(_STREET_TAILS) + ")"
 _SP = r"[ \t]+"
 
-# "1234 N Main St", "77 Old Sawmill Road, Suite 4": number, up to four capitalised words, a street suffix
+# "1234 N Main St", "77 Old Sawmill Road, Suite 4": number, up to four capitalised words, a street suffix (or one of
+# the commonest in lower case, as chat and notes write them: "88 Wattle street", "14 Elm rd")
+_SFX_LOWER = r"street|road|rd|avenue|ave|lane|drive|crescent|terrace|boulevard|blvd"
 _US = (rf"(?<![\w.,])(?:{NUM}{_SP})?{NUM}{_SP}(?:[NSEW]\.?{_SP}|North{_SP}|South{_SP}|East{_SP}|West{_SP})?"
-       rf"(?:(?:{UP}{WORD}|\d{{1,3}}(?:st|nd|rd|th)){_SP}){{1,4}}(?:{_SFX})\b\.?")
+       rf"(?:(?:{UP}{WORD}|\d{{1,3}}(?:st|nd|rd|th)){_SP}){{1,4}}(?:{_SFX}|{_SFX_LOWER})\b\.?")
 # "Rua do Arenque 1634", "ul. Biskupa Bogedaina 118", "Søndergade 52", "trg revolucije 17": a street word
 # (or a word ending in a street tail) with up to four more words on either side, then a house number
 _NAMEWORD = rf"(?:(?:[dlDL]['’])?{UP}{WORD}|{_PARTICLE})"  # a word of a street's name: capitalised ("d'Esch"), a particle

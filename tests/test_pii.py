@@ -2536,3 +2536,10 @@ def test_a_name_the_model_finds_inside_a_sentence_though_the_text_also_writes_it
     # a common noun that opens a sentence and recurs in lower case stays: "Bananas cost ... less than bananas"
     text = "Apples cost more this week. Bananas cost less than bananas did. Rm 4 is free; book rm 4 by noon."
     assert pii(text).text == text, pii(text).text
+
+
+def test_a_street_whose_suffix_chat_writes_in_lower_case(pii):
+    r = pii("[14:03] agent: can you confirm the service address?\n[14:03] kalani: 88 Kowhai street, the blue gate")
+    assert not _leaks(r, "88 Kowhai street"), r.text
+    for text in ("Chapter 3 Road trip", "We sold 3 Apple products on the street."):
+        assert pii(text).text == text, pii(text).text
