@@ -453,20 +453,29 @@ _PHONE_HEADER = re.compile(r"(?i)(?:[a-z]+[ _\t])?(?:phone|mobile|mob|tel|teleph
 _LOGIN_HEADER = re.compile(r"(?i)login|log-?in[ \t]+id|user[ \t]*name|user[ \t]*id|logon|network[ \t]+id|windows[ \t]+id|"
                            r"ib(?:[ \t]+id)?|bloomberg|chat[ \t]+id")
 _CELL_SPLIT = re.compile(r"[ \t]*\|[ \t]*|\t+|[ ]{2,}")
-_COMMA_SPLIT = re.compile(r"[ \t]*,[ \t]*")
 _LOGIN_CELL = re.compile(r"[A-Za-z][A-Za-z0-9._\-]{2,30}")
 
 
-def _cells(line: str, start: int, split: re.Pattern = _CELL_SPLIT) -> list[tuple[str, int, int]]:
-    """The cells of a table's line with their offsets in the text (pipes', wide gaps' or commas' cells)."""
+def _cells(line: str, start: int) -> list[tuple[str, int, int]]:
+    """The cells of a table's line with their offsets in the text (pipes' or wide gaps' cells)."""
     out, pos = [], 0
     body = line.strip("\n")
-    for m in split.finditer(body + ("  " if split is _CELL_SPLIT else ",")):
+    for m in _CELL_SPLIT.finditer(body + "  "):
         cell = body[pos:m.start()]
         if cell.strip():
             lead = len(cell) - len(cell.lstrip())
             out.append((cell.strip(), start + pos + lead, start + pos + lead + len(cell.strip())))
         pos = m.end()
+    return out
+
+
+def _comma_cells(line: str, start: int) -> list[tuple[str, int, int]]:
+    """A comma-separated row's cells with their offsets in the text, an empty one keeping its place ("Claire,
+    Dubois,,2022"), so that a header's and its rows' cells count alike."""
+    out, pos = [], 0
+    for part in line.split(","):
+        out.append((part.strip(), start + pos + len(part) - len(part.lstrip()), start + pos + len(part.rstrip())))
+        pos += len(part) + 1
     return out
 
 
@@ -478,32 +487,27 @@ def _header_kind(cell: str) -> str | None:
 def _column_ids(text: str) -> list[tuple[str, int, int]]:
     if "|" not in text and "  " not in text and "\t" not in text and "," not in text:
         return []
-    out, kinds, width, split = [], None, 0, _CELL_SPLIT
+    out, kinds, width, in_csv = [], None, 0, False
     pos = 0
     for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        if in_csv and line.count(",") != width - 1:
+            kinds, in_csv = None, False  # the comma-separated rows end where the commas' count changes
         # (a comma-separated header: two commas or more, no other column marks, no space after a comma)
         csv_like = line.count(",") >= 2 and not _CELL_SPLIT.search(line.strip()) and ", " not in line
-        cells = _cells(line, pos, _COMMA_SPLIT if csv_like or split is _COMMA_SPLIT else _CELL_SPLIT)
-        start, pos = pos, pos + len(line) + 1
-        if split is _COMMA_SPLIT and line.count(",") != width - 1:
-            kinds, split = None, _CELL_SPLIT  # the comma-separated rows end where the commas' count changes
-            cells = _cells(line, start)
-        if len(cells) < 2 or set(line.strip()) <= set("|-:+= "):
-            if len(cells) < 2 and not line.strip().strip("|-:+= "):
+        cells = _comma_cells(line, start) if csv_like or in_csv else _cells(line, start)
+        filled = sum(1 for cell, _, _ in cells if cell)
+        if filled < 2 or set(line.strip()) <= set("|-:+= "):
+            if filled < 2 and not line.strip().strip("|-:+= "):
                 continue  # a rule under the header
-            kinds = None if len(cells) < 2 else kinds
+            kinds = None if filled < 2 else kinds
             continue
         header = {k: kind for k, (cell, _, _) in enumerate(cells) for kind in [_header_kind(cell)] if kind}
         if header and all(not any(c.isdigit() for c in cell) for cell, _, _ in cells):
-            kinds, split = header, _COMMA_SPLIT if csv_like else _CELL_SPLIT
-            width = line.count(",") + 1 if csv_like else len(cells)
+            kinds, in_csv, width = header, csv_like, len(cells)
             continue
-        if kinds is None or abs(len(cells) - width) > 1 and split is _CELL_SPLIT:
+        if kinds is None or not in_csv and abs(len(cells) - width) > 1:
             continue
-        if split is _COMMA_SPLIT:  # (an empty cell keeps its place: "Claire,Dubois,,2022")
-            cells = [(c.strip(), start + m.start() + len(c) - len(c.lstrip()), start + m.start() + len(c.rstrip()))
-                     for m in re.finditer(r"[^,]*", line) if m.start() == 0 or line[m.start() - 1] == ","
-                     for c in [m.group(0)]]
         for k, kind in kinds.items():
             if k >= len(cells):
                 continue

@@ -382,6 +382,16 @@ def _is_sentence_start(text: str, i: int) -> bool:
     return i == 0 or text[i - 1] in ".!?:\n\"“"
 
 
+def _inside_sentence(text: str, start: int) -> bool:
+    """Whether a word at `start` stands inside a sentence: after a word in lower case, a comma or a bracket on its
+    line (within 40 characters of blanks), not at a line's, a sentence's or a label's start; the same walk back as
+    _is_sentence_start's, with a stricter test of what stands there."""
+    i, stop = start, max(0, start - 40)
+    while i > stop and text[i - 1] in " \t":
+        i -= 1
+    return i > stop and (text[i - 1].islower() or text[i - 1] in ",(")
+
+
 # Cues after which capitalised words are a name ("was called Crystal Murdock", "says Navrátilová"), as rows of
 # cue_alternation
 _WEAK_CUES = (
@@ -1268,13 +1278,6 @@ def _occurrences(text: str, words: set[str]) -> list[tuple[int, int]]:
 
 # a capitalised word of four letters or more with a vowel, no capital after its first: "Marites", not "Rm", "Tmrw"
 _CAPITALISED_NAME = re.compile(r"[A-Z](?=[^\W\d_]*[aeiouyáéíóúàèìòùäëïöüâêîôû])[a-zà-ÿ'’\-]{3,}")
-
-
-def _inside_sentence(text: str, start: int) -> bool:
-    """Whether a word at `start` stands inside a sentence: after a word in lower case, a comma or a bracket on its
-    line, not at a line's, a sentence's or a label's start."""
-    before = text[max(0, start - 40):start].rstrip(" \t")
-    return bool(before) and (before[-1].islower() or before[-1] in ",(")
 
 
 def lowercase_text(text: str) -> bool:

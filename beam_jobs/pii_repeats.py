@@ -57,6 +57,8 @@ def what_names_bring(text: str, names: list[tuple[int, int]], results: list, voc
 # "HR"); never a name written all in capitals, never letters that may_be_initials refuses, and a vital sign's
 # letters not before its number ("HR 76")
 _NUMBER_AFTER = re.compile(r"[ \t]*:?[ \t]*\d")
+# (acronyms a chosen name's letters spell by chance, kept apart from NOT_INITIALS, which the signature, legend and
+# sure-name rules read too: there "SN", "GP" or "TB" standing alone are initials often enough)
 _COMMON_ACRONYMS = frozenset("""qa ml ai ap app api tb cc bcc rpd ui ux ta sn gp tv pa ra""".split())  # (RA: room air)
 # (of the chat and business acronyms that end a message, those that are initials far more often beside a name)
 _INITIALS_THOUGH_ACRONYMS = frozenset("hr pr ps".split())

@@ -600,6 +600,7 @@ def _is_person_heading(cell: str) -> bool:
     """A heading of a column of people; of two such headings with a slash ("Surname / Given names") too."""
     parts = [p.strip(" :*").replace("_", " ") for p in cell.lower().split("/")] if "/" in cell else [
         cell.lower().strip(" :*").replace("_", " ")]
+
     def of_people(words: str) -> bool:
         return words in PERSON_HEADINGS or words.rstrip("s") in PERSON_HEADINGS
 

@@ -10,7 +10,7 @@ import itertools
 import re
 
 from beam_jobs.pii_words import (BODY_WORDS, CLOSING_ADDRESSEES, CLOSINGS, COMPANY_NOUNS, DEPARTMENTS, ENGLISH_LOCALES,
-                                 ENGLISH_NICKNAMES, GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
+                                 ENGLISH_NICKNAMES, GREETING_FIRST_WORDS, GREETINGS, MAIL_FOLDER_WORDS, MAILBOX_WORDS, MONTHS, WEEKDAYS,
                                  NOT_ADDRESSED, NOT_INITIALS, NOT_MIXED_INITIALS, SHORT_CLOSINGS, SIGNATURE_LOCALES, country_names,
                                  given_names, in_name_lists, place_names, surnames)
 from beam_jobs.pii_rules_common import (ANYWORD, CAPWORD, CONTRACTION, INITIAL, INITIALS_RUN, MODALS, NAME_GAP,
@@ -42,9 +42,6 @@ _CLOSING_NAME = re.compile(rf"(?im)(?:^|[.!?][ \t]+)(?:{CLOSINGS})[ \t]*[,!.\-�
 # the closing phrases as plain words ("thanks", "best regards"), to tell a closing from a name after it
 _CLOSINGS_SET = frozenset(w for w in re.sub(r"\[ \\t\]\+", " ", CLOSINGS).split("|"))
 _SHORT_CLOSINGS_SET = frozenset(SHORT_CLOSINGS.split("|")) | {"love", "hugs", "luv", "lots", "night", "morning", "bye"}
-_GREETING_WORDS = frozenset("hi hello hey dear hiya yo morning greetings good buenos buenas hola bonjour hallo ciao "
-                            "salut kia tena tēnā talofa aloha salam salaam shalom namaste hej moin guten ahoj "
-                            "czesc cześć merhaba sawubona jambo".split())
 
 _LAST_LINE = re.compile(r"\n[ \t]*\n[ \t>-]*([^\W\d_a-z][\w'’\-]+(?:[ \t]+[^\W\d_a-z][\w'’\-]+)?)[ \t.]*\s*\Z")
 # ... with a kiss after it ("...\n\nHarps x"): a sign-off whatever the word, but a closing ("Love x", "Thanks xx")
@@ -221,9 +218,9 @@ def greeting_names(text: str, is_word) -> list[tuple[int, int]]:
     out = []
     for m in _GREETING_NAME.finditer(text):
         first = m.group(1).split()[0]
-        greeted = m.group(0).strip().split()[0].lower().rstrip(",") in _GREETING_WORDS
+        greeted = m.group(0).strip().split()[0].lower().rstrip(",") in GREETING_FIRST_WORDS
         if first.lower() in NOT_ADDRESSED or first.lower() in _CLOSINGS_SET \
-                or first.lower() in _GREETING_WORDS and " " not in m.group(1):
+                or first.lower() in GREETING_FIRST_WORDS and " " not in m.group(1):
             continue  # (nor the greeting alone: "Aloha,", "Shalom,")
         # (or a surname of the lists opening a text that is mail: "Sterling --\n\nAttached is ...")
         if greeted or first[:1].isupper() and (not is_word(first) or first in given_names(ENGLISH_LOCALES)
@@ -408,7 +405,7 @@ def last_first_lines(text: str, is_word) -> list[tuple[int, int]]:
                 and not (first in place_names() and (last in place_names() or is_word(last))) \
                 and first not in country_names() \
                 and last not in country_names() and (not is_word(last) or last in surnames()) \
-                and last.lower() not in _CLOSINGS_SET and last.lower() not in _GREETING_WORDS:
+                and last.lower() not in _CLOSINGS_SET and last.lower() not in GREETING_FIRST_WORDS:
             out.append((m.start(1), m.end(1)))
     return out
 

@@ -45,6 +45,11 @@ GREETINGS = (r"hi|hello|hey|dear|morning|good[ \t]+(?:morning|afternoon|evening)
              # (other languages' greetings that open a mail in English: "Kia ora Sione,", "Salaam Bilal,")
              r"kia[ \t]+ora|t[eē]n[aā][ \t]+koe|talofa|aloha|sala+m|shalom|namaste|hej|moin|"
              r"guten[ \t]+(?:morgen|tag)|ahoj|cze[sś][cć]|merhaba|sawubona|jambo")
+# ... and the word each of them opens with, as written out (a line's first word says a greeting opened it; that
+# word alone is no name): tests/test_pii.py checks that every one opens a GREETINGS form
+GREETING_FIRST_WORDS = frozenset("""hi hello hey dear hiya yo morning greetings good buenos buenas hola bonjour hallo
+ciao salut kia tena tēnā talofa aloha salam salaam shalom namaste hej moin guten ahoj czesc cześć merhaba sawubona
+jambo""".split())
 # Kin and care roles a name follows in notes and letters ("pt's daughter Ingrid", "wife JOLANTA at bedside");
 # every spelling written out, so pii_name_rules can match them through one prefix tree (trie_alternation)
 KIN_WORDS = tuple("""wife husband son daughter mother father mom mum dad sister brother partner fiance fiancee fiancé

@@ -2502,6 +2502,9 @@ def test_a_tables_columns_two_spaces_apart_comma_separated_rows_and_a_bed_boards
     r = pii("first_name,last_name,mobile,joined\nTevita,Mahe,022 615 7740,2019\nIrene,Sousa,,2021\n"
             "Kalani,Akana,029 441 0082,2022\n")
     assert not _leaks(r, "022 615 7740", "029 441 0082"), r.text
+    # (a header's empty cell keeps its place, as a row's does)
+    r = pii("name,,phone,joined\nTevita,x,022 615 7740,2019\nIrene,,029 441 0082,2021\n")
+    assert not _leaks(r, "022 615 7740", "029 441 0082"), r.text
     r = pii("Name | Role | DBS cert no. | Hotel conf.\nNoor Haddad | Driver | 001933482115 | 77120943\n")
     assert not _leaks(r, "001933482115", "77120943"), r.text
     # surnames in capitals with an initial after each bed's code
@@ -2543,3 +2546,13 @@ def test_a_street_whose_suffix_chat_writes_in_lower_case(pii):
     assert not _leaks(r, "88 Kowhai street"), r.text
     for text in ("Chapter 3 Road trip", "We sold 3 Apple products on the street."):
         assert pii(text).text == text, pii(text).text
+
+
+def test_every_greeting_first_word_opens_a_greeting_form():
+    # the greeting rules read GREETINGS (the forms) and GREETING_FIRST_WORDS (the word each opens with): one list
+    # grown without the other lets a greeting's first word be read as a name
+    import re
+    from beam_jobs.pii_words import GREETING_FIRST_WORDS, GREETINGS
+    for word in GREETING_FIRST_WORDS:
+        assert any(re.match(rf"(?i)(?:{GREETINGS})\b", f"{word} {rest}") for rest in ("", "x", "ora", "koe", "morning",
+                                                                                      "dias", "tag")), word
